@@ -1,0 +1,3 @@
+from agentic_codemod.cli import main
+
+raise SystemExit(main())

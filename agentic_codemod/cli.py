@@ -1,0 +1,81 @@
+"""Command line: parse arguments, call one function, map the outcome to an exit code.
+
+Exit codes (the contract with CI):
+  0  candidate verified and approved, or nothing to do
+  1  candidate rejected (verification failed, scope violation, review not approve) or the run failed
+  2  bad input (task file, repo path, config, refused context)
+  3  requires a human (no migration notes, no working test command, usages the rules cannot migrate)
+  75 environment unavailable (a service the run needs cannot be reached): the run pauses, state kept
+  130 cancelled
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agentic_codemod import __version__
+from agentic_codemod.errors import EXIT_BAD_INPUT, InputError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentic-codemod",
+        description="Migrate a repository to a new SDK version: rules first, agents for the rest, full evidence.",
+        epilog="exit codes: 0 ok/nothing to do, 1 rejected/failed, 2 bad input, 3 requires human, 75 paused",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run one task on one repository")
+    run.add_argument("--repo", type=Path, required=True, help="git repository to migrate (never modified)")
+    run.add_argument("--task", type=Path, required=True, help="task file (YAML)")
+    run.add_argument("--run-dir", type=Path, required=True, help="where the run's artifacts go")
+    run.add_argument("--offline", action="store_true", help="rules only (RuleBrain), no model")
+    run.add_argument("--config", type=Path, help="settings file (YAML) overriding the built-in limits")
+    run.add_argument("--context", type=Path, default=Path("."), help="APM project with apm.yml (default: .)")
+    run.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                     help="extra place to find packages for the verification environment (repeatable)")
+    run.add_argument("--index-url", help="package index for the verification environment")
+    run.add_argument("--no-index", action="store_true", help="install only from --find-links")
+    run.add_argument("--quiet", action="store_true", help="no summary on stdout")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _run(args)
+    except InputError as exc:
+        print(f"agentic-codemod: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_BAD_INPUT
+
+
+def _run(args: argparse.Namespace) -> int:
+    from agentic_codemod.config import load_settings
+    from agentic_codemod.run import RunOptions, execute
+    from agentic_codemod.task import check_repo, load_task
+
+    task = load_task(args.task)
+    repo = check_repo(args.repo)
+    settings = load_settings(args.config)
+    python = settings.python.model_copy(update={
+        "find_links": [*settings.python.find_links, *(str(Path(p).resolve()) for p in args.find_links)],
+        "index_url": args.index_url or settings.python.index_url,
+        "no_index": args.no_index or settings.python.no_index,
+    })
+    settings = settings.model_copy(update={"python": python})
+    manifest = execute(RunOptions(task=task, repo=repo, run_dir=args.run_dir, settings=settings,
+                                  offline=args.offline, context_root=args.context))
+    if not args.quiet:
+        from agentic_codemod.summary import print_summary
+
+        print_summary(manifest, args.run_dir)
+    return manifest.exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

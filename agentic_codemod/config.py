@@ -1,0 +1,125 @@
+"""Every limit and default of the tool, in one place.
+
+Settings come from the defaults below, then an optional YAML file (`--config`), then CLI flags.
+A task may narrow budgets and add deny globs; it can never widen them (see `Settings.for_task`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentic_codemod.errors import InputError
+
+# Paths no actor — deterministic step or model — may write. Matched case-insensitively on normalised,
+# repository-relative POSIX paths, against the full path and against every parent directory.
+DEFAULT_DENY_GLOBS: tuple[str, ...] = (
+    ".gitlab-ci.yml",
+    "**/.gitlab-ci.yml",
+    ".git",
+    ".git/**",
+    "**/.git/**",
+    "Dockerfile*",
+    "**/Dockerfile*",
+    "*.pem",
+    "**/*.pem",
+    ".env*",
+    "**/.env*",
+    "apm.yml",
+    "**/apm.yml",
+    "apm.lock.yaml",
+    "**/apm.lock.yaml",
+    "apm-policy.yml",
+    ".apm/**",
+    "**/.apm/**",
+    "apm_modules/**",
+    "**/apm_modules/**",
+)
+
+# Environment variables whose name contains one of these (any case) never reach a verification process
+# and their values are redacted from every artifact.
+SECRET_NAME_MARKERS: tuple[str, ...] = ("TOKEN", "SECRET", "PASSWORD", "API_KEY", "PRIVATE", "CREDENTIAL")
+
+# Only these variables are passed from the caller's environment to a verification process.
+VERIFICATION_ENV_ALLOWLIST: tuple[str, ...] = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SOURCE_DATE_EPOCH")
+
+
+class Budgets(BaseModel):
+    """Hard limits. Hitting one stops the actor and fails the run with the budget named."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_changed_files: int = Field(20, ge=1)
+    max_file_bytes: int = Field(256_000, ge=1)
+    max_total_bytes: int = Field(1_000_000, ge=1)
+    max_tool_calls: int = Field(80, ge=1)
+    max_iterations: int = Field(3, ge=1)
+    verification_timeout_s: float = Field(600.0, gt=0)
+    install_timeout_s: float = Field(600.0, gt=0)
+    output_tail_bytes: int = Field(6_000, ge=256)
+    trace_field_chars: int = Field(2_000, ge=64)
+
+    def narrowed(self, overrides: dict[str, Any]) -> Budgets:
+        """Apply task overrides; a task may only lower a limit."""
+        merged = self.model_dump()
+        for key, value in overrides.items():
+            merged[key] = min(merged[key], value)
+        return Budgets.model_validate(merged)
+
+
+class PythonEnvSettings(BaseModel):
+    """Where the verification environment installs packages from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index_url: str | None = None
+    find_links: list[str] = Field(default_factory=list)
+    no_index: bool = False
+    extra_test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    budgets: Budgets = Field(default_factory=Budgets)
+    deny_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_DENY_GLOBS))
+    secret_name_markers: list[str] = Field(default_factory=lambda: list(SECRET_NAME_MARKERS))
+    verification_env_allowlist: list[str] = Field(default_factory=lambda: list(VERIFICATION_ENV_ALLOWLIST))
+    python: PythonEnvSettings = Field(default_factory=PythonEnvSettings)
+    # Cap on the SKILL.md text + rule notes handed to a run (bytes).
+    context_budget_bytes: int = Field(64_000, ge=1_000)
+    # Fraction of baseline tests that may disappear before the candidate counts as test tampering.
+    min_test_count_ratio: float = Field(1.0, gt=0, le=1.0)
+
+    def for_task(self, extra_deny_globs: list[str], budget_overrides: dict[str, Any]) -> Settings:
+        """Settings narrowed by a task: more deny globs, lower budgets — never the other way."""
+        deny = list(dict.fromkeys([*self.deny_globs, *DEFAULT_DENY_GLOBS, *extra_deny_globs]))
+        return self.model_copy(update={"deny_globs": deny, "budgets": self.budgets.narrowed(budget_overrides)})
+
+
+def load_settings(path: Path | None) -> Settings:
+    """Defaults, or defaults updated from a YAML file. Errors name the file and the field."""
+    if path is None:
+        return Settings()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"{path}: cannot read config: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise InputError(f"{path}: config must be a mapping")
+    try:
+        settings = Settings.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"{path}: {first_error(exc)}") from exc
+    # The defaults are a floor: a config file adds deny globs, it cannot remove the built-in ones.
+    return settings.for_task([], {})
+
+
+def first_error(exc: ValidationError) -> str:
+    """One line for the first pydantic error: 'field.path: message'."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "<root>"
+    return f"field '{where}': {err['msg']}"

@@ -1,0 +1,144 @@
+"""Schemas of everything a run decides or records. Every artifact carries a `format` string."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal[
+    "succeeded", "nothing_to_do", "rejected", "requires_human", "paused", "bad_input", "failed", "cancelled"
+]
+Verdict = Literal["approve", "reject", "unsure"]
+
+
+class Artifact(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Dependency(Artifact):
+    """One declaration of a dependency in one file."""
+
+    name: str
+    specifier: str  # as written, e.g. "==1.4.0" or ">=1.2,<2"
+    file: str  # repository-relative path
+    kind: str  # requirements | pep621 | poetry | setup.cfg
+    line: int | None = None
+
+
+class RepoProfile(Artifact):
+    format: Literal["agentic-codemod/profile@1"] = "agentic-codemod/profile@1"
+    ecosystem: str
+    dependency_files: list[str] = Field(default_factory=list)
+    sdk_declarations: list[Dependency] = Field(default_factory=list)
+    test_command: list[str] | None = None
+    test_command_source: str = ""
+    source_files: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+
+class RuleMatch(Artifact):
+    rule_id: str
+    file: str
+    line: int
+    message: str
+    fixable: bool
+
+
+class HumanItem(Artifact):
+    """Something the rules cannot do; an agent or a human must."""
+
+    reason: str
+    file: str | None = None
+    line: int | None = None
+    rule_id: str | None = None
+
+
+class ChangePlan(Artifact):
+    format: Literal["agentic-codemod/plan@1"] = "agentic-codemod/plan@1"
+    task_id: str
+    sdk: str
+    target_version: str
+    nothing_to_do: bool = False
+    reason: str = ""
+    steps: list[str] = Field(default_factory=list)
+    allowed_paths: list[str] = Field(default_factory=list)
+    acceptance_criteria: list[str] = Field(default_factory=list)
+    rule_matches: list[RuleMatch] = Field(default_factory=list)
+    requires_human: list[HumanItem] = Field(default_factory=list)
+    lessons: list[str] = Field(default_factory=list)
+
+
+class TestCounts(Artifact):
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    failing: list[str] = Field(default_factory=list)  # test ids, when known
+
+
+class VerificationResult(Artifact):
+    phase: str  # "baseline", "iteration-1", ...
+    command: list[str]
+    exit_code: int | None  # None: did not finish (timeout, cancelled, could not start)
+    duration_s: float
+    passed: bool
+    timed_out: bool = False
+    output_tail: str = ""
+    tests: TestCounts | None = None
+    candidate_sha256: str | None = None
+
+
+class Finding(Artifact):
+    severity: Literal["info", "warning", "error"]
+    message: str
+    path: str | None = None
+
+
+class ReviewVerdict(Artifact):
+    format: Literal["agentic-codemod/review@1"] = "agentic-codemod/review@1"
+    verdict: Verdict
+    reviewer: str
+    candidate_sha256: str | None = None
+    summary: str = ""
+    findings: list[Finding] = Field(default_factory=list)
+
+
+class MergeRequestDraft(Artifact):
+    title: str
+    description: str
+    ready: bool = False
+
+
+class Candidate(Artifact):
+    base_commit: str
+    sha256: str
+    files: list[str] = Field(default_factory=list)
+    bytes: int = 0
+
+
+class RunManifest(Artifact):
+    format: Literal["agentic-codemod/run@1"] = "agentic-codemod/run@1"
+    run_id: str
+    tool_version: str
+    mode: Literal["offline", "llm"]
+    started_at: str
+    finished_at: str | None = None
+    status: Status = "failed"
+    exit_code: int = 1
+    reason: str = ""
+    task: dict[str, Any] | None = None
+    repo: str | None = None
+    base_commit: str | None = None
+    profile: RepoProfile | None = None
+    plan: ChangePlan | None = None
+    verifications: list[VerificationResult] = Field(default_factory=list)
+    classification: Literal["green", "introduced", "pre-existing", "unknown"] | None = None
+    verdict: ReviewVerdict | None = None
+    candidate: Candidate | None = None
+    gates: list[dict[str, Any]] = Field(default_factory=list)
+    models: dict[str, str] = Field(default_factory=dict)
+    apm: dict[str, Any] = Field(default_factory=dict)
+    tokens: dict[str, Any] | None = None  # None: unknown (offline, or the endpoint reported no usage)
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None

@@ -1,0 +1,93 @@
+"""`agentic-codemod run`: one repository, one task, one run directory of evidence."""
+
+from __future__ import annotations
+
+import os
+import signal
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+
+from agentic_codemod import __version__
+from agentic_codemod.config import Settings
+from agentic_codemod.errors import EXIT_CANCELLED, CodemodError
+from agentic_codemod.models import RunManifest
+from agentic_codemod.task import TaskSpec
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    task: TaskSpec
+    repo: Path
+    run_dir: Path
+    settings: Settings
+    offline: bool = True
+    context_root: Path = Path(".")
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def execute(options: RunOptions) -> RunManifest:
+    """Run the workflow and always write the artifacts. Never raises for a run outcome."""
+    from agentic_codemod.tools.trace import Redactor, Trace
+    from agentic_codemod.workflow import artifacts
+    from agentic_codemod.workflow.state import RunPaths, RunState
+
+    os.environ["AGNO_TELEMETRY"] = "false"
+    settings = options.settings.for_task(options.task.deny_globs, options.task.budgets)
+    paths = RunPaths(options.run_dir.resolve())
+    paths.run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = RunManifest(
+        run_id=f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}",
+        tool_version=__version__,
+        mode="offline" if options.offline else "llm",
+        started_at=now(),
+        task=options.task.model_dump(mode="json", by_alias=True),
+        repo=str(options.repo),
+    )
+    redactor = Redactor.from_environment(dict(os.environ), settings.secret_name_markers)
+    trace_path = paths.artifact("trace.jsonl")
+    trace_path.unlink(missing_ok=True)
+    state = RunState(
+        task=options.task, settings=settings, repo=options.repo, paths=paths, manifest=manifest,
+        context_root=options.context_root.resolve(),
+        trace=Trace(trace_path, redactor, field_chars=settings.budgets.trace_field_chars),
+    )
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        from agentic_codemod.workflow.pipeline import run_workflow
+
+        run_workflow(state, _brain(options))
+        if state.stopped is not None:
+            manifest.status, manifest.exit_code, manifest.reason = "nothing_to_do", 0, state.stopped
+    except CodemodError as exc:
+        manifest.status, manifest.exit_code, manifest.reason = exc.status, exc.exit_code, str(exc)  # type: ignore[assignment]
+        manifest.error = f"{type(exc).__name__}: {exc}"
+    except KeyboardInterrupt:
+        manifest.status, manifest.exit_code, manifest.reason = "cancelled", EXIT_CANCELLED, "the run was cancelled"
+    except Exception as exc:  # a crash inside a step: the run fails, the evidence stays
+        manifest.status, manifest.exit_code = "failed", 1
+        manifest.reason = manifest.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        manifest.finished_at = now()
+        artifacts.write_all(state)
+    return manifest
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _brain(options: RunOptions):  # type: ignore[no-untyped-def]
+    if options.offline:
+        from agentic_codemod.workflow.brains import RuleBrain
+
+        return RuleBrain()
+    from agentic_codemod.errors import InputError
+
+    raise InputError("LLM mode is not available yet: pass --offline")

@@ -1,0 +1,33 @@
+"""The short human summary printed after a run (rich)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agentic_codemod.models import RunManifest
+
+STYLE = {"succeeded": "green", "nothing_to_do": "green", "requires_human": "yellow", "paused": "yellow"}
+
+
+def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("status", f"[{STYLE.get(m.status, 'red')}]{m.status}[/] (exit {m.exit_code})")
+    table.add_row("reason", m.reason or "-")
+    files = m.candidate.files if m.candidate else []
+    table.add_row("files changed", f"{len(files)}" + (f": {', '.join(files[:6])}" if files else ""))
+    last = m.verifications[-1] if m.verifications else None
+    if last is None:
+        table.add_row("verification", "not run")
+    else:
+        counts = last.tests
+        tally = f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no test counts"
+        table.add_row("verification", f"{last.phase}: {'green' if last.passed else 'red'} ({tally})")
+    table.add_row("review", f"{m.verdict.verdict} by {m.verdict.reviewer}" if m.verdict else "-")
+    table.add_row("artifacts", str(run_dir))
+    console.print(table)

@@ -1,0 +1,123 @@
+"""Intake: a task file (YAML) validated into a TaskSpec.
+
+Every error is one line that names the file and the field, and the CLI exits 2 on it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from agentic_codemod.config import first_error
+from agentic_codemod.errors import InputError
+
+TASK_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+class SdkSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str = Field(min_length=1)
+    ecosystem: Literal["python"]
+    from_range: str = Field(alias="from")
+    to: str
+
+    @field_validator("from_range")
+    @classmethod
+    def _range(cls, value: str) -> str:
+        try:
+            SpecifierSet(value)
+        except InvalidSpecifier as exc:
+            raise ValueError(f"not a version range: {value!r} (e.g. '>=1,<2')") from exc
+        return value
+
+    @field_validator("to")
+    @classmethod
+    def _version(cls, value: str) -> str:
+        try:
+            Version(value)
+        except InvalidVersion as exc:
+            raise ValueError(f"not a version: {value!r} (e.g. '2.1.0')") from exc
+        return value
+
+
+class MigrationRef(BaseModel):
+    """Which APM package and skill carry the migration notes and rules."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    package: str = Field(min_length=1)
+    skill: str = Field(min_length=1)
+    disabled_rules: list[str] = Field(default_factory=list)
+
+
+class TaskSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["agentic-codemod/task@1"] = "agentic-codemod/task@1"
+    id: str
+    title: str = Field(min_length=1)
+    sdk: SdkSpec
+    migration: MigrationRef
+    allowed_paths: list[str] = Field(min_length=1)
+    deny_globs: list[str] = Field(default_factory=list)
+    acceptance_criteria: list[str] = Field(min_length=1)
+    budgets: dict[str, int | float] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not TASK_ID.match(value):
+            raise ValueError("use lowercase letters, digits, '.', '_' or '-' (at most 64)")
+        return value
+
+    @field_validator("budgets")
+    @classmethod
+    def _budgets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from agentic_codemod.config import Budgets
+
+        unknown = sorted(set(value) - set(Budgets.model_fields))
+        if unknown:
+            raise ValueError(f"unknown budget {unknown[0]!r}; known: {', '.join(sorted(Budgets.model_fields))}")
+        return value
+
+
+def load_task(path: Path) -> TaskSpec:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: task file not found") from exc
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"{path}: cannot read task file: {exc}".splitlines()[0]) from exc
+    if not isinstance(raw, dict):
+        raise InputError(f"{path}: a task file must be a YAML mapping")
+    try:
+        return TaskSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"{path}: {first_error(exc)}") from exc
+
+
+def check_repo(path: Path) -> Path:
+    """The --repo argument must be the top of a git work tree with at least one commit."""
+    repo = path.resolve()
+    if not repo.is_dir():
+        raise InputError(f"{path}: --repo is not a directory")
+    probe = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--show-toplevel", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        raise InputError(f"{path}: --repo is not a git repository with a commit (git init && git commit first)")
+    top = Path(probe.stdout.splitlines()[0]).resolve()
+    if top != repo:
+        raise InputError(f"{path}: --repo must be the top of the work tree ({top})")
+    return repo

@@ -1,0 +1,124 @@
+"""Brains fill the model's roles in the workflow. The topology is the same for every brain.
+
+`RuleBrain` (offline) fills them deterministically: facts from the adapter, a plan from the task and the
+rules, no implementation beyond the rules, a mechanical review, a templated merge request text.
+`LlmBrain` (llm_brain.py) puts agents compiled from the APM package into the same roles.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from string import Template
+from typing import Protocol
+
+from agentic_codemod import __version__
+from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
+from agentic_codemod.workflow.state import RunState
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+class Brain(Protocol):
+    name: str
+    mode: str
+
+    def recon(self, state: RunState) -> list[str]:
+        """Notes to add to the deterministic RepoProfile."""
+        ...
+
+    def plan(self, state: RunState, plan: ChangePlan) -> ChangePlan:
+        """Refine the deterministic plan (steps, requires_human); never widen allowed paths or criteria."""
+        ...
+
+    def implement(self, state: RunState, iteration: int, failure: VerificationResult | None) -> bool:
+        """Try to make the tests pass. Return False when there is nothing more to try."""
+        ...
+
+    def review(self, state: RunState, gate_findings: list[Finding]) -> ReviewVerdict:
+        """Judge the frozen candidate."""
+        ...
+
+    def scribe(self, state: RunState) -> MergeRequestDraft:
+        """Write the merge request text."""
+        ...
+
+
+class RuleBrain:
+    """Offline mode: the rules are all there is."""
+
+    name = "rules"
+    mode = "offline"
+
+    def recon(self, state: RunState) -> list[str]:
+        return []
+
+    def plan(self, state: RunState, plan: ChangePlan) -> ChangePlan:
+        return plan
+
+    def implement(self, state: RunState, iteration: int, failure: VerificationResult | None) -> bool:
+        state.trace.record(
+            actor="rules", tool="implement", arguments={"iteration": iteration},
+            result="offline mode: no edits beyond the codemod rules", decision="allowed",
+        )
+        return False
+
+    def review(self, state: RunState, gate_findings: list[Finding]) -> ReviewVerdict:
+        return mechanical_review(state, gate_findings, reviewer=self.name)
+
+    def scribe(self, state: RunState) -> MergeRequestDraft:
+        return templated_draft(state)
+
+
+def mechanical_review(state: RunState, gate_findings: list[Finding], reviewer: str) -> ReviewVerdict:
+    """Approve only a non-empty candidate whose last verification is green and whose gates all passed."""
+    findings = list(gate_findings)
+    last = state.last_verification
+    if state.candidate is None or not state.candidate.files:
+        findings.append(Finding(severity="error", message="the candidate changes nothing"))
+    if last is None or not last.passed:
+        findings.append(Finding(severity="error", message="the last verification is not green"))
+    errors = [f for f in findings if f.severity == "error"]
+    return ReviewVerdict(
+        verdict="reject" if errors else "approve",
+        reviewer=reviewer,
+        candidate_sha256=state.candidate.sha256 if state.candidate else None,
+        summary="; ".join(f.message for f in errors) or "gates passed and verification is green",
+        findings=findings,
+    )
+
+
+def templated_draft(state: RunState) -> MergeRequestDraft:
+    task, plan, verdict, cand = state.task, state.plan, state.verdict, state.candidate
+    last = state.last_verification
+    approved = verdict is not None and verdict.verdict == "approve"
+    title = f"{task.title} ({task.sdk.name} -> {task.sdk.to})"
+    if not approved:
+        title = f"[not ready] {title}"
+    changes = "\n".join(f"- `{f}`" for f in (cand.files if cand else [])) or "- nothing"
+    if last is None:
+        verification = "No verification ran."
+    else:
+        counts = last.tests
+        tally = f"{counts.passed} passed, {counts.failed} failed, {counts.errors} errors" if counts else "no counts"
+        verification = f"`{' '.join(last.command[-4:])}` exit {last.exit_code} ({tally}), {last.duration_s}s"
+    findings = "\n".join(f"- {f.severity}: {f.message}" + (f" (`{f.path}`)" if f.path else "")
+                         for f in (verdict.findings if verdict else [])) or "- none"
+    human = "\n".join(f"- {h.reason}" + (f" — `{h.file}:{h.line}`" if h.file else "")
+                      for h in (plan.requires_human if plan else [])) or "- nothing"
+    text = Template((TEMPLATES / "merge_request.md").read_text(encoding="utf-8")).safe_substitute(
+        title=title,
+        summary=(verdict.summary if verdict else state.manifest.reason) or "",
+        changes=changes,
+        verification=verification,
+        verdict=verdict.verdict if verdict else "none",
+        reviewer=verdict.reviewer if verdict else "none",
+        candidate=(cand.sha256[:12] if cand else "none"),
+        base=(state.base_commit[:12] or "none"),
+        findings=findings,
+        human=human,
+        criteria="\n".join(f"- {c}" for c in task.acceptance_criteria),
+        version=__version__,
+        run_id=state.manifest.run_id,
+        mode=state.manifest.mode,
+    )
+    return MergeRequestDraft(title=title, description=text, ready=approved)

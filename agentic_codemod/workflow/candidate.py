@@ -1,0 +1,72 @@
+"""The run's private copy of the repository, and the candidate frozen from it.
+
+The repository given with --repo is never touched: the run works in a clone inside the run dir, and the
+candidate leaves only as `changes.patch`, identified by its sha256 and the base commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from agentic_codemod.models import Candidate
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "agentic-codemod",
+    "GIT_AUTHOR_EMAIL": "agentic-codemod@localhost",
+    "GIT_COMMITTER_NAME": "agentic-codemod",
+    "GIT_COMMITTER_EMAIL": "agentic-codemod@localhost",
+}
+
+
+def git(*args: str, cwd: Path, env: dict[str, str] | None = None, check: bool = True) -> str:
+    merged = {**os.environ, **GIT_IDENTITY, "GIT_CONFIG_NOSYSTEM": "1", **(env or {})}
+    proc = subprocess.run(["git", *args], cwd=cwd, env=merged, capture_output=True, check=False)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout.decode("utf-8", errors="replace")
+
+
+def clone_worktree(repo: Path, dest: Path) -> str:
+    """Clone the repository's HEAD into dest (no hard links into the source) and return the base commit."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    git("clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo), str(dest), cwd=dest.parent)
+    base = git("rev-parse", "HEAD", cwd=repo).strip()
+    git("checkout", "--quiet", "--detach", base, cwd=dest)
+    return base
+
+
+def staged_diff(worktree: Path, base_commit: str, *extra: str) -> bytes:
+    """Diff of everything in the worktree against base — modified, added, deleted and untracked files —
+    computed through a throwaway index so the clone's own index is never touched."""
+    with tempfile.TemporaryDirectory(prefix="codemod-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git("read-tree", base_commit, cwd=worktree, env=env)
+        git("add", "--all", "--", ".", cwd=worktree, env=env)
+        merged = {**os.environ, **GIT_IDENTITY, **env}
+        proc = subprocess.run(
+            ["git", "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", *extra,
+             base_commit],
+            cwd=worktree, env=merged, capture_output=True, check=True,
+        )
+        return proc.stdout
+
+
+def freeze(worktree: Path, base_commit: str, patch_path: Path) -> Candidate:
+    """Write changes.patch and return the candidate's identity."""
+    patch = staged_diff(worktree, base_commit)
+    patch_path.write_bytes(patch)
+    names = staged_diff(worktree, base_commit, "--name-only").decode().split("\n")
+    return Candidate(
+        base_commit=base_commit,
+        sha256=hashlib.sha256(patch).hexdigest(),
+        files=[n for n in names if n],
+        bytes=len(patch),
+    )
+
+
+def patch_sha256(patch_path: Path) -> str:
+    return hashlib.sha256(patch_path.read_bytes()).hexdigest()

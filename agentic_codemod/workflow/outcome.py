@@ -1,0 +1,72 @@
+"""The first and the last step: intake sets the run up, the gate decides what the run may claim."""
+
+from __future__ import annotations
+
+import os
+
+from agentic_codemod.adapters import get_adapter
+from agentic_codemod.errors import EXIT_OK, EXIT_REJECTED, EXIT_REQUIRES_HUMAN
+from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
+from agentic_codemod.tools.workspace import Workspace
+from agentic_codemod.workflow import codemod, verify
+from agentic_codemod.workflow.candidate import clone_worktree
+from agentic_codemod.workflow.state import RunState
+
+
+def intake(state: RunState) -> str:
+    """Verified context, a private clone, the sandbox around it."""
+    from agentic_codemod import apm
+
+    state.context = apm.load_context(state.context_root, budget_bytes=state.settings.context_budget_bytes)
+    state.manifest.apm = {
+        "lock_sha256": state.context.lock_sha256,
+        "packages": [{"name": p.name, "version": p.version, "source": p.source} for p in state.context.packages],
+    }
+    state.adapter = get_adapter(state.task.sdk.ecosystem)
+    paths, settings = state.paths, state.settings
+    state.base_commit = clone_worktree(state.repo, paths.worktree)
+    state.manifest.base_commit = state.base_commit
+    for d in (paths.home, paths.tmp):
+        d.mkdir(parents=True, exist_ok=True)
+    env = scrubbed_env(
+        dict(os.environ), settings.verification_env_allowlist, settings.secret_name_markers,
+        home=paths.home, tmp=paths.tmp,
+    )
+    state.runner = SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes)
+    state.workspace = Workspace(
+        paths.worktree, deny_globs=settings.deny_globs, allowed_paths=state.task.allowed_paths,
+        budgets=settings.budgets, trace=state.trace,
+    )
+    return f"base {state.base_commit[:12]}, context lock {state.context.lock_sha256[:12]}"
+
+
+def decide(state: RunState) -> str:
+    """Only an approved, green, gate-clean, non-empty candidate is a success."""
+    m, verdict, last = state.manifest, state.verdict, state.last_verification
+    m.classification = verify.classify(state.baseline, last)  # type: ignore[assignment]
+    approved = verdict is not None and verdict.verdict == "approve"
+    gates_ok = all(g["passed"] for g in state.gates)
+    nonempty = state.candidate is not None and bool(state.candidate.files)
+    if approved and gates_ok and nonempty and last is not None and last.passed:
+        m.status, m.exit_code, m.reason = "succeeded", EXIT_OK, "candidate verified and approved"
+        return m.reason
+    open_items = _open_human_items(state)
+    if last is not None and not last.passed and open_items:
+        m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
+        m.reason = f"{len(open_items)} usage(s) the rules cannot migrate: " + "; ".join(open_items[:3])
+    elif m.classification == "pre-existing":
+        m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
+        m.reason = "the tests already failed before the change; the candidate introduced no new failure"
+    else:
+        m.status, m.exit_code = "rejected", EXIT_REJECTED
+        m.reason = (verdict.summary if verdict else "") or "the candidate was not approved"
+    return m.reason
+
+
+def _open_human_items(state: RunState) -> list[str]:
+    """Detect-only rule matches still present in the candidate."""
+    detect_only = [r for r in state.rules if not r.fixable]
+    matches = codemod.find_matches(detect_only, state.paths.worktree) if detect_only else []
+    items = [f"{m.rule_id} {m.file}:{m.line}" for m in matches]
+    items += [h.reason for h in (state.plan.requires_human if state.plan else []) if h.rule_id is None]
+    return items

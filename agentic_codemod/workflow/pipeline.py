@@ -1,0 +1,119 @@
+"""The one agno Workflow of agentic-codemod, steps top to bottom (ARCHITECTURE.md §3).
+
+    intake → recon → plan → anything to do? → baseline → bump → codemod
+           → Loop(implement → verify) → review → scribe → gate
+
+agno swallows step failures by default (a failed step is skipped and the run reports `completed`).
+Here every step runs inside `_guard`: an exception is recorded on the run state and ends the workflow
+at once (`StepOutput(stop=True, success=False)`); after the workflow, `run_workflow` re-raises it, so a
+failing step always fails the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from agentic_codemod.workflow import outcome, steps
+from agentic_codemod.workflow.brains import Brain
+from agentic_codemod.workflow.state import RunState
+
+os.environ.setdefault("AGNO_TELEMETRY", "false")
+
+from agno.workflow import Loop, Step, StepInput, StepOutput, Workflow  # noqa: E402
+
+
+class Stop(Exception):
+    """A step ends the workflow early without an error (e.g. nothing to do)."""
+
+
+def build_workflow(state: RunState, brain: Brain) -> Workflow:
+    guard = _Guard(state)
+
+    def anything_to_do(s: RunState) -> str:
+        plan = s.plan
+        if plan is not None and plan.nothing_to_do:
+            raise Stop(plan.reason)
+        return "yes"
+
+    def implement(s: RunState) -> str:
+        iteration = len(s.verifications)  # baseline counts as 0 → first iteration is 1
+        changed = brain.implement(s, iteration, s.last_verification)
+        s.brain_done = not changed
+        return "changed" if changed else "nothing more to try"
+
+    def verify(s: RunState) -> str:
+        iteration = len(s.verifications)
+        if iteration > 1 and s.brain_done:
+            return "skipped: nothing changed since the last verification"
+        return steps.run_verification(s, f"iteration-{iteration}")
+
+    def loop_done(_outputs: list[StepOutput]) -> bool:
+        last = state.last_verification
+        return state.error is not None or state.brain_done or (last is not None and last.phase != "baseline" and last.passed)
+
+    return Workflow(
+        name="agentic-codemod",
+        description="one repository, one candidate, full evidence",
+        steps=[
+            guard.step("intake", lambda s: outcome.intake(s)),
+            guard.step("recon", lambda s: steps.recon(s, brain)),
+            guard.step("plan", lambda s: steps.plan(s, brain)),
+            guard.step("anything_to_do", anything_to_do),
+            guard.step("baseline", steps.baseline),
+            guard.step("bump", steps.bump),
+            guard.step("codemod", steps.apply_codemod),
+            Loop(
+                name="implement_verify",
+                steps=[guard.step("implement", implement), guard.step("verify", verify)],
+                end_condition=loop_done,
+                max_iterations=state.settings.budgets.max_iterations,
+            ),
+            guard.step("review", lambda s: steps.review(s, brain)),
+            guard.step("scribe", lambda s: steps.scribe(s, brain)),
+            guard.step("gate", outcome.decide),
+        ],
+    )
+
+
+def run_workflow(state: RunState, brain: Brain) -> None:
+    """Run the workflow; re-raise whatever ended it early. Returns normally only after the gate step."""
+    workflow = build_workflow(state, brain)
+    workflow.run(input=f"{state.task.id} on {state.repo.name}")
+    if state.error is not None:
+        raise state.error
+    ran = [s["step"] for s in state.manifest.steps]
+    if state.stopped is None and "gate" not in ran:
+        raise RuntimeError(f"the workflow ended without reaching the gate (ran: {', '.join(ran) or 'nothing'})")
+
+
+class _Guard:
+    """Wraps step functions so that agno can neither retry nor skip them silently."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+
+    def step(self, name: str, fn: Callable[[RunState], str]) -> Step:
+        def executor(_step_input: StepInput) -> StepOutput:
+            state = self.state
+            record: dict[str, Any] = {"step": name}
+            state.manifest.steps.append(record)
+            if state.error is not None or state.stopped is not None:
+                record["result"] = "not run"
+                return StepOutput(content="not run", stop=True, success=False)
+            try:
+                record["result"] = fn(state)
+                return StepOutput(content=record["result"])
+            except Stop as stop:
+                record["result"] = f"stop: {stop}"
+                state.stopped = str(stop)
+                return StepOutput(content=str(stop), stop=True)
+            except BaseException as exc:  # recorded here, re-raised by run_workflow after agno returns
+                if isinstance(exc, KeyboardInterrupt | SystemExit):
+                    raise
+                record["result"] = f"error: {type(exc).__name__}: {exc}"
+                state.error = exc
+                return StepOutput(content=record["result"], stop=True, success=False, error=str(exc))
+
+        return Step(name=name, executor=executor, max_retries=0)

@@ -1,0 +1,90 @@
+"""The state of one run: what every step reads and writes. It lives only as long as the CI job;
+what must outlive it goes to the artifacts (artifacts.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentic_codemod.config import Settings
+from agentic_codemod.models import (
+    Candidate,
+    ChangePlan,
+    MergeRequestDraft,
+    RepoProfile,
+    ReviewVerdict,
+    RunManifest,
+    VerificationResult,
+)
+from agentic_codemod.task import TaskSpec
+
+if TYPE_CHECKING:
+    from agentic_codemod.adapters.types import Adapter, Runner, TestCommand, VerificationEnv
+    from agentic_codemod.tools.trace import Trace
+    from agentic_codemod.tools.workspace import Workspace
+    from agentic_codemod.workflow.codemod import Rule
+
+
+@dataclass
+class RunPaths:
+    run_dir: Path
+
+    @property
+    def worktree(self) -> Path:
+        return self.run_dir / "worktree"
+
+    @property
+    def env_dir(self) -> Path:
+        return self.run_dir / "env"
+
+    @property
+    def home(self) -> Path:
+        return self.run_dir / "home"
+
+    @property
+    def tmp(self) -> Path:
+        return self.run_dir / "tmp"
+
+    @property
+    def reports(self) -> Path:
+        return self.run_dir / "reports"
+
+    def artifact(self, name: str) -> Path:
+        return self.run_dir / name
+
+
+@dataclass
+class RunState:
+    task: TaskSpec
+    settings: Settings
+    repo: Path
+    paths: RunPaths
+    manifest: RunManifest
+    context_root: Path
+    trace: Trace
+    workspace: Workspace | None = None
+    adapter: Adapter | None = None
+    runner: Runner | None = None
+    base_commit: str = ""
+    context: Any = None  # apm.Context
+    skill: Any = None  # apm.Skill
+    rules: list[Rule] = field(default_factory=list)
+    test_command: TestCommand | None = None
+    env: VerificationEnv | None = None
+    profile: RepoProfile | None = None
+    plan: ChangePlan | None = None
+    baseline: VerificationResult | None = None
+    verifications: list[VerificationResult] = field(default_factory=list)
+    brain_done: bool = False  # the brain has nothing more to try in the implement loop
+    candidate: Candidate | None = None
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    verdict: ReviewVerdict | None = None
+    draft: MergeRequestDraft | None = None
+    notes: list[str] = field(default_factory=list)
+    stopped: str | None = None  # why the workflow ended early without an error (e.g. nothing to do)
+    error: BaseException | None = None  # what ended the workflow early with an error
+
+    @property
+    def last_verification(self) -> VerificationResult | None:
+        return self.verifications[-1] if self.verifications else None

@@ -1,0 +1,187 @@
+"""The deterministic work of each workflow step. pipeline.py wires them into the agno Workflow;
+the brain (rules or agents) is consulted only where the design says the model may act."""
+
+from __future__ import annotations
+
+from packaging.specifiers import SpecifierSet
+
+from agentic_codemod.errors import CandidateRejected, InputError, RequiresHuman
+from agentic_codemod.models import ChangePlan, Finding, HumanItem, RepoProfile
+from agentic_codemod.workflow import codemod, verify
+from agentic_codemod.workflow.brains import Brain
+from agentic_codemod.workflow.candidate import freeze
+from agentic_codemod.workflow.state import RunState
+
+
+def recon(state: RunState, brain: Brain) -> str:
+    adapter, root = _need(state.adapter), state.paths.worktree
+    files = adapter.find_dependency_files(root)
+    declarations = adapter.extract_dependencies(root, files, state.task.sdk.name)
+    state.test_command = adapter.detect_test_command(root)
+    state.profile = RepoProfile(
+        ecosystem=adapter.name,
+        dependency_files=files,
+        sdk_declarations=declarations,
+        test_command=state.test_command.argv if state.test_command else None,
+        test_command_source=state.test_command.source if state.test_command else "none found",
+        source_files=len(codemod.source_files(root, adapter.name)),
+    )
+    state.profile.notes.extend(brain.recon(state))
+    return f"{len(declarations)} declaration(s) of {state.task.sdk.name} in {len(files)} file(s)"
+
+
+def plan(state: RunState, brain: Brain) -> str:
+    task, profile = state.task, _need(state.profile)
+    target = task.sdk.to
+    pending = [d for d in profile.sdk_declarations if target not in SpecifierSet(d.specifier, prereleases=True)]
+    draft = ChangePlan(
+        task_id=task.id, sdk=task.sdk.name, target_version=target,
+        allowed_paths=task.allowed_paths, acceptance_criteria=task.acceptance_criteria,
+    )
+    if not profile.sdk_declarations:
+        draft.nothing_to_do, draft.reason = True, f"the repository does not declare {task.sdk.name}"
+        state.plan = draft
+        return draft.reason
+    state.skill = _find_skill(state)
+    state.rules = codemod.load_rules(state.skill.rules_dir, task.migration.disabled_rules) if (
+        state.skill.rules_dir) else []
+    draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
+    draft.requires_human = codemod.human_items(draft.rule_matches)
+    if not pending and not draft.rule_matches:
+        draft.nothing_to_do = True
+        draft.reason = f"{task.sdk.name} already admits {target} and no migration rule matches the code"
+        state.plan = draft
+        return draft.reason
+    draft.steps = [
+        *(f"bump {d.name} {d.specifier} -> {target} in {d.file}" for d in pending),
+        *(f"apply rule {r.id}: {r.description}" for r in state.rules if r.fixable),
+        f"verify with {' '.join(profile.test_command or ['(no test command)'])}",
+    ]
+    state.plan = brain.plan(state, draft)
+    return f"{len(pending)} declaration(s) to bump, {len(draft.rule_matches)} rule match(es)"
+
+
+def baseline(state: RunState) -> str:
+    adapter, command = _need(state.adapter), state.test_command
+    if command is None:
+        raise RequiresHuman("no test command found: without verification nothing may be published",
+                            hint="add a tests/ folder or a pytest configuration to the repository")
+    budgets = state.settings.budgets
+    state.env = adapter.prepare_environment(state.paths.worktree, state.paths.env_dir, state.settings,
+                                            _need(state.runner))
+    failed = [r for r in state.env.install_log if not r.ok]
+    if failed:
+        raise RequiresHuman("cannot install the repository's dependencies for verification",
+                            hint=failed[-1].output_tail[-400:].strip())
+    state.baseline = verify.run_tests(
+        command, python=state.env.python, cwd=state.paths.worktree, runner=_need(state.runner),
+        timeout_s=budgets.verification_timeout_s, phase="baseline", reports_dir=state.paths.reports,
+    )
+    state.verifications.append(state.baseline)
+    if not verify.usable_baseline(state.baseline):
+        raise RequiresHuman(f"the test command does not work (exit {state.baseline.exit_code}): "
+                            f"{' '.join(state.baseline.command)}",
+                            hint="fix the repository's test set-up; verification is required to publish")
+    counts = state.baseline.tests
+    return f"baseline: exit {state.baseline.exit_code}, " + (
+        f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts")
+
+
+def bump(state: RunState) -> str:
+    adapter, ws, target = _need(state.adapter), _need(state.workspace), state.task.sdk.to
+    profile, plan_ = _need(state.profile), _need(state.plan)
+    bumped = 0
+    for dep in profile.sdk_declarations:
+        if target in SpecifierSet(dep.specifier, prereleases=True):
+            continue
+        content = ws.read(dep.file, actor="bump")
+        ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
+        bumped += 1
+        for notice in adapter.update_lockfiles(state.paths.worktree, dep, target, _need(state.runner)) or []:
+            state.trace.record(actor="bump", tool="update_lockfile", arguments={"file": notice.file},
+                               result=notice.message or "updated", decision="allowed")
+            if not notice.updated:
+                plan_.requires_human.append(HumanItem(reason=f"lockfile not refreshed: {notice.message}",
+                                                      file=notice.file))
+    install = adapter.install_dependencies(state.paths.worktree, _need(state.env), state.settings,
+                                           _need(state.runner))
+    state.trace.record(actor="bump", tool="install_dependencies", arguments={"argv": install.argv},
+                       result=f"exit {install.exit_code}", decision="allowed")
+    if not install.ok:
+        raise CandidateRejected(f"installing {state.task.sdk.name} {target} failed (exit {install.exit_code})",
+                                hint=install.output_tail[-400:].strip())
+    return f"bumped {bumped} declaration(s); installed {state.task.sdk.name} {target}"
+
+
+def apply_codemod(state: RunState) -> str:
+    report = codemod.apply_rules(state.rules, state.paths.worktree, _need(state.workspace))
+    for err in report.errors:
+        state.notes.append(f"rule {err['rule']} could not edit {err['file']}: {err['error']}")
+    return f"{len(report.edits)} edit(s) in {len(report.files)} file(s), {len(report.errors)} error(s)"
+
+
+def run_verification(state: RunState, phase: str) -> str:
+    result = verify.run_tests(
+        _need(state.test_command), python=_need(state.env).python, cwd=state.paths.worktree,
+        runner=_need(state.runner), timeout_s=state.settings.budgets.verification_timeout_s, phase=phase,
+        reports_dir=state.paths.reports,
+    )
+    state.verifications.append(result)
+    return f"{phase}: {'green' if result.passed else 'red'} (exit {result.exit_code})"
+
+
+def review(state: RunState, brain: Brain) -> str:
+    from agentic_codemod.workflow import gates
+
+    state.candidate = freeze(state.paths.worktree, state.base_commit, state.paths.artifact("changes.patch"))
+    findings: list[Finding] = []
+    changes = gates.changed_paths(state.paths.worktree, state.base_commit)
+    for result in (
+        gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs),
+        gates.test_tamper_check(state.paths.worktree, state.base_commit, changes),
+        _test_count_gate(state),
+    ):
+        record = {**result.to_dict(), "candidate_sha256": state.candidate.sha256}
+        state.gates.append(record)
+        findings.extend(result.findings)
+    state.verdict = brain.review(state, findings)
+    state.verdict.candidate_sha256 = state.candidate.sha256
+    return f"{state.verdict.verdict} by {state.verdict.reviewer} for {state.candidate.sha256[:12]}"
+
+
+def scribe(state: RunState, brain: Brain) -> str:
+    state.draft = brain.scribe(state)
+    return state.draft.title
+
+
+def _test_count_gate(state: RunState):  # type: ignore[no-untyped-def]
+    """Fewer tests passing+failing than at baseline means tests went missing."""
+    from agentic_codemod.workflow.gates import GateResult
+
+    before, after = state.baseline, state.last_verification
+    findings: list[Finding] = []
+    if before and after and before.tests and after.tests:
+        n_before = before.tests.passed + before.tests.failed + before.tests.errors
+        n_after = after.tests.passed + after.tests.failed + after.tests.errors
+        if n_after < n_before * state.settings.min_test_count_ratio:
+            findings.append(Finding(severity="error",
+                                    message=f"tests ran {n_after} after the change but {n_before} at baseline"))
+    return GateResult(name="test_count", passed=not findings, findings=findings)
+
+
+def _find_skill(state: RunState):  # type: ignore[no-untyped-def]
+    ref = state.task.migration
+    skill = state.context.skill(ref.package, ref.skill) if state.context is not None else None
+    if skill is None:
+        raise RequiresHuman(
+            f"no migration notes for {state.task.sdk.name}: skill {ref.skill!r} of package {ref.package!r} "
+            "is not installed",
+            hint="add the SDK owner's migration package to apm.yml and run apm install",
+        )
+    return skill
+
+
+def _need(value):  # type: ignore[no-untyped-def]
+    if value is None:
+        raise InputError("internal: a step ran before the step that prepares its input")
+    return value
