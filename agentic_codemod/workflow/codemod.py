@@ -32,6 +32,13 @@ class Rule:
     message: str
     fixable: bool
     language: str
+    breaks_in: str | None = None  # first SDK version where the matched usage breaks (metadata.breaks_in)
+
+    def applies_to(self, target: str) -> bool:
+        """A detect-only rule about a break that comes after the target version does not block it."""
+        from packaging.version import Version
+
+        return self.breaks_in is None or Version(self.breaks_in) <= Version(target)
 
 
 @dataclass
@@ -69,6 +76,7 @@ def load_rules(rules_dir: Path, disabled: list[str] | None = None) -> list[Rule]
                 message=str(doc["message"]),
                 fixable="fix" in doc and not meta.get("requires_human", False),
                 language=str(doc["language"]).lower(),
+                breaks_in=str(meta["breaks_in"]) if meta.get("breaks_in") else None,
             )
         )
     ids = [r.id for r in rules]
@@ -128,9 +136,13 @@ def find_matches(rules: list[Rule], root: Path) -> list[RuleMatch]:
     return found
 
 
-def human_items(matches: list[RuleMatch]) -> list[HumanItem]:
+def human_items(matches: list[RuleMatch], rules: list[Rule], target: str) -> list[HumanItem]:
+    """Matches of detect-only rules that matter for this target version."""
+    relevant = {r.id for r in rules if not r.fixable and r.applies_to(target)}
     return [
-        HumanItem(reason=m.message, file=m.file, line=m.line, rule_id=m.rule_id) for m in matches if not m.fixable
+        HumanItem(reason=m.message, file=m.file, line=m.line, rule_id=m.rule_id)
+        for m in matches
+        if m.rule_id in relevant
     ]
 
 

@@ -65,7 +65,7 @@ def decide(state: RunState) -> str:
 
 def _open_human_items(state: RunState) -> list[str]:
     """Detect-only rule matches still present in the candidate."""
-    detect_only = [r for r in state.rules if not r.fixable]
+    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(state.task.sdk.to)]
     matches = codemod.find_matches(detect_only, state.paths.worktree) if detect_only else []
     items = [f"{m.rule_id} {m.file}:{m.line}" for m in matches]
     items += [h.reason for h in (state.plan.requires_human if state.plan else []) if h.rule_id is None]

@@ -46,7 +46,7 @@ def plan(state: RunState, brain: Brain) -> str:
     state.rules = codemod.load_rules(state.skill.rules_dir, task.migration.disabled_rules) if (
         state.skill.rules_dir) else []
     draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
-    draft.requires_human = codemod.human_items(draft.rule_matches)
+    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target)
     if not pending and not draft.rule_matches:
         draft.nothing_to_do = True
         draft.reason = f"{task.sdk.name} already admits {target} and no migration rule matches the code"

@@ -1,0 +1,112 @@
+"""Helpers for tests that use the fixtures: the acme-app repository, its SDK wheels and its rules.
+
+Everything here is real: wheels are built by pip, venvs are created by `venv`, rules are applied by
+the ast-grep CLI, the app's suite runs in a subprocess. No network after the wheelhouse is built.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+ACME_APP = FIXTURES / "acme-app"
+TASKS = FIXTURES / "tasks"
+MIGRATION_PACKAGE = FIXTURES / "packages" / "acme-sdk-2-migration"
+SKILL_DIR = MIGRATION_PACKAGE / ".apm" / "skills" / "acme-sdk-2-migration"
+RULES_DIR = SKILL_DIR / "rules"
+SDK_PIN = re.compile(r"^acme-sdk==[0-9.]+", re.MULTILINE)
+RESULT_LINE = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
+
+
+def _load(name: str) -> ModuleType:
+    """Import fixtures/<name>.py by path (fixtures/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"fixtures_{name}", FIXTURES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+wheelhouse = _load("wheelhouse")
+materialize = _load("materialize")
+
+
+def ast_grep() -> str:
+    """The ast-grep CLI next to the running interpreter (the project venv), else on PATH."""
+    found = shutil.which("ast-grep", path=str(Path(sys.executable).parent)) or shutil.which("ast-grep")
+    if found is None:
+        raise RuntimeError("ast-grep CLI not found: install the ast-grep-cli package")
+    return found
+
+
+def rule_files() -> list[Path]:
+    """All rule files of the migration package, in the order they are applied (file-name order)."""
+    return sorted(RULES_DIR.glob("*.yml"))
+
+
+def fixable_rule_files() -> list[Path]:
+    return [path for path in rule_files() if re.search(r"^fix:", path.read_text(encoding="utf-8"), re.M)]
+
+
+def apply_rules(repo: Path, rules: list[Path], paths: tuple[str, ...] = (".",)) -> None:
+    """Apply each rule file in turn over the whole repository, as the codemod step does."""
+    for rule in rules:
+        command = [ast_grep(), "scan", "--rule", str(rule), "-U", *paths]
+        result = subprocess.run(command, cwd=repo, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise RuntimeError(f"{rule.name}: ast-grep failed: {result.stderr.strip()}")
+
+
+def bump_sdk(repo: Path, version: str) -> None:
+    """Rewrite the acme-sdk pin in requirements.txt, keeping the line's comment."""
+    requirements = repo / "requirements.txt"
+    text, count = SDK_PIN.subn(f"acme-sdk=={version}", requirements.read_text(encoding="utf-8"))
+    assert count == 1, f"{requirements}: expected one acme-sdk pin"
+    requirements.write_text(text, encoding="utf-8")
+
+
+def make_venv(dest: Path, wheels: Path, *requirements: str) -> Path:
+    """A venv without pip; packages go in through the project's pip (`pip --python`), offline."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True)
+    python = dest / "bin" / "python"
+    command = [
+        *(sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", str(python)),
+        *("install", "--quiet", "--no-index", "--find-links", str(wheels), *requirements),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"offline install failed: {result.stdout}{result.stderr}")
+    return python
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    returncode: int
+    output: str
+
+    @property
+    def problems(self) -> set[str]:
+        """Node ids (or files, for collection errors) reported as FAILED or ERROR."""
+        return {match.group(2) for match in RESULT_LINE.finditer(self.output)}
+
+    @property
+    def passed(self) -> bool:
+        return self.returncode == 0 and not self.problems
+
+
+def run_app_suite(python: Path, repo: Path) -> SuiteRun:
+    """Run the app's own pytest suite with the given interpreter, in a clean environment."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "PYTHONDONTWRITEBYTECODE": "1", "LC_ALL": "C.UTF-8"}
+    command = [str(python), "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"]
+    result = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    return SuiteRun(result.returncode, result.stdout + result.stderr)
