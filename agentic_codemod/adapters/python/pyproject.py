@@ -1,0 +1,202 @@
+"""pyproject.toml: find and rewrite one dependency in every table that declares dependencies.
+
+    [project] dependencies, [project.optional-dependencies]      PEP 621 requirement strings  (pep621)
+    [dependency-groups]                                          PEP 735 requirement strings  (pep735)
+    [tool.poetry.dependencies], [tool.poetry.dev-dependencies],
+    [tool.poetry.group.<name>.dependencies]                      Poetry constraints           (poetry)
+
+tomlkit edits the document in place and keeps every other byte. A string is replaced by a string of
+the same quoting whose source text differs only inside the specifier. Line numbers come from the same
+edit: a declaration's value is swapped for a marker and the marker's line is read from the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import tomlkit
+from tomlkit.items import String
+from tomlkit.toml_document import TOMLDocument
+
+from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python.pep508 import Bump, Declaration, Style
+
+LINE_MARKER = "agentic-codemod-line-marker"
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Where one declaration's value lives: `container[key]`."""
+
+    container: Any  # a tomlkit Array, Table or InlineTable
+    key: int | str
+    name: str  # as written (the Poetry key, or the name inside the requirement string)
+    kind: str
+    style: Style
+
+
+def parse(content: str) -> TOMLDocument:
+    """The document, or ValueError naming what is wrong with the TOML."""
+    try:
+        return tomlkit.parse(content)
+    except tomlkit.exceptions.TOMLKitError as exc:
+        raise ValueError(f"not valid TOML: {exc}") from exc
+
+
+def declares_dependencies(content: str) -> bool:
+    doc = parse(content)
+    project, poetry = _table(doc, "project"), _table(_table(doc, "tool"), "poetry")
+    return any(
+        (
+            "dependencies" in project,
+            "optional-dependencies" in project,
+            "dependency-groups" in doc,
+            any(table for table in _poetry_tables(poetry)),
+        )
+    )
+
+
+def find(content: str, canonical: str) -> list[Declaration]:
+    """Every declaration of the dependency, in line order."""
+    return sorted(_declarations(content, canonical), key=lambda d: d.line)
+
+
+def _declarations(content: str, canonical: str) -> list[Declaration]:
+    """Every declaration of the dependency, in the order of `_slots`."""
+    slots = _slots(parse(content), canonical)
+    found = []
+    for index, slot in enumerate(slots):
+        value = str(slot.container[slot.key])
+        found.append(
+            Declaration(
+                slot.name, _specifier(value, slot), _line(content, canonical, index), slot.kind, slot.style
+            )
+        )
+    return found
+
+
+def rewrite(content: str, canonical: str, bump: Bump) -> str:
+    declarations = _declarations(content, canonical)
+    doc = parse(content)
+    for slot, declaration in zip(_slots(doc, canonical), declarations, strict=True):
+        span = _span(str(slot.container[slot.key]), slot)
+        new = bump(declaration) if span is not None else None
+        if span is not None and new is not None:
+            _replace(slot, span, new)
+    return tomlkit.dumps(doc)
+
+
+def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
+    project = _table(doc, "project")
+    arrays = [("pep621", project.get("dependencies"))]
+    arrays += [("pep621", extra) for extra in _table(project, "optional-dependencies").values()]
+    arrays += [("pep735", group) for group in _table(doc, "dependency-groups").values()]
+    slots = [slot for kind, array in arrays for slot in _requirement_slots(array, canonical, kind)]
+    for table in _poetry_tables(_table(_table(doc, "tool"), "poetry")):
+        slots += _poetry_slots(table, canonical)
+    return slots
+
+
+def _requirement_slots(array: Any, canonical: str, kind: str) -> list[_Slot]:
+    if not isinstance(array, list):
+        return []
+    slots = []
+    for index, item in enumerate(array):
+        requirement = pep508.parse(item) if isinstance(item, str) else None
+        if requirement is not None and pep508.matches(requirement, canonical):
+            start, end = pep508.name_span(item)
+            slots.append(_Slot(array, index, item[start:end], kind, "pep440"))
+    return slots
+
+
+def _poetry_tables(poetry: dict[str, Any]) -> list[dict[str, Any]]:
+    tables = [_table(poetry, "dependencies"), _table(poetry, "dev-dependencies")]
+    tables += [_table(group, "dependencies") for group in _table(poetry, "group").values()]
+    return tables
+
+
+def _poetry_slots(table: dict[str, Any], canonical: str) -> list[_Slot]:
+    """`name = "^1.4"`, `name = {version = "^1.4", ...}`, or a list of such tables (per-python)."""
+    slots = []
+    for key, value in table.items():
+        if pep508.canonical(key) != canonical:
+            continue
+        if isinstance(value, str):
+            slots.append(_Slot(table, key, key, "poetry", "poetry"))
+        elif isinstance(value, dict):
+            slots.append(_version_slot(table, key, value, key))
+        elif isinstance(value, list):
+            slots += [
+                _version_slot(value, i, entry, key)
+                for i, entry in enumerate(value)
+                if isinstance(entry, dict)
+            ]
+    return slots
+
+
+def _version_slot(parent: Any, key: int | str, entry: dict[str, Any], name: str) -> _Slot:
+    """The `version` of a Poetry table, or the whole table when it has none (git, path, url)."""
+    if isinstance(entry.get("version"), str):
+        return _Slot(entry, "version", name, "poetry", "poetry")
+    return _Slot(parent, key, name, "poetry", "poetry")
+
+
+def _span(value: str, slot: _Slot) -> tuple[int, int] | None:
+    """Span of the specifier inside the value, or None when there is no version to edit."""
+    if not isinstance(slot.container[slot.key], str):
+        return None  # a Poetry git/path/url table
+    if slot.style == "poetry":
+        return _strip(value)
+    requirement = pep508.parse(value)
+    return pep508.specifier_span(value, requirement) if requirement else None
+
+
+def _specifier(value: str, slot: _Slot) -> str:
+    span = _span(value, slot)
+    return value[span[0] : span[1]] if span else ""
+
+
+def _replace(slot: _Slot, span: tuple[int, int], new: str) -> None:
+    """Put `new` in place of the span, keeping the string's quoting and every other source character."""
+    item = slot.container[slot.key]
+    delimiter = item.type.value
+    raw = item.as_string()[len(delimiter) : -len(delimiter)]
+    value = str(item)
+    if raw[: span[1]] != value[: span[1]]:
+        raise ValueError(f"cannot edit {value!r} in place: escape sequences before its version")
+    slot.container[slot.key] = String(
+        item.type,
+        value[: span[0]] + new + value[span[1] :],
+        raw[: span[0]] + new + raw[span[1] :],
+        item.trivia,
+    )
+
+
+def _line(content: str, canonical: str, index: int) -> int:
+    """1-based line of the `index`-th declaration, found by writing a marker in its place."""
+    doc = parse(content)
+    slot = _slots(doc, canonical)[index]
+    item = slot.container[slot.key]
+    if isinstance(item, String):
+        slot.container[slot.key] = String(item.type, LINE_MARKER, LINE_MARKER, item.trivia)
+    else:
+        slot.container[slot.key] = LINE_MARKER
+    for number, line in enumerate(tomlkit.dumps(doc).splitlines(), start=1):
+        if LINE_MARKER in line:
+            return number
+    raise AssertionError("line marker vanished from the TOML output")
+
+
+def _table(parent: Any, key: str) -> dict[str, Any]:
+    value = parent.get(key) if isinstance(parent, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _strip(value: str) -> tuple[int, int]:
+    start, end = 0, len(value)
+    while start < end and value[start].isspace():
+        start += 1
+    while end > start and value[end - 1].isspace():
+        end -= 1
+    return start, end

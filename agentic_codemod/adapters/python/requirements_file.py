@@ -1,0 +1,95 @@
+"""pip requirements files (`requirements*.txt`, `requirements/*.txt`): find and rewrite one dependency.
+
+Lines are read the way pip reads them: a `#` at the start or after whitespace starts a comment, a line
+starting with `-` is an option (`-r`, `-e`, `--index-url`...), per-requirement options (`--hash=...`)
+start at the first space-separated token beginning with `-`, and a trailing backslash continues the
+line (the continuation lines hold options only). Every byte outside a specifier is left untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from packaging.requirements import Requirement
+
+from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python.pep508 import Bump, Declaration
+
+KIND = "requirements"
+
+# pip's own comment pattern (pip._internal.req.req_file.COMMENT_RE).
+COMMENT_RE = re.compile(r"(^|\s+)#.*$")
+
+
+def find(content: str, canonical: str) -> list[Declaration]:
+    found = []
+    for index, text, requirement in _requirements(content, canonical):
+        span = pep508.specifier_span(text, requirement)
+        start, end = pep508.name_span(text)
+        specifier = text[span[0] : span[1]] if span else ""
+        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440"))
+    return found
+
+
+def rewrite(content: str, canonical: str, bump: Bump) -> str:
+    lines = content.splitlines(keepends=True)
+    for index, text, requirement in _requirements(content, canonical):
+        span = pep508.specifier_span(text, requirement)
+        if span is None:
+            continue
+        start, end = pep508.name_span(text)
+        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440"))
+        if new is not None:
+            line = lines[index]
+            lines[index] = line[: span[0]] + new + line[span[1] :]
+    return "".join(lines)
+
+
+def includes(content: str) -> list[str]:
+    """Files named by `-r` / `--requirement` lines, as written (relative to the including file)."""
+    names = []
+    for line in content.splitlines():
+        tokens = COMMENT_RE.sub("", line).split()
+        if len(tokens) == 2 and tokens[0] in ("-r", "--requirement"):
+            names.append(tokens[1])
+        elif len(tokens) == 1 and tokens[0].startswith(("-r", "--requirement=")) and tokens[0] != "-r":
+            names.append(tokens[0].removeprefix("--requirement=").removeprefix("-r"))
+    return names
+
+
+def requirement_names(content: str) -> set[str]:
+    """Canonical names of every requirement declared in the file (includes not followed)."""
+    return {pep508.canonical(req.name) for _, _, req in _requirements(content, None)}
+
+
+def _requirements(content: str, canonical: str | None) -> Iterator[tuple[int, str, Requirement]]:
+    """(line index, requirement text, parsed requirement) for each requirement line.
+
+    The requirement text is a prefix of the physical line, so its offsets are offsets in the line.
+    """
+    continued = False
+    for index, line in enumerate(content.splitlines()):
+        is_continuation, continued = continued, line.rstrip().endswith("\\")
+        if is_continuation:
+            continue
+        text = line.rstrip()
+        text = text[:-1] if text.endswith("\\") else text
+        text = COMMENT_RE.sub("", text)
+        if text.lstrip().startswith("-"):
+            continue
+        text = _without_options(text)
+        requirement = pep508.parse(text)
+        if requirement is None or (canonical is not None and not pep508.matches(requirement, canonical)):
+            continue
+        yield index, text, requirement
+
+
+def _without_options(text: str) -> str:
+    """The part of a requirement line before its per-requirement options (pip's break_args_options)."""
+    args = []
+    for token in text.split(" "):
+        if token.startswith("-"):
+            break
+        args.append(token)
+    return " ".join(args)

@@ -1,0 +1,99 @@
+"""setup.cfg: find and rewrite one dependency in `[options] install_requires` and `[options.extras_require]`.
+
+Lines are walked the way configparser reads them (a section header, `key = value` or `key: value` at
+column 0, indented continuation lines, full-line `#`/`;` comments), so each requirement keeps its line
+number and its exact position; each requirement itself is parsed by `packaging`.
+"""
+
+from __future__ import annotations
+
+import configparser
+from collections.abc import Iterator
+
+from packaging.requirements import Requirement
+
+from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python.pep508 import Bump, Declaration
+
+KIND = "setup.cfg"
+
+
+def read(content: str) -> configparser.ConfigParser:
+    """The file as setuptools reads it, or ValueError naming what is wrong."""
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(content)
+    except configparser.Error as exc:
+        raise ValueError(f"not a valid setup.cfg: {exc}") from exc
+    return parser
+
+
+def declares_dependencies(content: str) -> bool:
+    parser = read(content)
+    return parser.has_option("options", "install_requires") or parser.has_section("options.extras_require")
+
+
+def extras(content: str) -> list[str]:
+    parser = read(content)
+    return parser.options("options.extras_require") if parser.has_section("options.extras_require") else []
+
+
+def find(content: str, canonical: str) -> list[Declaration]:
+    found = []
+    for index, _offset, text, requirement in _requirements(content, canonical):
+        start, end = pep508.name_span(text)
+        span = pep508.specifier_span(text, requirement)
+        specifier = text[span[0] : span[1]] if span else ""
+        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440"))
+    return found
+
+
+def rewrite(content: str, canonical: str, bump: Bump) -> str:
+    lines = content.splitlines(keepends=True)
+    for index, offset, text, requirement in _requirements(content, canonical):
+        span = pep508.specifier_span(text, requirement)
+        if span is None:
+            continue
+        start, end = pep508.name_span(text)
+        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440"))
+        if new is not None:
+            line = lines[index]
+            lines[index] = line[: offset + span[0]] + new + line[offset + span[1] :]
+    return "".join(lines)
+
+
+def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str, Requirement]]:
+    """(line index, offset of the value in the line, value text, requirement) for each match."""
+    for index, offset, text in _dependency_values(content):
+        requirement = pep508.parse(text)
+        if requirement is not None and pep508.matches(requirement, canonical):
+            yield index, offset, text, requirement
+
+
+def _dependency_values(content: str) -> Iterator[tuple[int, int, str]]:
+    """Every value line of install_requires and of each extra: (line index, offset, text)."""
+    section, key = "", ""
+    for index, line in enumerate(content.splitlines()):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0].isspace():
+            offset = 0
+        elif stripped.startswith("[") and stripped.endswith("]"):
+            section, key = stripped[1:-1].strip(), ""
+            continue
+        else:
+            positions = [p for p in (line.find("="), line.find(":")) if p >= 0]
+            if not positions:
+                key = ""
+                continue
+            offset = min(positions) + 1
+            key = line[: offset - 1].strip().lower()
+        if _holds_dependencies(section, key):
+            yield index, offset, line[offset:]
+
+
+def _holds_dependencies(section: str, key: str) -> bool:
+    return bool(key) and (
+        (section == "options" and key == "install_requires") or section == "options.extras_require"
+    )

@@ -1,0 +1,109 @@
+"""Lockfiles are refreshed by the ecosystem's own tool; a missing or failing tool comes back as data.
+
+The tools are stand-in scripts on PATH that record their argv, run for real by the test runner, so the
+tests assert the exact command without needing poetry or uv installed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.adapters.python.update import lock_command, update_lockfiles
+from agentic_codemod.adapters.types import ArtifactNotice, Runner
+from agentic_codemod.models import Dependency
+
+DEP = Dependency(name="acme-sdk", specifier="==1.4.0", file="pyproject.toml", kind="pep621", line=5)
+
+
+def tool(bin_dir: Path, name: str, body: str) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / name
+    script.write_text(f'#!/bin/sh\necho "$0 $*" >> "{bin_dir}/calls.log"\n{body}\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+
+
+def calls(bin_dir: Path) -> list[str]:
+    return [line.split(" ", 1)[1] for line in (bin_dir / "calls.log").read_text().splitlines()]
+
+
+@pytest.fixture
+def only_bin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH holding only the stand-in tools (plus /bin for sh)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), "/bin", "/usr/bin"]))
+    return bin_dir
+
+
+def test_no_lockfile_returns_none(tmp_path: Path, runner: Runner) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert update_lockfiles(tmp_path, DEP, "2.0.0", runner) is None
+
+
+def test_tool_not_on_path_is_a_notice(tmp_path: Path, runner: Runner, only_bin: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "poetry.lock").write_text("# locked\n")
+    assert update_lockfiles(repo, DEP, "2.0.0", runner) == [
+        ArtifactNotice(
+            "poetry.lock",
+            False,
+            "poetry is not on PATH: poetry.lock not refreshed; run `poetry lock --no-update`",
+        )
+    ]
+    assert (repo / "poetry.lock").read_text() == "# locked\n"
+
+
+@pytest.mark.parametrize(("version", "argv"), [("1.8.3", "lock --no-update"), ("2.1.2", "lock")])
+def test_poetry_lock_command_follows_the_poetry_version(
+    tmp_path: Path, runner: Runner, only_bin: Path, version: str, argv: str
+) -> None:
+    tool(
+        only_bin,
+        "poetry",
+        f'[ "$1" = "--version" ] && echo "Poetry (version {version})" && exit 0\necho new >> poetry.lock',
+    )
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "poetry.lock").write_text("# locked\n")
+    notices = update_lockfiles(repo, DEP, "2.0.0", runner)
+    assert notices == [ArtifactNotice("poetry.lock", True, f"refreshed by `poetry {argv}`")]
+    assert calls(only_bin) == ["--version", argv]
+
+
+def test_uv_upgrades_only_the_bumped_package(tmp_path: Path, runner: Runner, only_bin: Path) -> None:
+    tool(only_bin, "uv", "echo new >> uv.lock")
+    (tmp_path / "uv.lock").write_text("version = 1\n")
+    assert update_lockfiles(tmp_path, DEP, "2.0.0", runner) == [
+        ArtifactNotice("uv.lock", True, "refreshed by `uv lock --upgrade-package acme-sdk`")
+    ]
+    assert calls(only_bin) == ["lock --upgrade-package acme-sdk"]
+
+
+def test_tool_failure_is_data_with_its_stderr(tmp_path: Path, runner: Runner, only_bin: Path) -> None:
+    tool(only_bin, "uv", "echo 'error: No solution found when resolving dependencies' >&2\nexit 1")
+    (tmp_path / "uv.lock").write_text("version = 1\n")
+    [notice] = update_lockfiles(tmp_path, DEP, "2.0.0", runner) or []
+    assert (notice.file, notice.updated) == ("uv.lock", False)
+    assert "exit 1" in notice.message and "No solution found" in notice.message
+
+
+def test_lockfile_left_unchanged_is_not_reported_as_updated(
+    tmp_path: Path, runner: Runner, only_bin: Path
+) -> None:
+    tool(only_bin, "pdm", "true")
+    (tmp_path / "pdm.lock").write_text("# pdm\n")
+    assert update_lockfiles(tmp_path, DEP, "2.0.0", runner) == [
+        ArtifactNotice("pdm.lock", False, "`pdm lock --update-reuse` left pdm.lock unchanged")
+    ]
+
+
+def test_lock_commands() -> None:
+    assert lock_command("poetry.lock", DEP) == ["poetry", "lock", "--no-update"]
+    assert lock_command("uv.lock", DEP) == ["uv", "lock", "--upgrade-package", "acme-sdk"]
+    assert lock_command("pdm.lock", DEP) == ["pdm", "lock", "--update-reuse"]
+    assert lock_command("Pipfile.lock", DEP) == ["pipenv", "lock"]
