@@ -18,10 +18,7 @@ def intake(state: RunState) -> str:
     from agentic_codemod import apm
 
     state.context = apm.load_context(state.context_root, budget_bytes=state.settings.context_budget_bytes)
-    state.manifest.apm = {
-        "lock_sha256": state.context.lock_sha256,
-        "packages": [{"name": p.name, "version": p.version, "source": p.source} for p in state.context.packages],
-    }
+    state.manifest.apm = state.context.audit_record()
     state.adapter = get_adapter(state.task.sdk.ecosystem)
     paths, settings = state.paths, state.settings
     state.base_commit = clone_worktree(state.repo, paths.worktree)
