@@ -69,7 +69,7 @@ class ChangePlan(Artifact):
     lessons: list[str] = Field(default_factory=list)
 
 
-class TestCounts(Artifact):
+class Tally(Artifact):
     passed: int = 0
     failed: int = 0
     errors: int = 0
@@ -85,7 +85,7 @@ class VerificationResult(Artifact):
     passed: bool
     timed_out: bool = False
     output_tail: str = ""
-    tests: TestCounts | None = None
+    tests: Tally | None = None
     candidate_sha256: str | None = None
 
 

@@ -42,16 +42,16 @@ def plan(state: RunState, brain: Brain) -> str:
         draft.nothing_to_do, draft.reason = True, f"the repository does not declare {task.sdk.name}"
         state.plan = draft
         return draft.reason
-    state.skill = _find_skill(state)
-    state.rules = codemod.load_rules(state.skill.rules_dir, task.migration.disabled_rules) if (
-        state.skill.rules_dir) else []
-    draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
-    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target)
-    if not pending and not draft.rule_matches:
+    if not pending:
         draft.nothing_to_do = True
-        draft.reason = f"{task.sdk.name} already admits {target} and no migration rule matches the code"
+        draft.reason = f"every declaration of {task.sdk.name} already admits {target}"
         state.plan = draft
         return draft.reason
+    state.skill = _find_skill(state)
+    rules_dir = state.skill.rules_dir
+    state.rules = codemod.load_rules(rules_dir, task.migration.disabled_rules) if rules_dir else []
+    draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
+    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target)
     draft.steps = [
         *(f"bump {d.name} {d.specifier} -> {target} in {d.file}" for d in pending),
         *(f"apply rule {r.id}: {r.description}" for r in state.rules if r.fixable),

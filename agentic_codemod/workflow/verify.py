@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand
-from agentic_codemod.models import TestCounts, VerificationResult
+from agentic_codemod.models import Tally, VerificationResult
 
 # pytest: 5 = no tests collected, 4 = usage error, 3 = internal error; 126/127 = cannot execute / not found.
 NOT_A_TEST_RUN = {3, 4, 5, 126, 127}
@@ -57,12 +57,12 @@ def run_tests(
     )
 
 
-def read_junit(path: Path) -> TestCounts | None:
+def read_junit(path: Path) -> Tally | None:
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError:
         return None
-    counts = TestCounts()
+    counts = Tally()
     for case in root.iter("testcase"):
         test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
         if case.find("skipped") is not None:
@@ -78,7 +78,7 @@ def read_junit(path: Path) -> TestCounts | None:
     return counts
 
 
-def counts_from_output(output: str) -> TestCounts | None:
+def counts_from_output(output: str) -> Tally | None:
     """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'."""
     import re
 
@@ -89,7 +89,7 @@ def counts_from_output(output: str) -> TestCounts | None:
     failures = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", output))
     skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", output))
     failed = min(failures, total)
-    return TestCounts(passed=max(total - failed - skipped, 0), failed=failed, skipped=skipped)
+    return Tally(passed=max(total - failed - skipped, 0), failed=failed, skipped=skipped)
 
 
 def usable_baseline(result: VerificationResult) -> bool:

@@ -1,0 +1,114 @@
+"""Shared fixtures: the wheelhouse, the installed APM context, materialized fixture repos, a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ["AGNO_TELEMETRY"] = "false"
+
+from fixtures_support import ACME_APP, ROOT, materialize, wheelhouse  # noqa: E402
+
+from agentic_codemod.cli import main  # noqa: E402
+
+
+@dataclass
+class RunResult:
+    code: int
+    run_dir: Path
+    out: str
+    err: str
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        return json.loads((self.run_dir / "run.json").read_text())
+
+    def artifact(self, name: str) -> Path:
+        return self.run_dir / name
+
+    def json(self, name: str) -> dict[str, Any]:
+        return json.loads((self.run_dir / name).read_text())
+
+    def trace(self) -> list[dict[str, Any]]:
+        lines = (self.run_dir / "trace.jsonl").read_text().splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def wheels() -> Path:
+    return Path(wheelhouse.build_wheelhouse(ROOT / "fixtures" / ".wheelhouse"))
+
+
+@pytest.fixture(scope="session")
+def context_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's own APM context, installed (as scripts/bootstrap.sh does) when it is not yet."""
+    if not (ROOT / "apm_modules").is_dir():
+        apm = shutil.which("apm", path=str(Path(sys.executable).parent)) or "apm"
+        home = tmp_path_factory.mktemp("apm-home")
+        subprocess.run([apm, "install", "--frozen"], cwd=ROOT, env={**os.environ, "HOME": str(home)},
+                       check=True, capture_output=True)
+    return ROOT
+
+
+@pytest.fixture
+def acme_repo(tmp_path: Path) -> Path:
+    dest = tmp_path / "acme-app"
+    materialize.materialize(ACME_APP, dest)
+    return dest
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    """A copy of acme-app with some files replaced (path -> text, or None to delete), committed."""
+
+    def make(name: str = "variant", files: dict[str, str | None] | None = None) -> Path:
+        src = tmp_path / f"{name}-src"
+        shutil.copytree(ACME_APP, src)
+        for rel, text in (files or {}).items():
+            target = src / rel
+            if text is None:
+                if target.is_dir():
+                    shutil.rmtree(target)
+                else:
+                    target.unlink()
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text)
+        dest = tmp_path / name
+        materialize.materialize(src, dest)
+        return dest
+
+    return make
+
+
+@pytest.fixture
+def run_codemod(
+    tmp_path: Path, wheels: Path, context_root: Path, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., RunResult]:
+    counter = {"n": 0}
+
+    def run(repo: Path, task: str | Path, *extra: str, offline: bool = True, context: Path | None = None,
+            packages: bool = True) -> RunResult:
+        counter["n"] += 1
+        run_dir = tmp_path / f"run-{counter['n']}"
+        task_path = task if isinstance(task, Path) else ROOT / "fixtures" / "tasks" / task
+        argv = ["run", "--repo", str(repo), "--task", str(task_path), "--run-dir", str(run_dir),
+                "--context", str(context or context_root), "--quiet"]
+        if packages:
+            argv += ["--find-links", str(wheels), "--no-index"]
+        if offline:
+            argv.append("--offline")
+        code = main([*argv, *extra])
+        captured = capsys.readouterr()
+        return RunResult(code=code, run_dir=run_dir, out=captured.out, err=captured.err)
+
+    return run

@@ -1,0 +1,142 @@
+"""The whole flow in --offline mode on the acme-app fixture, for real: git, pip, ast-grep, pytest."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.workflow.artifacts import ARTIFACTS
+
+pytestmark = pytest.mark.slow
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+def assert_all_artifacts(run_dir: Path) -> None:
+    missing = [name for name in ARTIFACTS if not (run_dir / name).exists()]
+    assert not missing, f"missing artifacts: {missing}"
+
+
+def test_rule_fixable_task_is_approved_and_patch_applies_to_base(acme_repo: Path, run_codemod, tmp_path: Path):
+    before = git(acme_repo, "status", "--porcelain") + git(acme_repo, "rev-parse", "HEAD")
+    result = run_codemod(acme_repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 0, result.manifest["reason"]
+    assert_all_artifacts(result.run_dir)
+    m = result.manifest
+    assert m["format"] == "agentic-codemod/run@1" and m["status"] == "succeeded"
+    assert m["classification"] == "green"
+    assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
+    assert all(v["exit_code"] == 0 and v["tests"]["passed"] == 17 for v in m["verifications"])
+    for name, fmt in (("plan.json", "plan@1"), ("profile.json", "profile@1"), ("review.json", "review@1")):
+        assert result.json(name)["format"] == f"agentic-codemod/{fmt}"
+
+    patch = result.artifact("changes.patch").read_bytes()
+    review = result.json("review.json")
+    assert review["verdict"] == "approve"
+    assert review["candidate_sha256"] == hashlib.sha256(patch).hexdigest() == m["candidate"]["sha256"]
+    assert all(g["passed"] and g["candidate_sha256"] == review["candidate_sha256"] for g in m["gates"])
+
+    # The repository given with --repo is untouched.
+    assert git(acme_repo, "status", "--porcelain") + git(acme_repo, "rev-parse", "HEAD") == before
+    # The patch applies cleanly to the base commit, and the bump kept the file's formatting.
+    check = tmp_path / "apply"
+    subprocess.run(["git", "clone", "-q", str(acme_repo), str(check)], check=True)
+    git(check, "checkout", "-q", m["base_commit"])
+    git(check, "apply", "--index", str(result.artifact("changes.patch")))
+    original = (acme_repo / "requirements.txt").read_text()
+    assert (check / "requirements.txt").read_text() == original.replace("acme-sdk==1.4.0", "acme-sdk==2.0.0")
+
+    # Every write of the run is in the trace, attributed to its actor.
+    writes = {(t["actor"], t["arguments"].get("path")) for t in result.trace() if t["tool"] == "write"}
+    assert ("bump", "requirements.txt") in writes
+    changed = set(m["candidate"]["files"])
+    assert changed == {path for _actor, path in writes}
+    assert result.artifact("merge_request.md").read_text().startswith("# Migrate acme-sdk")
+
+
+def test_full_task_offline_ends_honestly_as_requires_human(acme_repo: Path, run_codemod):
+    result = run_codemod(acme_repo, "acme-sdk-2.yml")
+
+    assert result.code == 3
+    assert_all_artifacts(result.run_dir)
+    m = result.manifest
+    assert m["status"] == "requires_human"
+    assert "ACME900 src/acme_app/reports.py" in m["reason"]
+    assert m["classification"] == "introduced"
+    assert not m["verifications"][-1]["passed"]
+    plan = result.json("plan.json")
+    assert [h["rule_id"] for h in plan["requires_human"]] == ["ACME900"]
+    review = result.json("review.json")
+    assert review["verdict"] == "reject" and "not green" in review["summary"]
+    text = result.artifact("merge_request.md").read_text()
+    assert "[not ready]" in text and "requires_human" in text and "reports.py" in text
+
+
+def test_repo_already_on_target_is_nothing_to_do(make_repo, run_codemod):
+    repo = make_repo("on-target", {"requirements.txt": "acme-sdk==2.1.0\n"})
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "nothing_to_do", m["reason"]
+    assert "already admits 2.1.0" in m["reason"]
+    assert result.json("plan.json")["nothing_to_do"] is True
+    assert result.artifact("changes.patch").read_bytes() == b""
+    assert_all_artifacts(result.run_dir)
+
+
+def test_repo_without_the_sdk_is_nothing_to_do(make_repo, run_codemod):
+    repo = make_repo("no-sdk", {"requirements.txt": "requests==2.0\n"})
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    assert result.code == 0 and "does not declare acme-sdk" in result.manifest["reason"]
+    assert result.artifact("changes.patch").read_bytes() == b""
+
+
+def test_repo_without_working_tests_requires_human(make_repo, run_codemod):
+    repo = make_repo("no-tests", {"tests": None, "pyproject.toml": "[tool.black]\nline-length = 100\n"})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human"
+    assert "no test command" in m["reason"] or "does not work" in m["reason"]
+    assert_all_artifacts(result.run_dir)
+
+
+def test_broken_test_command_requires_human(make_repo, run_codemod):
+    repo = make_repo("broken-tests", {"tests/conftest.py": "raise RuntimeError('broken conftest')\n"})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    assert result.code == 3
+    assert "the test command does not work" in result.manifest["reason"]
+
+
+def test_pre_existing_failure_is_classified_and_not_a_success(make_repo, run_codemod):
+    broken = "def test_already_broken():\n    assert 1 == 2\n"
+    repo = make_repo("pre-existing", {"tests/test_zz_broken.py": broken})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert m["verifications"][0]["tests"]["failing"] == ["tests.test_zz_broken::test_already_broken"]
+    assert m["classification"] == "pre-existing"
+    assert result.code == 3 and m["status"] == "requires_human"
+
+
+def test_unreachable_index_pauses_with_exit_75(acme_repo: Path, run_codemod, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("PIP_RETRIES", "1")
+    monkeypatch.setenv("PIP_TIMEOUT", "2")
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    result = run_codemod(acme_repo, "acme-sdk-2-rules.yml", "--index-url", "http://127.0.0.1:9/simple",
+                         packages=False)
+    m = result.manifest
+    assert result.code == 75 and m["status"] == "paused", m["reason"]
+    assert_all_artifacts(result.run_dir)
+
+
+def test_missing_migration_notes_requires_human(acme_repo: Path, run_codemod, tmp_path: Path):
+    task = tmp_path / "task.yml"
+    text = (Path(__file__).parent.parent / "fixtures/tasks/acme-sdk-2.yml").read_text()
+    task.write_text(text.replace("skill: acme-sdk-2-migration", "skill: acme-sdk-3-migration"))
+    result = run_codemod(acme_repo, task)
+    assert result.code == 3 and "no migration notes for acme-sdk" in result.manifest["reason"]
