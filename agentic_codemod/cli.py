@@ -22,7 +22,7 @@ from agentic_codemod.errors import EXIT_BAD_INPUT, InputError
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentic-codemod",
-        description="Migrate a repository to a new SDK version: rules first, agents for the rest, full evidence.",
+        description="Migrate a repository to a new SDK version: rules first, agents for the rest.",
         epilog="exit codes: 0 ok/nothing to do, 1 rejected/failed, 2 bad input, 3 requires human, 75 paused",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -35,8 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--offline", action="store_true", help="rules only (RuleBrain), no model")
     run.add_argument("--config", type=Path, help="settings file (YAML) overriding the built-in limits")
     run.add_argument("--context", type=Path, default=Path("."), help="APM project with apm.yml (default: .)")
-    run.add_argument("--find-links", action="append", default=[], metavar="DIR",
-                     help="extra place to find packages for the verification environment (repeatable)")
+    run.add_argument(
+        "--find-links",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="extra place to find packages for the verification environment (repeatable)",
+    )
     run.add_argument("--index-url", help="package index for the verification environment")
     run.add_argument("--no-index", action="store_true", help="install only from --find-links")
     run.add_argument("--quiet", action="store_true", help="no summary on stdout")
@@ -62,14 +67,24 @@ def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)
     repo = check_repo(args.repo)
     settings = load_settings(args.config)
-    python = settings.python.model_copy(update={
-        "find_links": [*settings.python.find_links, *(str(Path(p).resolve()) for p in args.find_links)],
-        "index_url": args.index_url or settings.python.index_url,
-        "no_index": args.no_index or settings.python.no_index,
-    })
+    python = settings.python.model_copy(
+        update={
+            "find_links": [*settings.python.find_links, *(str(Path(p).resolve()) for p in args.find_links)],
+            "index_url": args.index_url or settings.python.index_url,
+            "no_index": args.no_index or settings.python.no_index,
+        }
+    )
     settings = settings.model_copy(update={"python": python})
-    manifest = execute(RunOptions(task=task, repo=repo, run_dir=args.run_dir, settings=settings,
-                                  offline=args.offline, context_root=args.context))
+    manifest = execute(
+        RunOptions(
+            task=task,
+            repo=repo,
+            run_dir=args.run_dir,
+            settings=settings,
+            offline=args.offline,
+            context_root=args.context,
+        )
+    )
     if not args.quiet:
         from agentic_codemod.summary import print_summary
 

@@ -44,7 +44,14 @@ DEFAULT_DENY_GLOBS: tuple[str, ...] = (
 SECRET_NAME_MARKERS: tuple[str, ...] = ("TOKEN", "SECRET", "PASSWORD", "API_KEY", "PRIVATE", "CREDENTIAL")
 
 # Only these variables are passed from the caller's environment to a verification process.
-VERIFICATION_ENV_ALLOWLIST: tuple[str, ...] = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SOURCE_DATE_EPOCH")
+VERIFICATION_ENV_ALLOWLIST: tuple[str, ...] = (
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "SOURCE_DATE_EPOCH",
+)
 
 
 class Budgets(BaseModel):
@@ -97,7 +104,9 @@ class Settings(BaseModel):
     def for_task(self, extra_deny_globs: list[str], budget_overrides: dict[str, Any]) -> Settings:
         """Settings narrowed by a task: more deny globs, lower budgets — never the other way."""
         deny = list(dict.fromkeys([*self.deny_globs, *DEFAULT_DENY_GLOBS, *extra_deny_globs]))
-        return self.model_copy(update={"deny_globs": deny, "budgets": self.budgets.narrowed(budget_overrides)})
+        return self.model_copy(
+            update={"deny_globs": deny, "budgets": self.budgets.narrowed(budget_overrides)}
+        )
 
 
 def load_settings(path: Path | None) -> Settings:

@@ -9,12 +9,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from agentic_codemod import __version__
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import EXIT_CANCELLED, CodemodError
 from agentic_codemod.models import RunManifest
 from agentic_codemod.task import TaskSpec
+
+if TYPE_CHECKING:
+    from agentic_codemod.workflow.brains import Brain
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,11 @@ def execute(options: RunOptions) -> RunManifest:
     trace_path = paths.artifact("trace.jsonl")
     trace_path.unlink(missing_ok=True)
     state = RunState(
-        task=options.task, settings=settings, repo=options.repo, paths=paths, manifest=manifest,
+        task=options.task,
+        settings=settings,
+        repo=options.repo,
+        paths=paths,
+        manifest=manifest,
         context_root=options.context_root.resolve(),
         trace=Trace(trace_path, redactor, field_chars=settings.budgets.trace_field_chars),
     )
@@ -68,7 +76,11 @@ def execute(options: RunOptions) -> RunManifest:
         manifest.status, manifest.exit_code, manifest.reason = exc.status, exc.exit_code, str(exc)  # type: ignore[assignment]
         manifest.error = f"{type(exc).__name__}: {exc}"
     except KeyboardInterrupt:
-        manifest.status, manifest.exit_code, manifest.reason = "cancelled", EXIT_CANCELLED, "the run was cancelled"
+        manifest.status, manifest.exit_code, manifest.reason = (
+            "cancelled",
+            EXIT_CANCELLED,
+            "the run was cancelled",
+        )
     except Exception as exc:  # a crash inside a step: the run fails, the evidence stays
         manifest.status, manifest.exit_code = "failed", 1
         manifest.reason = manifest.error = f"{type(exc).__name__}: {exc}"
@@ -83,7 +95,7 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _brain(options: RunOptions):  # type: ignore[no-untyped-def]
+def _brain(options: RunOptions) -> Brain:
     if options.offline:
         from agentic_codemod.workflow.brains import RuleBrain
 

@@ -26,7 +26,9 @@ def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None)
         table.add_row("verification", "not run")
     else:
         counts = last.tests
-        tally = f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no test counts"
+        tally = (
+            f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no test counts"
+        )
         table.add_row("verification", f"{last.phase}: {'green' if last.passed else 'red'} ({tally})")
     table.add_row("review", f"{m.verdict.verdict} by {m.verdict.reviewer}" if m.verdict else "-")
     table.add_row("artifacts", str(run_dir))

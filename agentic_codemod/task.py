@@ -85,7 +85,9 @@ class TaskSpec(BaseModel):
 
         unknown = sorted(set(value) - set(Budgets.model_fields))
         if unknown:
-            raise ValueError(f"unknown budget {unknown[0]!r}; known: {', '.join(sorted(Budgets.model_fields))}")
+            raise ValueError(
+                f"unknown budget {unknown[0]!r}; known: {', '.join(sorted(Budgets.model_fields))}"
+            )
         return value
 
 
@@ -116,7 +118,9 @@ def check_repo(path: Path) -> Path:
         check=False,
     )
     if probe.returncode != 0:
-        raise InputError(f"{path}: --repo is not a git repository with a commit (git init && git commit first)")
+        raise InputError(
+            f"{path}: --repo is not a git repository with a commit (git init && git commit first)"
+        )
     top = Path(probe.stdout.splitlines()[0]).resolve()
     if top != repo:
         raise InputError(f"{path}: --repo must be the top of the work tree ({top})")

@@ -33,9 +33,23 @@ def main() -> None:
         run_dir = Path(tmp) / "run"
         start = time.perf_counter()
         proc = subprocess.run(
-            [CLI, "run", "--repo", str(repo), "--task", str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml"),
-             "--offline", "--run-dir", str(run_dir), "--find-links", str(wheelhouse), "--no-index", "--quiet"],
-            cwd=ROOT, check=False,
+            [
+                CLI,
+                "run",
+                "--repo",
+                str(repo),
+                "--task",
+                str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml"),
+                "--offline",
+                "--run-dir",
+                str(run_dir),
+                "--find-links",
+                str(wheelhouse),
+                "--no-index",
+                "--quiet",
+            ],
+            cwd=ROOT,
+            check=False,
         )
         wall = time.perf_counter() - start
         manifest = json.loads((run_dir / "run.json").read_text())

@@ -16,9 +16,9 @@ import pytest
 
 os.environ["AGNO_TELEMETRY"] = "false"
 
-from fixtures_support import ACME_APP, ROOT, materialize, wheelhouse  # noqa: E402
+from fixtures_support import ACME_APP, ROOT, materialize, wheelhouse
 
-from agentic_codemod.cli import main  # noqa: E402
+from agentic_codemod.cli import main
 
 
 @dataclass
@@ -54,8 +54,13 @@ def context_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (ROOT / "apm_modules").is_dir():
         apm = shutil.which("apm", path=str(Path(sys.executable).parent)) or "apm"
         home = tmp_path_factory.mktemp("apm-home")
-        subprocess.run([apm, "install", "--frozen"], cwd=ROOT, env={**os.environ, "HOME": str(home)},
-                       check=True, capture_output=True)
+        subprocess.run(
+            [apm, "install", "--frozen"],
+            cwd=ROOT,
+            env={**os.environ, "HOME": str(home)},
+            check=True,
+            capture_output=True,
+        )
     return ROOT
 
 
@@ -96,13 +101,29 @@ def run_codemod(
 ) -> Callable[..., RunResult]:
     counter = {"n": 0}
 
-    def run(repo: Path, task: str | Path, *extra: str, offline: bool = True, context: Path | None = None,
-            packages: bool = True) -> RunResult:
+    def run(
+        repo: Path,
+        task: str | Path,
+        *extra: str,
+        offline: bool = True,
+        context: Path | None = None,
+        packages: bool = True,
+    ) -> RunResult:
         counter["n"] += 1
         run_dir = tmp_path / f"run-{counter['n']}"
         task_path = task if isinstance(task, Path) else ROOT / "fixtures" / "tasks" / task
-        argv = ["run", "--repo", str(repo), "--task", str(task_path), "--run-dir", str(run_dir),
-                "--context", str(context or context_root), "--quiet"]
+        argv = [
+            "run",
+            "--repo",
+            str(repo),
+            "--task",
+            str(task_path),
+            "--run-dir",
+            str(run_dir),
+            "--context",
+            str(context or context_root),
+            "--quiet",
+        ]
         if packages:
             argv += ["--find-links", str(wheels), "--no-index"]
         if offline:

@@ -25,7 +25,11 @@ def repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "a.txt").write_text("x\n")
-    for args in (["init", "-q"], ["add", "a.txt"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "a.txt"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+    ):
         subprocess.run(["git", *args], cwd=repo, check=True)
     return repo
 
@@ -83,7 +87,9 @@ def test_bad_task_field_exits_2_naming_file_and_field(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_task_that_is_not_yaml_mapping(tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_that_is_not_yaml_mapping(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     task = tmp_path / "task.yml"
     task.write_text("- just\n- a list\n")
     code, err = run_cli(tmp_path, task, repo, capsys)
@@ -113,8 +119,20 @@ def test_bad_config_field(tmp_path: Path, repo: Path, capsys: pytest.CaptureFixt
     config = tmp_path / "config.yml"
     config.write_text("budgets:\n  max_iterations: 0\n")
     run_dir = tmp_path / "run"
-    code = main(["run", "--repo", str(repo), "--task", str(write_task(tmp_path, VALID)), "--run-dir",
-                 str(run_dir), "--offline", "--config", str(config)])
+    code = main(
+        [
+            "run",
+            "--repo",
+            str(repo),
+            "--task",
+            str(write_task(tmp_path, VALID)),
+            "--run-dir",
+            str(run_dir),
+            "--offline",
+            "--config",
+            str(config),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and f"{config}: field 'budgets.max_iterations'" in err
     assert not run_dir.exists()

@@ -22,7 +22,9 @@ def assert_all_artifacts(run_dir: Path) -> None:
     assert not missing, f"missing artifacts: {missing}"
 
 
-def test_rule_fixable_task_is_approved_and_patch_applies_to_base(acme_repo: Path, run_codemod, tmp_path: Path):
+def test_rule_fixable_task_is_approved_and_patch_applies_to_base(
+    acme_repo: Path, run_codemod, tmp_path: Path
+):
     before = git(acme_repo, "status", "--porcelain") + git(acme_repo, "rev-parse", "HEAD")
     result = run_codemod(acme_repo, "acme-sdk-2-rules.yml")
 
@@ -127,8 +129,9 @@ def test_unreachable_index_pauses_with_exit_75(acme_repo: Path, run_codemod, mon
     monkeypatch.setenv("PIP_TIMEOUT", "2")
     monkeypatch.setenv("PIP_FIND_LINKS", "")
     monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
-    result = run_codemod(acme_repo, "acme-sdk-2-rules.yml", "--index-url", "http://127.0.0.1:9/simple",
-                         packages=False)
+    result = run_codemod(
+        acme_repo, "acme-sdk-2-rules.yml", "--index-url", "http://127.0.0.1:9/simple", packages=False
+    )
     m = result.manifest
     assert result.code == 75 and m["status"] == "paused", m["reason"]
     assert_all_artifacts(result.run_dir)

@@ -13,13 +13,21 @@ from agentic_codemod.workflow.candidate import freeze
 from agentic_codemod.workflow.state import RunState
 
 ARTIFACTS = (
-    "run.json", "plan.json", "profile.json", "review.json", "merge_request.md", "changes.patch", "trace.jsonl",
+    "run.json",
+    "plan.json",
+    "profile.json",
+    "review.json",
+    "merge_request.md",
+    "changes.patch",
+    "trace.jsonl",
 )
 
 
 def write_json(path: Path, model: BaseModel) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(model.model_dump(mode="json"), indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.write_text(
+        json.dumps(model.model_dump(mode="json"), indent=2, sort_keys=False) + "\n", encoding="utf-8"
+    )
     tmp.replace(path)
 
 
@@ -35,12 +43,18 @@ def write_all(state: RunState) -> None:
             state.notes.append(f"could not freeze the worktree: {exc}")
     if not patch.exists():
         patch.write_bytes(b"")
-    profile = state.profile or RepoProfile(ecosystem=state.task.sdk.ecosystem if state.task else "unknown",
-                                           notes=[f"no recon: {m.reason}"])
-    plan = state.plan or ChangePlan(task_id=state.task.id, sdk=state.task.sdk.name,
-                                    target_version=state.task.sdk.to, reason=f"no plan: {m.reason}")
+    profile = state.profile or RepoProfile(
+        ecosystem=state.task.sdk.ecosystem if state.task else "unknown", notes=[f"no recon: {m.reason}"]
+    )
+    plan = state.plan or ChangePlan(
+        task_id=state.task.id,
+        sdk=state.task.sdk.name,
+        target_version=state.task.sdk.to,
+        reason=f"no plan: {m.reason}",
+    )
     verdict = state.verdict or ReviewVerdict(
-        verdict="unsure", reviewer="none",
+        verdict="unsure",
+        reviewer="none",
         candidate_sha256=state.candidate.sha256 if state.candidate else None,
         summary=f"not reviewed: {m.reason}",
     )
@@ -56,7 +70,8 @@ def write_all(state: RunState) -> None:
     write_json(paths.artifact("plan.json"), plan)
     write_json(paths.artifact("review.json"), verdict)
     paths.artifact("merge_request.md").write_text(
-        f"# {state.draft.title}\n\n{state.draft.description}", encoding="utf-8")
+        f"# {state.draft.title}\n\n{state.draft.description}", encoding="utf-8"
+    )
     paths.artifact("trace.jsonl").touch()
     write_json(paths.artifact("run.json"), m)
 

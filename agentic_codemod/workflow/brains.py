@@ -57,8 +57,11 @@ class RuleBrain:
 
     def implement(self, state: RunState, iteration: int, failure: VerificationResult | None) -> bool:
         state.trace.record(
-            actor="rules", tool="implement", arguments={"iteration": iteration},
-            result="offline mode: no edits beyond the codemod rules", decision="allowed",
+            actor="rules",
+            tool="implement",
+            arguments={"iteration": iteration},
+            result="offline mode: no edits beyond the codemod rules",
+            decision="allowed",
         )
         return False
 
@@ -99,12 +102,26 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         verification = "No verification ran."
     else:
         counts = last.tests
-        tally = f"{counts.passed} passed, {counts.failed} failed, {counts.errors} errors" if counts else "no counts"
+        tally = (
+            f"{counts.passed} passed, {counts.failed} failed, {counts.errors} errors"
+            if counts
+            else "no counts"
+        )
         verification = f"`{' '.join(last.command[-4:])}` exit {last.exit_code} ({tally}), {last.duration_s}s"
-    findings = "\n".join(f"- {f.severity}: {f.message}" + (f" (`{f.path}`)" if f.path else "")
-                         for f in (verdict.findings if verdict else [])) or "- none"
-    human = "\n".join(f"- {h.reason}" + (f" — `{h.file}:{h.line}`" if h.file else "")
-                      for h in (plan.requires_human if plan else [])) or "- nothing"
+    findings = (
+        "\n".join(
+            f"- {f.severity}: {f.message}" + (f" (`{f.path}`)" if f.path else "")
+            for f in (verdict.findings if verdict else [])
+        )
+        or "- none"
+    )
+    human = (
+        "\n".join(
+            f"- {h.reason}" + (f" — `{h.file}:{h.line}`" if h.file else "")
+            for h in (plan.requires_human if plan else [])
+        )
+        or "- nothing"
+    )
     text = Template((TEMPLATES / "merge_request.md").read_text(encoding="utf-8")).safe_substitute(
         title=title,
         summary=(verdict.summary if verdict else state.manifest.reason) or "",

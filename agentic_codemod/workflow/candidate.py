@@ -26,7 +26,9 @@ def git(*args: str, cwd: Path, env: dict[str, str] | None = None, check: bool = 
     merged = {**os.environ, **GIT_IDENTITY, "GIT_CONFIG_NOSYSTEM": "1", **(env or {})}
     proc = subprocess.run(["git", *args], cwd=cwd, env=merged, capture_output=True, check=False)
     if check and proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: {proc.stderr.decode(errors='replace').strip()}")
+        raise RuntimeError(
+            f"git {' '.join(args)} failed in {cwd}: {proc.stderr.decode(errors='replace').strip()}"
+        )
     return proc.stdout.decode("utf-8", errors="replace")
 
 
@@ -48,9 +50,21 @@ def staged_diff(worktree: Path, base_commit: str, *extra: str) -> bytes:
         git("add", "--all", "--", ".", cwd=worktree, env=env)
         merged = {**os.environ, **GIT_IDENTITY, **env}
         proc = subprocess.run(
-            ["git", "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", *extra,
-             base_commit],
-            cwd=worktree, env=merged, capture_output=True, check=True,
+            [
+                "git",
+                "diff",
+                "--cached",
+                "--binary",
+                "--full-index",
+                "--no-color",
+                "--no-ext-diff",
+                *extra,
+                base_commit,
+            ],
+            cwd=worktree,
+            env=merged,
+            capture_output=True,
+            check=True,
         )
         return proc.stdout
 

@@ -100,7 +100,11 @@ def scan(rule: Rule, root: Path, files: list[str], timeout_s: float = 120.0) -> 
         return []
     proc = subprocess.run(
         [ast_grep_binary(), "scan", "--rule", str(rule.path), "--json=compact", *files],
-        cwd=root, capture_output=True, text=True, timeout=timeout_s, check=False,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
     )
     try:
         matches = json.loads(proc.stdout or "[]")
@@ -113,7 +117,9 @@ def source_files(root: Path, language: str) -> list[str]:
     """Tracked and untracked (not ignored) source files, repo-relative, via git (so .gitignore applies)."""
     out = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=root, capture_output=True, check=True,
+        cwd=root,
+        capture_output=True,
+        check=True,
     ).stdout.decode()
     suffixes = SOURCE_SUFFIXES.get(language, ())
     return sorted(p for p in out.split("\0") if p.endswith(suffixes) and (root / p).is_file())
@@ -170,7 +176,10 @@ def _splice(text: str, matches: list[dict[str, Any]]) -> str:
     """Apply replacements by byte offset, last first, refusing overlapping edits."""
     data = text.encode("utf-8")
     spans = sorted(
-        ((m["replacementOffsets"]["start"], m["replacementOffsets"]["end"], m["replacement"]) for m in matches),
+        (
+            (m["replacementOffsets"]["start"], m["replacementOffsets"]["end"], m["replacement"])
+            for m in matches
+        ),
         reverse=True,
     )
     limit = len(data) + 1

@@ -26,13 +26,19 @@ def intake(state: RunState) -> str:
     for d in (paths.home, paths.tmp):
         d.mkdir(parents=True, exist_ok=True)
     env = scrubbed_env(
-        dict(os.environ), settings.verification_env_allowlist, settings.secret_name_markers,
-        home=paths.home, tmp=paths.tmp,
+        dict(os.environ),
+        settings.verification_env_allowlist,
+        settings.secret_name_markers,
+        home=paths.home,
+        tmp=paths.tmp,
     )
     state.runner = SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes)
     state.workspace = Workspace(
-        paths.worktree, deny_globs=settings.deny_globs, allowed_paths=state.task.allowed_paths,
-        budgets=settings.budgets, trace=state.trace,
+        paths.worktree,
+        deny_globs=settings.deny_globs,
+        allowed_paths=state.task.allowed_paths,
+        budgets=settings.budgets,
+        trace=state.trace,
     )
     return f"base {state.base_commit[:12]}, context lock {state.context.lock_sha256[:12]}"
 

@@ -21,7 +21,7 @@ from agentic_codemod.workflow.state import RunState
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
-from agno.workflow import Loop, Step, StepInput, StepOutput, Workflow  # noqa: E402
+from agno.workflow import Loop, Step, StepInput, StepOutput, Workflow
 
 
 class Stop(Exception):
@@ -51,7 +51,11 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
 
     def loop_done(_outputs: list[StepOutput]) -> bool:
         last = state.last_verification
-        return state.error is not None or state.brain_done or (last is not None and last.phase != "baseline" and last.passed)
+        return (
+            state.error is not None
+            or state.brain_done
+            or (last is not None and last.phase != "baseline" and last.passed)
+        )
 
     return Workflow(
         name="agentic-codemod",
@@ -85,7 +89,9 @@ def run_workflow(state: RunState, brain: Brain) -> None:
         raise state.error
     ran = [s["step"] for s in state.manifest.steps]
     if state.stopped is None and "gate" not in ran:
-        raise RuntimeError(f"the workflow ended without reaching the gate (ran: {', '.join(ran) or 'nothing'})")
+        raise RuntimeError(
+            f"the workflow ended without reaching the gate (ran: {', '.join(ran) or 'nothing'})"
+        )
 
 
 class _Guard:

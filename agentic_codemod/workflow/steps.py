@@ -3,6 +3,8 @@ the brain (rules or agents) is consulted only where the design says the model ma
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypeVar
+
 from packaging.specifiers import SpecifierSet
 
 from agentic_codemod.errors import CandidateRejected, InputError, RequiresHuman
@@ -11,6 +13,11 @@ from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import freeze
 from agentic_codemod.workflow.state import RunState
+
+if TYPE_CHECKING:
+    from agentic_codemod.workflow.gates import GateResult
+
+T = TypeVar("T")
 
 
 def recon(state: RunState, brain: Brain) -> str:
@@ -33,10 +40,15 @@ def recon(state: RunState, brain: Brain) -> str:
 def plan(state: RunState, brain: Brain) -> str:
     task, profile = state.task, _need(state.profile)
     target = task.sdk.to
-    pending = [d for d in profile.sdk_declarations if target not in SpecifierSet(d.specifier, prereleases=True)]
+    pending = [
+        d for d in profile.sdk_declarations if target not in SpecifierSet(d.specifier, prereleases=True)
+    ]
     draft = ChangePlan(
-        task_id=task.id, sdk=task.sdk.name, target_version=target,
-        allowed_paths=task.allowed_paths, acceptance_criteria=task.acceptance_criteria,
+        task_id=task.id,
+        sdk=task.sdk.name,
+        target_version=target,
+        allowed_paths=task.allowed_paths,
+        acceptance_criteria=task.acceptance_criteria,
     )
     if not profile.sdk_declarations:
         draft.nothing_to_do, draft.reason = True, f"the repository does not declare {task.sdk.name}"
@@ -64,27 +76,40 @@ def plan(state: RunState, brain: Brain) -> str:
 def baseline(state: RunState) -> str:
     adapter, command = _need(state.adapter), state.test_command
     if command is None:
-        raise RequiresHuman("no test command found: without verification nothing may be published",
-                            hint="add a tests/ folder or a pytest configuration to the repository")
+        raise RequiresHuman(
+            "no test command found: without verification nothing may be published",
+            hint="add a tests/ folder or a pytest configuration to the repository",
+        )
     budgets = state.settings.budgets
-    state.env = adapter.prepare_environment(state.paths.worktree, state.paths.env_dir, state.settings,
-                                            _need(state.runner))
+    state.env = adapter.prepare_environment(
+        state.paths.worktree, state.paths.env_dir, state.settings, _need(state.runner)
+    )
     failed = [r for r in state.env.install_log if not r.ok]
     if failed:
-        raise RequiresHuman("cannot install the repository's dependencies for verification",
-                            hint=failed[-1].output_tail[-400:].strip())
+        raise RequiresHuman(
+            "cannot install the repository's dependencies for verification",
+            hint=failed[-1].output_tail[-400:].strip(),
+        )
     state.baseline = verify.run_tests(
-        command, python=state.env.python, cwd=state.paths.worktree, runner=_need(state.runner),
-        timeout_s=budgets.verification_timeout_s, phase="baseline", reports_dir=state.paths.reports,
+        command,
+        python=state.env.python,
+        cwd=state.paths.worktree,
+        runner=_need(state.runner),
+        timeout_s=budgets.verification_timeout_s,
+        phase="baseline",
+        reports_dir=state.paths.reports,
     )
     state.verifications.append(state.baseline)
     if not verify.usable_baseline(state.baseline):
-        raise RequiresHuman(f"the test command does not work (exit {state.baseline.exit_code}): "
-                            f"{' '.join(state.baseline.command)}",
-                            hint="fix the repository's test set-up; verification is required to publish")
+        raise RequiresHuman(
+            f"the test command does not work (exit {state.baseline.exit_code}): "
+            f"{' '.join(state.baseline.command)}",
+            hint="fix the repository's test set-up; verification is required to publish",
+        )
     counts = state.baseline.tests
     return f"baseline: exit {state.baseline.exit_code}, " + (
-        f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts")
+        f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
+    )
 
 
 def bump(state: RunState) -> str:
@@ -98,18 +123,32 @@ def bump(state: RunState) -> str:
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
         bumped += 1
         for notice in adapter.update_lockfiles(state.paths.worktree, dep, target, _need(state.runner)) or []:
-            state.trace.record(actor="bump", tool="update_lockfile", arguments={"file": notice.file},
-                               result=notice.message or "updated", decision="allowed")
+            state.trace.record(
+                actor="bump",
+                tool="update_lockfile",
+                arguments={"file": notice.file},
+                result=notice.message or "updated",
+                decision="allowed",
+            )
             if not notice.updated:
-                plan_.requires_human.append(HumanItem(reason=f"lockfile not refreshed: {notice.message}",
-                                                      file=notice.file))
-    install = adapter.install_dependencies(state.paths.worktree, _need(state.env), state.settings,
-                                           _need(state.runner))
-    state.trace.record(actor="bump", tool="install_dependencies", arguments={"argv": install.argv},
-                       result=f"exit {install.exit_code}", decision="allowed")
+                plan_.requires_human.append(
+                    HumanItem(reason=f"lockfile not refreshed: {notice.message}", file=notice.file)
+                )
+    install = adapter.install_dependencies(
+        state.paths.worktree, _need(state.env), state.settings, _need(state.runner)
+    )
+    state.trace.record(
+        actor="bump",
+        tool="install_dependencies",
+        arguments={"argv": install.argv},
+        result=f"exit {install.exit_code}",
+        decision="allowed",
+    )
     if not install.ok:
-        raise CandidateRejected(f"installing {state.task.sdk.name} {target} failed (exit {install.exit_code})",
-                                hint=install.output_tail[-400:].strip())
+        raise CandidateRejected(
+            f"installing {state.task.sdk.name} {target} failed (exit {install.exit_code})",
+            hint=install.output_tail[-400:].strip(),
+        )
     return f"bumped {bumped} declaration(s); installed {state.task.sdk.name} {target}"
 
 
@@ -122,8 +161,12 @@ def apply_codemod(state: RunState) -> str:
 
 def run_verification(state: RunState, phase: str) -> str:
     result = verify.run_tests(
-        _need(state.test_command), python=_need(state.env).python, cwd=state.paths.worktree,
-        runner=_need(state.runner), timeout_s=state.settings.budgets.verification_timeout_s, phase=phase,
+        _need(state.test_command),
+        python=_need(state.env).python,
+        cwd=state.paths.worktree,
+        runner=_need(state.runner),
+        timeout_s=state.settings.budgets.verification_timeout_s,
+        phase=phase,
         reports_dir=state.paths.reports,
     )
     state.verifications.append(result)
@@ -154,7 +197,7 @@ def scribe(state: RunState, brain: Brain) -> str:
     return state.draft.title
 
 
-def _test_count_gate(state: RunState):  # type: ignore[no-untyped-def]
+def _test_count_gate(state: RunState) -> GateResult:
     """Fewer tests passing+failing than at baseline means tests went missing."""
     from agentic_codemod.workflow.gates import GateResult
 
@@ -164,12 +207,16 @@ def _test_count_gate(state: RunState):  # type: ignore[no-untyped-def]
         n_before = before.tests.passed + before.tests.failed + before.tests.errors
         n_after = after.tests.passed + after.tests.failed + after.tests.errors
         if n_after < n_before * state.settings.min_test_count_ratio:
-            findings.append(Finding(severity="error",
-                                    message=f"tests ran {n_after} after the change but {n_before} at baseline"))
+            findings.append(
+                Finding(
+                    severity="error",
+                    message=f"tests ran {n_after} after the change but {n_before} at baseline",
+                )
+            )
     return GateResult(name="test_count", passed=not findings, findings=findings)
 
 
-def _find_skill(state: RunState):  # type: ignore[no-untyped-def]
+def _find_skill(state: RunState) -> Any:
     ref = state.task.migration
     skill = state.context.skill(ref.package, ref.skill) if state.context is not None else None
     if skill is None:
@@ -181,7 +228,7 @@ def _find_skill(state: RunState):  # type: ignore[no-untyped-def]
     return skill
 
 
-def _need(value):  # type: ignore[no-untyped-def]
+def _need(value: T | None) -> T:
     if value is None:
         raise InputError("internal: a step ran before the step that prepares its input")
     return value

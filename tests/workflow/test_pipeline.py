@@ -33,8 +33,13 @@ def test_a_crashing_step_fails_the_run_once_and_keeps_the_evidence(
     settings = Settings()
     settings.python.find_links = [str(wheels)]
     settings.python.no_index = True
-    options = run_module.RunOptions(task=load_task(TASKS / "acme-sdk-2.yml"), repo=acme_repo,
-                                    run_dir=tmp_path / "run", settings=settings, context_root=context_root)
+    options = run_module.RunOptions(
+        task=load_task(TASKS / "acme-sdk-2.yml"),
+        repo=acme_repo,
+        run_dir=tmp_path / "run",
+        settings=settings,
+        context_root=context_root,
+    )
     manifest = run_module.execute(options)
 
     assert ExplodingPlanner.calls == 1, "a failed step must not be retried"
@@ -49,8 +54,14 @@ def test_a_crashing_step_fails_the_run_once_and_keeps_the_evidence(
 
 def result(phase: str, exit_code: int, failing: list[str], passed: int = 3) -> VerificationResult:
     counts = Tally(passed=passed, failed=len(failing), failing=failing)
-    return VerificationResult(phase=phase, command=["pytest"], exit_code=exit_code, duration_s=0.1,
-                              passed=exit_code == 0 and passed > 0, tests=counts)
+    return VerificationResult(
+        phase=phase,
+        command=["pytest"],
+        exit_code=exit_code,
+        duration_s=0.1,
+        passed=exit_code == 0 and passed > 0,
+        tests=counts,
+    )
 
 
 @pytest.mark.parametrize(
@@ -64,7 +75,15 @@ def result(phase: str, exit_code: int, failing: list[str], passed: int = 3) -> V
         (None, result("iteration-1", 1, ["t::a"]), "unknown"),
         (result("baseline", 0, []), None, "unknown"),
     ],
-    ids=["green", "introduced", "pre-existing", "new-on-top-of-old", "collection-error", "no-baseline", "no-run"],
+    ids=[
+        "green",
+        "introduced",
+        "pre-existing",
+        "new-on-top-of-old",
+        "collection-error",
+        "no-baseline",
+        "no-run",
+    ],
 )
 def test_failures_are_classed_against_the_baseline(baseline, final, expected) -> None:  # type: ignore[no-untyped-def]
     assert verify.classify(baseline, final) == expected
@@ -72,13 +91,20 @@ def test_failures_are_classed_against_the_baseline(baseline, final, expected) ->
 
 @pytest.mark.parametrize(
     ("exit_code", "counts", "usable"),
-    [(0, Tally(passed=3), True), (1, Tally(passed=2, failed=1), True), (5, Tally(), False),
-     (4, None, False), (127, None, False), (0, Tally(), False)],
+    [
+        (0, Tally(passed=3), True),
+        (1, Tally(passed=2, failed=1), True),
+        (5, Tally(), False),
+        (4, None, False),
+        (127, None, False),
+        (0, Tally(), False),
+    ],
     ids=["green", "red-but-ran", "no-tests", "usage-error", "not-found", "exit-0-without-tests"],
 )
 def test_a_baseline_must_have_run_tests(exit_code: int, counts: Tally | None, usable: bool) -> None:
-    baseline = VerificationResult(phase="baseline", command=["x"], exit_code=exit_code, duration_s=0.0,
-                                  passed=False, tests=counts)
+    baseline = VerificationResult(
+        phase="baseline", command=["x"], exit_code=exit_code, duration_s=0.0, passed=False, tests=counts
+    )
     assert verify.usable_baseline(baseline) is usable
 
 
