@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 from agentic_codemod.models import Candidate
+from agentic_codemod.tools.snapshot import snapshot_diff
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "agentic-codemod",
@@ -41,39 +41,24 @@ def clone_worktree(repo: Path, dest: Path) -> str:
     return base
 
 
-def staged_diff(worktree: Path, base_commit: str, *extra: str) -> bytes:
-    """Diff of everything in the worktree against base — modified, added, deleted and untracked files —
-    computed through a throwaway index so the clone's own index is never touched."""
-    with tempfile.TemporaryDirectory(prefix="codemod-index-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        git("read-tree", base_commit, cwd=worktree, env=env)
-        git("add", "--all", "--", ".", cwd=worktree, env=env)
-        merged = {**os.environ, **GIT_IDENTITY, **env}
-        proc = subprocess.run(
-            [
-                "git",
-                "diff",
-                "--cached",
-                "--binary",
-                "--full-index",
-                "--no-color",
-                "--no-ext-diff",
-                *extra,
-                base_commit,
-            ],
-            cwd=worktree,
-            env=merged,
-            capture_output=True,
-            check=True,
-        )
-        return proc.stdout
+PATCH_ARGS = ("--binary", "--full-index", "--no-color", "--no-ext-diff")
+
+
+def candidate_patch(worktree: Path, base_commit: str) -> bytes:
+    """The full diff of the worktree against base: modified, added, deleted and untracked files
+    (computed with a throwaway index and object store; the clone's .git is never written)."""
+    return snapshot_diff(worktree, base_commit, *PATCH_ARGS)
+
+
+def candidate_sha256(worktree: Path, base_commit: str) -> str:
+    return hashlib.sha256(candidate_patch(worktree, base_commit)).hexdigest()
 
 
 def freeze(worktree: Path, base_commit: str, patch_path: Path) -> Candidate:
     """Write changes.patch and return the candidate's identity."""
-    patch = staged_diff(worktree, base_commit)
+    patch = candidate_patch(worktree, base_commit)
     patch_path.write_bytes(patch)
-    names = staged_diff(worktree, base_commit, "--name-only").decode().split("\n")
+    names = snapshot_diff(worktree, base_commit, "--name-only", "-z").decode().split("\0")
     return Candidate(
         base_commit=base_commit,
         sha256=hashlib.sha256(patch).hexdigest(),

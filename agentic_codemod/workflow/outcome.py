@@ -32,7 +32,7 @@ def intake(state: RunState) -> str:
         home=paths.home,
         tmp=paths.tmp,
     )
-    state.runner = SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes)
+    state.runner = SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes, trace=state.trace)
     state.workspace = Workspace(
         paths.worktree,
         deny_globs=settings.deny_globs,

@@ -11,7 +11,7 @@ from agentic_codemod.errors import CandidateRejected, InputError, RequiresHuman
 from agentic_codemod.models import ChangePlan, Finding, HumanItem, RepoProfile
 from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.brains import Brain
-from agentic_codemod.workflow.candidate import freeze
+from agentic_codemod.workflow.candidate import candidate_sha256, freeze
 from agentic_codemod.workflow.state import RunState
 
 if TYPE_CHECKING:
@@ -160,6 +160,7 @@ def apply_codemod(state: RunState) -> str:
 
 
 def run_verification(state: RunState, phase: str) -> str:
+    tested = candidate_sha256(state.paths.worktree, state.base_commit)
     result = verify.run_tests(
         _need(state.test_command),
         python=_need(state.env).python,
@@ -169,6 +170,10 @@ def run_verification(state: RunState, phase: str) -> str:
         phase=phase,
         reports_dir=state.paths.reports,
     )
+    after = candidate_sha256(state.paths.worktree, state.base_commit)
+    result.candidate_sha256 = tested if after == tested else None  # the tests changed the tree: no proof
+    if after != tested:
+        state.notes.append(f"{phase}: the test run changed the worktree; its result proves no candidate")
     state.verifications.append(result)
     return f"{phase}: {'green' if result.passed else 'red'} (exit {result.exit_code})"
 
@@ -180,9 +185,10 @@ def review(state: RunState, brain: Brain) -> str:
     findings: list[Finding] = []
     changes = gates.changed_paths(state.paths.worktree, state.base_commit)
     for result in (
-        gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs),
-        gates.test_tamper_check(state.paths.worktree, state.base_commit, changes),
+        gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs, trace=state.trace),
+        gates.test_tamper_check(state.paths.worktree, state.base_commit, changes, trace=state.trace),
         _test_count_gate(state),
+        _evidence_gate(state),
     ):
         record = {**result.to_dict(), "candidate_sha256": state.candidate.sha256}
         state.gates.append(record)
@@ -214,6 +220,28 @@ def _test_count_gate(state: RunState) -> GateResult:
                 )
             )
     return GateResult(name="test_count", passed=not findings, findings=findings)
+
+
+def _evidence_gate(state: RunState) -> GateResult:
+    """The last verification must have tested exactly this candidate, and every file an actor wrote
+    must be in it (a written file hidden by .gitignore would otherwise escape review)."""
+    from agentic_codemod.workflow.gates import GateResult
+
+    cand, last, ws = _need(state.candidate), state.last_verification, state.workspace
+    findings: list[Finding] = []
+    if last is None or last.candidate_sha256 != cand.sha256:
+        proved = last.candidate_sha256[:12] if last and last.candidate_sha256 else "-"
+        findings.append(
+            Finding(
+                severity="error",
+                message=f"the last verification tested candidate {proved}, not {cand.sha256[:12]}",
+            )
+        )
+    for path in sorted((ws.changed_files if ws else set()) - set(cand.files)):
+        findings.append(
+            Finding(severity="error", message=f"written but not in the candidate: {path}", path=path)
+        )
+    return GateResult(name="evidence", passed=not findings, findings=findings)
 
 
 def _find_skill(state: RunState) -> Any:

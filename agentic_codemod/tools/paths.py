@@ -1,0 +1,149 @@
+"""How a path spelled by an actor becomes a repository-relative POSIX path, and which globs it hits.
+
+Pure string rules, shared by the workspace (before any file is touched) and the scope gate (on what
+git lists afterwards), so both sides refuse exactly the same spellings:
+
+    normalise(rel) -> str                   "src/a.py"; raises Refused for a spelling that is not plain
+    denied_by(path, globs) -> str | None    case-insensitive; the path and every parent directory
+    allowed_by(path, globs) -> bool         case-sensitive; the path or one of its parent directories
+    inside_git(path) -> bool                a `.git` component (any case, NTFS short name `git~1`)
+
+Globs: `*` and `?` stay inside one path component, `**` spans components, `[...]` is a class.
+A deny glob without `/` matches a single component at any depth (gitignore style), so `*.pem` also
+refuses `keys/a.pem/`-style directories and files.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+
+# Never readable, never writable: files that usually hold credentials.
+SECRET_FILE_GLOBS: tuple[str, ...] = (
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".pypirc",
+    ".npmrc",
+)
+
+MAX_PATH_CHARS = 4096  # PATH_MAX
+MAX_NAME_BYTES = 255  # NAME_MAX
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_NTFS_SHORT_GIT = re.compile(r"^git~\d+$")
+
+
+class Refused(PermissionError):
+    """An actor asked for something the enforcement layer does not allow. `reason` says what."""
+
+    def __init__(self, reason: str, path: str = "") -> None:
+        super().__init__(f"refused: {reason}" + (f": {path!r}" if path else ""))
+        self.reason = reason
+        self.path = path
+
+
+def normalise(rel: str) -> str:
+    """Repository-relative POSIX spelling of `rel`, or Refused. "." and "" mean the root ("")."""
+    if not isinstance(rel, str):
+        raise Refused("path must be a string", repr(rel))
+    if len(rel) > MAX_PATH_CHARS:
+        raise Refused(f"path longer than {MAX_PATH_CHARS} characters", rel[:80] + "…")
+    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in rel):
+        raise Refused("control or invisible character in path", rel)
+    if _PERCENT.search(rel):
+        raise Refused("percent-encoded path spelling", rel)
+    spelled = rel.replace("\\", "/")
+    if spelled.startswith("/") or _DRIVE.match(spelled) or spelled.startswith("~"):
+        raise Refused("absolute path", rel)
+    parts = [p for p in spelled.split("/") if p not in ("", ".")]
+    for part in parts:
+        if part == "..":
+            raise Refused("path escapes the worktree (..)", rel)
+        if part.endswith((".", " ")) or part.startswith(" "):
+            raise Refused("path component with a trailing dot or space", rel)
+        if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+            raise Refused(f"path component longer than {MAX_NAME_BYTES} bytes", rel)
+    return "/".join(parts)
+
+
+def inside_git(path: str) -> bool:
+    for part in path.split("/"):
+        folded = _fold(part)
+        if folded == ".git" or _NTFS_SHORT_GIT.match(folded):
+            return True
+    return False
+
+
+def denied_by(path: str, globs: Iterable[str]) -> str | None:
+    """The first deny glob that matches `path` or one of its parents (case-insensitive), else None."""
+    folded = _fold(path)
+    parts = folded.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for glob in globs:
+        candidates = parts if "/" not in glob.strip("/") else prefixes
+        pattern = _compile(_fold(glob.strip("/")))
+        if any(pattern.fullmatch(c) for c in candidates):
+            return glob
+    return None
+
+
+def allowed_by(path: str, globs: Iterable[str]) -> bool:
+    """True when a glob matches the path itself or one of its parent directories (case-sensitive)."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for glob in globs:
+        pattern = _compile(glob.strip("/") or "**")
+        if any(pattern.fullmatch(p) for p in prefixes):
+            return True
+    return False
+
+
+def matches(path: str, glob: str) -> bool:
+    """Plain glob match of a full repo-relative path (a glob without `/` matches the file name)."""
+    target = path if "/" in glob else path.rsplit("/", 1)[-1]
+    return _compile(glob).fullmatch(target) is not None
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@functools.lru_cache(maxsize=512)
+def _compile(glob: str) -> re.Pattern[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("(?:/.*)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and "]" in glob[i + 2 :]:
+            end = glob.index("]", i + 2)
+            body = glob[i + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)

@@ -1,0 +1,313 @@
+"""Run one command the way verification must: own process group, timeout, scrubbed env, bounded output.
+
+API (contract used by adapters and the pipeline):
+
+    env = scrubbed_env(os.environ, allowlist, markers, home=Path, tmp=Path, extra={...}) -> dict[str, str]
+    result = run_process(argv, cwd=Path, timeout_s=float, env=dict, tail_bytes=int) -> ProcessResult
+        never raises; on timeout or cancel kills the whole process group (children included);
+        output is stdout+stderr merged, cut head+tail to tail_bytes.
+    runner = SandboxRunner(env=..., tail_bytes=...)   # satisfies adapters.types.Runner
+
+Additions: `run_process(..., grace_s=KILL_GRACE_S)`; `SandboxRunner(..., trace=, redactor=, markers=,
+actor=)` drops secret-named names from a per-call `env` (each drop is a refused trace line), redacts the
+output tail and records every run. A cancel (KeyboardInterrupt, or whatever exception the CLI's SIGTERM
+handler raises) during the wait kills the group and is re-raised — the only exception that escapes.
+
+Cleanup after every run: the command leads a new session (its pid, the group and session id, stays
+reserved because the leader is reaped last). Whatever is left in that group or session, or carries this
+run's RUN_TAG_VAR (a daemon that called setsid), is killed: SIGTERM, grace, SIGKILL on timeout or cancel;
+SIGKILL at once after a normal exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from agentic_codemod.adapters.types import ProcessResult
+from agentic_codemod.config import SECRET_NAME_MARKERS
+from agentic_codemod.tools.trace import Redactor, Trace
+
+KILL_GRACE_S = 2.0  # SIGTERM → SIGKILL
+RUN_TAG_VAR = "AGENTIC_CODEMOD_RUN"
+_POLL_S = 0.05
+_DRAIN_S = 1.0
+
+
+def scrubbed_env(
+    environ: Mapping[str, str],
+    allowlist: Sequence[str],
+    markers: Sequence[str],
+    *,
+    home: Path,
+    tmp: Path,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Allowlisted variables only, never a secret-named one (also not from `extra`); HOME and TMP*
+    point into the run dir (created here); no bytecode or pytest cache written into the worktree."""
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = {name: environ[name] for name in allowlist if name in environ}
+    env.update(
+        {
+            "HOME": str(home),
+            "TMPDIR": str(tmp),
+            "TMP": str(tmp),
+            "TEMP": str(tmp),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTEST_ADDOPTS": "-p no:cacheprovider",
+        }
+    )
+    env.update(extra or {})
+    return {k: v for k, v in env.items() if not secret_name(k, markers)}
+
+
+def secret_name(name: str, markers: Sequence[str] = SECRET_NAME_MARKERS) -> bool:
+    return any(marker.upper() in name.upper() for marker in markers)
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    env: Mapping[str, str],
+    tail_bytes: int,
+    grace_s: float = KILL_GRACE_S,
+) -> ProcessResult:
+    argv = [str(a) for a in argv]
+    tag = uuid.uuid4().hex
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env={**env, RUN_TAG_VAR: tag},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return ProcessResult(argv, None, time.monotonic() - start, "", error=f"{type(exc).__name__}: {exc}")
+    output = _HeadTail(tail_bytes)
+    timed_out = False
+    assert proc.stdout is not None
+    try:
+        timed_out = _pump(proc, proc.stdout.fileno(), output, start + timeout_s)
+        _end_group(proc, tag, grace_s if timed_out else 0.0)
+        _drain(proc.stdout.fileno(), output)
+    except BaseException:
+        _end_group(proc, tag, grace_s)
+        raise
+    finally:
+        proc.stdout.close()
+        proc.wait()
+    duration = time.monotonic() - start
+    exit_code = None if timed_out else proc.returncode
+    error = f"timed out after {timeout_s:g}s; process group killed" if timed_out else None
+    return ProcessResult(argv, exit_code, duration, output.text(), timed_out=timed_out, error=error)
+
+
+class SandboxRunner:
+    """`adapters.types.Runner` for production: fixed scrubbed env, bounded output, traced runs."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        tail_bytes: int,
+        *,
+        trace: Trace | None = None,
+        redactor: Redactor | None = None,
+        markers: Sequence[str] = SECRET_NAME_MARKERS,
+        actor: str = "verification",
+        grace_s: float = KILL_GRACE_S,
+    ) -> None:
+        self.markers = tuple(markers)
+        self.trace = trace
+        self.redactor = redactor or (trace.redactor if trace else None)
+        self.actor = actor
+        self.tail_bytes = tail_bytes
+        self.grace_s = grace_s
+        self.env = self._admit(dict(env))
+
+    def __call__(
+        self, argv: Sequence[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None
+    ) -> ProcessResult:
+        merged = {**self.env, **self._admit(dict(env or {}))}
+        result = run_process(
+            argv, cwd=cwd, timeout_s=timeout_s, env=merged, tail_bytes=self.tail_bytes, grace_s=self.grace_s
+        )
+        if self.redactor is not None:
+            result = ProcessResult(
+                result.argv,
+                result.exit_code,
+                result.duration_s,
+                self.redactor.redact(result.output_tail),
+                timed_out=result.timed_out,
+                error=result.error,
+            )
+        if self.trace is not None:
+            self.trace.record(
+                self.actor,
+                "run_process",
+                {"argv": list(result.argv), "cwd": str(cwd), "timeout_s": timeout_s},
+                f"exit={result.exit_code} duration={result.duration_s:.2f}s\n{result.output_tail}",
+                decision="refused" if result.timed_out else "allowed",
+                reason=result.error or "",
+            )
+        return result
+
+    def _admit(self, env: dict[str, str]) -> dict[str, str]:
+        for name in [n for n in env if secret_name(n, self.markers)]:
+            del env[name]
+            if self.trace is not None:
+                self.trace.record(
+                    self.actor,
+                    "env",
+                    {"name": name},
+                    "",
+                    decision="refused",
+                    reason="secret-named variable never reaches a verification process",
+                )
+        return env
+
+
+class _HeadTail:
+    """Keeps the first quarter and the last bytes of a stream; at most `limit` bytes in total."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 64)
+        self.head_limit = self.limit // 4
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        keep = self.limit - self.head_limit
+        if len(self.tail) > keep:
+            del self.tail[: len(self.tail) - keep]
+
+    def text(self) -> str:
+        if self.total <= self.limit:
+            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", "replace")
+        widest = len(_cut_marker(self.total))
+        tail = bytes(self.tail[-(self.limit - len(self.head) - widest) :])
+        marker = _cut_marker(self.total - len(self.head) - len(tail))
+        return (bytes(self.head) + marker + tail).decode("utf-8", "replace")
+
+
+def _cut_marker(cut: int) -> bytes:
+    return f"\n[... {cut} bytes cut ...]\n".encode()
+
+
+def _pump(proc: subprocess.Popen[bytes], fd: int, output: _HeadTail, deadline: float) -> bool:
+    """Read output until the leader exits (left unreaped) or the deadline passes; True on timeout."""
+    os.set_blocking(fd, False)
+    open_pipe = True
+    while not _exited(proc):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        if not open_pipe:
+            time.sleep(min(_POLL_S, remaining))
+            continue
+        ready, _, _ = select.select([fd], [], [], min(_POLL_S, remaining))
+        if ready:
+            open_pipe = _read(fd, output)
+    return False
+
+
+def _drain(fd: int, output: _HeadTail) -> None:
+    """Read what is left in the pipe, bounded in time (a killed daemon may hold it briefly)."""
+    deadline = time.monotonic() + _DRAIN_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], _POLL_S)
+        if ready and not _read(fd, output):
+            return
+
+
+def _read(fd: int, output: _HeadTail) -> bool:
+    try:
+        chunk = os.read(fd, 65536)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    if chunk:
+        output.add(chunk)
+    return bool(chunk)
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the leader has exited, without reaping it (its pid keeps the group id reserved)."""
+    if not hasattr(os, "waitid"):
+        return proc.poll() is not None
+    try:
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def _end_group(proc: subprocess.Popen[bytes], tag: str, grace_s: float) -> None:
+    """SIGTERM the group, session and tagged stragglers, wait up to grace_s, then SIGKILL the rest."""
+    sid = proc.pid
+    if grace_s > 0:
+        _signal_all(sid, tag, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and (not _exited(proc) or _members(sid, tag)):
+            time.sleep(_POLL_S)
+    _signal_all(sid, tag, signal.SIGKILL)
+    deadline = time.monotonic() + _DRAIN_S
+    while time.monotonic() < deadline and _members(sid, tag):
+        time.sleep(_POLL_S)
+
+
+def _signal_all(sid: int, tag: str, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(sid, sig)
+    for pid in _members(sid, tag):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _members(sid: int, tag: str) -> list[int]:
+    """Live (non-zombie) processes in the session or group `sid`, or carrying the run tag (Linux /proc)."""
+    found: list[int] = []
+    needle = f"{RUN_TAG_VAR}={tag}".encode()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit() or int(entry) in (os.getpid(), sid):
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            if fields[0] in (b"Z", b"X"):
+                continue
+            if sid in (int(fields[2]), int(fields[3])):
+                found.append(int(entry))
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle in handle.read().split(b"\0"):
+                    found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found

@@ -1,0 +1,289 @@
+"""Deterministic gates between the candidate and a commit. No model; a violation fails outright.
+
+    changed_paths(root, base_commit) -> list[Change]        from git: modified, new (untracked), deleted,
+                                                            renamed; the real index and .git stay untouched
+    scope_gate(changes, allowed_paths, deny_globs) -> GateResult        every offending path named
+    test_tamper_check(root, base_commit, changes) -> GateResult         deleted/emptied tests, new skip or
+                                                            xfail markers, fewer asserts or tests than at base
+    GateResult(name, passed, findings).to_dict()
+
+Additions: `Change.old_path` (renames) and `Change.mode` ("120000" is a symlink, "160000" a submodule),
+and `trace=` on both gates: a failed gate is a refused trace line, a passed one an allowed line.
+Same path rules as the workspace (tools/paths.py): one spelling policy on both sides of the agent.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentic_codemod.config import DEFAULT_DENY_GLOBS
+from agentic_codemod.models import Finding
+from agentic_codemod.tools.paths import Refused, allowed_by, denied_by, inside_git, normalise
+from agentic_codemod.tools.snapshot import GitError, git, resolve_base, snapshot_diff
+from agentic_codemod.tools.trace import Trace
+
+SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+# Names that skip or expect-fail a test, however they are imported (pytest.mark.skip, mark.xfail, skip …).
+SKIP_NAMES = frozenset(
+    {
+        "skip",
+        "skipif",
+        "xfail",
+        "skipIf",
+        "skipUnless",
+        "expectedFailure",
+        "SkipTest",
+        "skipTest",
+        "importorskip",
+    }
+)
+# Test-selection knobs in config files and conftest.py; more of them than at base narrows the suite.
+SELECTION_TOKENS = (
+    "--deselect",
+    "--ignore",
+    " -k ",
+    "collect_ignore",
+    "norecursedirs",
+    "pytest_collection_modifyitems",
+    "pytest_ignore_collect",
+)
+TEST_CONFIG_FILES = frozenset(
+    {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py", "noxfile.py"}
+)
+TEST_DIRS = frozenset({"test", "tests", "testing"})
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    status: str  # A added, M modified, D deleted, R renamed, C copied, T type changed
+    old_path: str | None = None
+    mode: str = ""  # new git mode; "" when deleted
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class GateResult(BaseModel):
+    name: str
+    passed: bool
+    findings: list[Finding] = Field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def changed_paths(root: Path, base_commit: str) -> list[Change]:
+    raw = snapshot_diff(root, base_commit, "--raw", "-z", "-M", "--no-abbrev")
+    fields = raw.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i < len(fields) and fields[i].startswith(":"):
+        meta = fields[i][1:].split()
+        status = meta[4][0]
+        if status in "RC":
+            changes.append(Change(fields[i + 2], status, fields[i + 1], meta[1]))
+            i += 3
+        else:
+            changes.append(Change(fields[i + 1], status, None, "" if status == "D" else meta[1]))
+            i += 2
+    return changes
+
+
+def scope_gate(
+    changes: Sequence[Change],
+    allowed_paths: Iterable[str],
+    deny_globs: Iterable[str],
+    *,
+    trace: Trace | None = None,
+) -> GateResult:
+    allowed = list(allowed_paths)
+    deny = list(dict.fromkeys([*DEFAULT_DENY_GLOBS, *deny_globs]))
+    findings: list[Finding] = []
+    for change in changes:
+        for path in filter(None, (change.path, change.old_path)):
+            problem = _scope_problem(path, allowed, deny)
+            if problem:
+                findings.append(
+                    _error(f"{problem}: {path} ({_STATUS.get(change.status, change.status)})", path)
+                )
+        if change.mode == SYMLINK_MODE:
+            findings.append(_error(f"symlink in the candidate: {change.path}", change.path))
+        elif change.mode == GITLINK_MODE:
+            findings.append(_error(f"submodule change in the candidate: {change.path}", change.path))
+    return _result("scope", findings, len(changes), trace)
+
+
+def test_tamper_check(
+    root: Path, base_commit: str, changes: Sequence[Change], *, trace: Trace | None = None
+) -> GateResult:
+    base = resolve_base(root, base_commit)
+    findings: list[Finding] = []
+    for change in changes:
+        old = change.old_path or change.path
+        if change.status == "D":
+            if _is_test(old):
+                findings.append(_error(f"test file deleted: {old}", old))
+            continue
+        if change.status == "R" and _is_test(old) and not _is_test(change.path):
+            findings.append(_error(f"test file moved out of test discovery: {old} -> {change.path}", old))
+            continue
+        if not (_is_test(change.path) or _name(change.path) in TEST_CONFIG_FILES):
+            continue
+        before = _base_text(root, base, old) if change.status in "MRCT" else ""
+        after = _current_text(root, change.path)
+        findings.extend(_compare(change.path, before, after))
+    return _result("test_tamper", findings, len(changes), trace)
+
+
+test_tamper_check.__test__ = False  # type: ignore[attr-defined]  # not a pytest test despite the name
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type changed"}
+
+
+def _compare(path: str, before: str | None, after: str | None) -> list[Finding]:
+    if after is None:
+        return [_error(f"test file is not a readable regular file: {path}", path)]
+    if before is None:
+        before = ""
+    if before.strip() and not after.strip():
+        return [_error(f"test file emptied: {path}", path)]
+    found = [
+        _error(f"test selection narrowed in {path}: more {t.strip()!r}", path)
+        for t in _narrowing(before, after)
+    ]
+    if not path.endswith(".py"):
+        return found
+    old, new = _facts(before), _facts(after)
+    if new is None:
+        return [*found, _error(f"test file no longer parses: {path}", path)]
+    if old is None:
+        return found
+    if old["statements"] and not new["statements"]:
+        found.append(_error(f"test file emptied (no code left): {path}", path))
+    for key, label in (("tests", "test functions"), ("asserts", "assertions")):
+        if new[key] < old[key]:
+            found.append(_error(f"fewer {label} in {path}: {old[key]} at base, {new[key]} now", path))
+    if new["skips"] > old["skips"]:
+        found.append(
+            _error(f"skip/xfail marker added in {path}: {old['skips']} at base, {new['skips']} now", path)
+        )
+    return found
+
+
+def _facts(text: str) -> dict[str, int] | None:
+    """Counts from the syntax tree: asserts (plus self.assert*), test functions, skip markers."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    facts = {"asserts": 0, "tests": 0, "skips": 0, "statements": len(tree.body)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            facts["asserts"] += 1
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            facts["asserts"] += node.func.attr.startswith("assert")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+            facts["tests"] += 1
+        facts["skips"] += _skip_refs(node)
+    return facts
+
+
+def _skip_refs(node: ast.AST) -> int:
+    if isinstance(node, ast.Attribute):
+        return int(node.attr in SKIP_NAMES)
+    if isinstance(node, ast.Name):
+        return int(node.id in SKIP_NAMES)
+    if isinstance(node, ast.ImportFrom):
+        return sum(alias.name in SKIP_NAMES for alias in node.names)
+    return 0
+
+
+def _narrowing(before: str, after: str) -> list[str]:
+    return [t for t in SELECTION_TOKENS if after.count(t) > before.count(t)]
+
+
+def _scope_problem(path: str, allowed: list[str], deny: list[str]) -> str | None:
+    try:
+        norm = normalise(path)
+    except Refused as exc:
+        return f"refused path spelling ({exc.reason})"
+    if norm != path:
+        return "path spelling not normalised"
+    if inside_git(norm):
+        return "inside .git"
+    hit = denied_by(norm, deny)
+    if hit:
+        return f"denied by {hit!r}"
+    if not allowed_by(norm, allowed):
+        return "outside allowed_paths"
+    return None
+
+
+def _is_test(path: str) -> bool:
+    name = _name(path)
+    if not name.endswith(".py"):
+        return False
+    parts = path.split("/")[:-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or bool(TEST_DIRS & set(parts))
+    )
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _base_text(root: Path, base: str, path: str) -> str | None:
+    try:
+        return git(root, "cat-file", "blob", f"{base}:{path}").decode("utf-8", "replace")
+    except GitError:
+        return None
+
+
+def _current_text(root: Path, path: str) -> str | None:
+    """The file's text now; None if it is not a regular file reached without a symlink."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in path.split("/")[:-1]:
+            child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        handle = os.open(_name(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        with os.fdopen(handle, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _error(message: str, path: str) -> Finding:
+    return Finding(severity="error", message=message, path=path)
+
+
+def _result(name: str, findings: list[Finding], checked: int, trace: Trace | None) -> GateResult:
+    result = GateResult(name=name, passed=not any(f.severity == "error" for f in findings), findings=findings)
+    if trace is not None:
+        reason = "; ".join(f.message for f in findings)
+        summary = (
+            f"{'passed' if result.passed else 'failed'}: {len(findings)} finding(s) in {checked} change(s)"
+        )
+        trace.record(
+            "gate", name, {"changes": checked}, summary, "allowed" if result.passed else "refused", reason
+        )
+    return result

@@ -1,0 +1,61 @@
+"""Run the attack suite (tests/security) and count what the enforcement layer stopped.
+
+Every test named `test_attack*` is one attack. An attack that passes was refused and contained (refusal
+raised or gate failed, refused trace line with a reason, no secret in the trace, nothing outside the
+worktree changed); one that fails or errors leaked. Skipped attacks (e.g. mknod without root) are
+listed and not counted as tried. The last line is
+
+    attacks tried N, refused N, leaked 0
+
+computed from the test reports. Exit status 0 only when nothing leaked and at least one attack ran.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = ROOT / "tests" / "security"
+
+
+class Tally:
+    """pytest plugin: one outcome per attack id (setup, call or teardown failure all count as leaked)."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, str] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if "::test_attack" not in report.nodeid:
+            return
+        previous = self.outcomes.get(report.nodeid, "passed")
+        if report.failed:
+            self.outcomes[report.nodeid] = "leaked"
+        elif report.skipped and previous != "leaked":
+            self.outcomes[report.nodeid] = "skipped"
+        elif report.when == "call" and previous == "passed":
+            self.outcomes[report.nodeid] = "refused"
+
+
+def main() -> int:
+    os.environ.setdefault("AGNO_TELEMETRY", "false")
+    tally = Tally()
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), str(SUITE)], plugins=[tally])
+    outcomes = list(tally.outcomes.values())
+    refused, leaked = outcomes.count("refused"), outcomes.count("leaked")
+    skipped = [nodeid.split("::", 1)[1] for nodeid, o in tally.outcomes.items() if o == "skipped"]
+    for name in skipped:
+        print(f"skipped (not counted): {name}")
+    for nodeid, outcome in tally.outcomes.items():
+        if outcome == "leaked":
+            print(f"LEAKED: {nodeid.split('::', 1)[1]}")
+    tried = refused + leaked
+    print(f"attacks tried {tried}, refused {refused}, leaked {leaked}")
+    return 0 if code in (pytest.ExitCode.OK,) and leaked == 0 and tried > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Stop means stopped: SIGTERM during verification ends the test process group, keeps the evidence."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CLI = str(Path(sys.executable).parent / "agentic-codemod")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split()[2] == "Z")
+
+
+def wait_for(predicate, limit_s: float) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
+    make_repo, wheels: Path, context_root: Path, tmp_path: Path, sig: signal.Signals
+) -> None:
+    pidfile = tmp_path / "daemon.pid"
+    slow_test = (
+        "import subprocess, sys, time\n"
+        "def test_slow():\n"
+        "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"    open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+        "    time.sleep(600)\n"
+    )
+    repo = make_repo("slow", {"tests/test_zz_slow.py": slow_test})
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        [
+            CLI,
+            "run",
+            "--repo",
+            str(repo),
+            "--task",
+            "fixtures/tasks/acme-sdk-2-rules.yml",
+            "--offline",
+            "--run-dir",
+            str(run_dir),
+            "--context",
+            str(context_root),
+            "--find-links",
+            str(wheels),
+            "--no-index",
+            "--quiet",
+        ],
+        cwd=context_root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert wait_for(pidfile.exists, 120), "the slow test never started"
+        daemon = int(pidfile.read_text())
+        assert alive(daemon)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert wait_for(lambda: not alive(daemon), 10), "the test's child process survived the cancel"
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["status"] == "cancelled"
+    for name in (
+        "plan.json",
+        "profile.json",
+        "review.json",
+        "merge_request.md",
+        "changes.patch",
+        "trace.jsonl",
+    ):
+        assert (run_dir / name).exists(), name
