@@ -77,7 +77,7 @@ def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
         daemon = int(pidfile.read_text())
         assert alive(daemon)
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
