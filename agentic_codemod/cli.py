@@ -45,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--index-url", help="package index for the verification environment")
     run.add_argument("--no-index", action="store_true", help="install only from --find-links")
     run.add_argument("--quiet", action="store_true", help="no summary on stdout")
+
+    from agentic_codemod.semantic import add_gate_parser
+
+    add_gate_parser(sub)
     return parser
 
 
@@ -53,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "gate":
+            from agentic_codemod.semantic import gate_command
+
+            return gate_command(args)
     except InputError as exc:
         print(f"agentic-codemod: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

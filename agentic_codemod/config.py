@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentic_codemod.errors import InputError
+from agentic_codemod.semantic.settings import SemanticSettings
 
 # Paths no actor — deterministic step or model — may write. Matched case-insensitively on normalised,
 # repository-relative POSIX paths, against the full path and against every parent directory.
@@ -88,8 +89,18 @@ class PythonEnvSettings(BaseModel):
     extra_test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
 
 
+class GateSettings(BaseModel):
+    """Optional gates. The deterministic ones (scope, tamper, evidence) are always on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    semantic: SemanticSettings = Field(default_factory=SemanticSettings)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    gates: GateSettings = Field(default_factory=GateSettings)
 
     budgets: Budgets = Field(default_factory=Budgets)
     deny_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_DENY_GLOBS))

@@ -10,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade "pip>=24"
-.venv/bin/python -m pip install --quiet -e '.[dev,apm]'
+.venv/bin/python -m pip install --quiet -e '.[dev,apm,semantic]'
 .venv/bin/python fixtures/wheelhouse.py >/dev/null
 # The pipeline's own context (apm.yml → apm_modules/), verified against apm.lock.yaml.
 .venv/bin/apm install --frozen >/dev/null

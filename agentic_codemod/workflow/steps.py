@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.specifiers import SpecifierSet
 
-from agentic_codemod.errors import CandidateRejected, InputError, RequiresHuman
+from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError, RequiresHuman
 from agentic_codemod.models import ChangePlan, Finding, HumanItem, RepoProfile
 from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.brains import Brain
@@ -193,6 +193,7 @@ def review(state: RunState, brain: Brain) -> str:
         record = {**result.to_dict(), "candidate_sha256": state.candidate.sha256}
         state.gates.append(record)
         findings.extend(result.findings)
+    findings.extend(_semantic_gate(state))
     state.verdict = brain.review(state, findings)
     state.verdict.candidate_sha256 = state.candidate.sha256
     return f"{state.verdict.verdict} by {state.verdict.reviewer} for {state.candidate.sha256[:12]}"
@@ -220,6 +221,33 @@ def _test_count_gate(state: RunState) -> GateResult:
                 )
             )
     return GateResult(name="test_count", passed=not findings, findings=findings)
+
+
+def _semantic_gate(state: RunState) -> list[Finding]:
+    """Jev judges scope drift when configured. `required`: only a pass lets the candidate through, and an
+    unreachable service pauses the run (75). `advisory`: recorded, never blocking."""
+    settings = state.settings.gates.semantic
+    if settings.mode == "off":
+        return []
+    from agentic_codemod import semantic
+    from agentic_codemod.workflow.artifacts import write_json
+
+    m = state.manifest
+    m.candidate, m.verifications, m.base_commit = state.candidate, state.verifications, state.base_commit
+    write_json(state.paths.artifact("run.json"), m)  # the gate reads the evidence from the run dir
+    verdict = semantic.evaluate(state.paths.run_dir, settings)
+    if settings.mode == "advisory":
+        state.notes.append(f"semantic gate (advisory): {verdict.outcome}: {verdict.reason}")
+        return []
+    state.gates.append(verdict.gate_record())
+    if verdict.outcome == "unavailable":
+        raise EnvironmentUnavailable(
+            f"semantic gate unavailable: {verdict.reason}",
+            hint="the run pauses; retry when the service is reachable",
+        )
+    if verdict.passed:
+        return []
+    return [Finding(severity="error", message=f"semantic gate: {verdict.outcome}: {verdict.reason}")]
 
 
 def _evidence_gate(state: RunState) -> GateResult:
