@@ -10,9 +10,25 @@
 Needs the `semantic` extra (typesafe-sdk); without it the gate reports "unavailable", never "pass".
 """
 
-from agentic_codemod.semantic.cli import add_gate_parser, gate_command
-from agentic_codemod.semantic.gate import VERDICT_FILE, enforced_exit_code, evaluate
-from agentic_codemod.semantic.settings import SemanticSettings, SemanticVerdict
+from importlib import import_module
+from typing import Any
+
+_HOMES = {
+    "add_gate_parser": "cli",
+    "gate_command": "cli",
+    "VERDICT_FILE": "gate",
+    "enforced_exit_code": "gate",
+    "evaluate": "gate",
+    "SemanticSettings": "settings",
+    "SemanticVerdict": "settings",
+}
+
+
+def __getattr__(name: str) -> Any:  # lazy: the CLI parser must not pay for pydantic and the client
+    if name not in _HOMES:
+        raise AttributeError(name)
+    return getattr(import_module(f"agentic_codemod.semantic.{_HOMES[name]}"), name)
+
 
 __all__ = [
     "VERDICT_FILE",

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentic_codemod.semantic.gate import VERDICT_FILE, evaluate
-from agentic_codemod.semantic.settings import SemanticSettings
+if TYPE_CHECKING:  # imported lazily: `agentic-codemod --help` must stay light
+    from agentic_codemod.semantic.settings import SemanticSettings
 
 
 def add_gate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -37,6 +38,8 @@ def add_gate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def gate_command(args: argparse.Namespace, env: dict[str, str] | None = None) -> int:
+    from agentic_codemod.semantic.gate import VERDICT_FILE, evaluate
+
     settings = _settings(args.config)
     if args.unavailable_exit_code is not None:
         settings = settings.model_copy(update={"unavailable_exit_code": args.unavailable_exit_code})
@@ -49,6 +52,7 @@ def gate_command(args: argparse.Namespace, env: dict[str, str] | None = None) ->
 
 def _settings(path: Path | None) -> SemanticSettings:
     from agentic_codemod.config import load_settings
+    from agentic_codemod.semantic.settings import SemanticSettings
 
     # config.Settings mounts SemanticSettings as `gates.semantic`; until it does, the defaults apply.
     gates = getattr(load_settings(path), "gates", None)
