@@ -6,11 +6,21 @@ cd "$(dirname "$0")/.."
 export AGNO_TELEMETRY=false PIP_DISABLE_PIP_VERSION_CHECK=1
 
 python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python3 >= 3.11 is required")'
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --upgrade "pip>=24"
-.venv/bin/python -m pip install --quiet -e '.[dev,apm,semantic]'
-.venv/bin/python fixtures/wheelhouse.py >/dev/null
+quietly() {  # run a step; show its output only when it fails
+  local log
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "bootstrap: failed: $*" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+echo "bootstrap: installing into .venv (python, tool, extras, fixture wheelhouse, APM context)"
+[ -x .venv/bin/python ] || quietly python3 -m venv .venv
+quietly .venv/bin/python -m pip install --upgrade "pip>=24"
+quietly .venv/bin/python -m pip install -e '.[dev,apm,semantic]'
+quietly .venv/bin/python fixtures/wheelhouse.py
 # The pipeline's own context (apm.yml → apm_modules/), verified against apm.lock.yaml.
-.venv/bin/apm install --frozen >/dev/null
+quietly .venv/bin/apm install --frozen
