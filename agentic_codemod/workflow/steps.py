@@ -12,6 +12,7 @@ from agentic_codemod.models import ChangePlan, Finding, HumanItem, RepoProfile
 from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, freeze
+from agentic_codemod.workflow.manifest_gate import manifest_gate
 from agentic_codemod.workflow.state import RunState
 
 if TYPE_CHECKING:
@@ -187,6 +188,15 @@ def review(state: RunState, brain: Brain) -> str:
     for result in (
         gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs, trace=state.trace),
         gates.test_tamper_check(state.paths.worktree, state.base_commit, changes, trace=state.trace),
+        manifest_gate(
+            state.paths.worktree,
+            state.base_commit,
+            changes,
+            _need(state.profile).dependency_files,
+            state.task.sdk.name,
+            lockfiles=_need(state.adapter).lockfiles,
+            trace=state.trace,
+        ),
         _test_count_gate(state),
         _evidence_gate(state),
     ):
