@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentic_codemod.semantic import add_gate_parser
 
     add_gate_parser(sub)
+    from agentic_codemod.experience.cli import add_lessons_parser
+
+    add_lessons_parser(sub)
     return parser
 
 
@@ -61,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
             from agentic_codemod.semantic import gate_command
 
             return gate_command(args)
+        if args.command == "lessons":
+            return int(args.handler(args))
     except InputError as exc:
         print(f"agentic-codemod: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

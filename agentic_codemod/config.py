@@ -109,6 +109,8 @@ class Settings(BaseModel):
     python: PythonEnvSettings = Field(default_factory=PythonEnvSettings)
     # Cap on the SKILL.md text + rule notes handed to a run (bytes).
     context_budget_bytes: int = Field(64_000, ge=1_000)
+    # Cap on the lesson text (hypotheses from earlier runs) handed to one plan (bytes).
+    experience_budget_bytes: int = Field(4_000, ge=0)
     # Fraction of baseline tests that may disappear before the candidate counts as test tampering.
     min_test_count_ratio: float = Field(1.0, gt=0, le=1.0)
 

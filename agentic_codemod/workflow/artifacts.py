@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agentic_codemod import experience
 from agentic_codemod.models import ChangePlan, MergeRequestDraft, RepoProfile, ReviewVerdict
 from agentic_codemod.workflow.brains import templated_draft
 from agentic_codemod.workflow.candidate import freeze
@@ -74,6 +75,7 @@ def write_all(state: RunState) -> None:
     )
     paths.artifact("trace.jsonl").touch()
     write_json(paths.artifact("run.json"), m)
+    experience.write_proposals(state)  # after run.json: proposals cite it as evidence
 
 
 def _draft_for(state: RunState) -> MergeRequestDraft:

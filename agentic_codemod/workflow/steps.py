@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.specifiers import SpecifierSet
 
+from agentic_codemod import experience
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError, RequiresHuman
 from agentic_codemod.models import ChangePlan, Finding, HumanItem, RepoProfile
 from agentic_codemod.workflow import codemod, verify
@@ -65,6 +66,7 @@ def plan(state: RunState, brain: Brain) -> str:
     state.rules = codemod.load_rules(rules_dir, task.migration.disabled_rules) if rules_dir else []
     draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
     draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target)
+    experience.use_lessons(state, draft, state.settings.experience_budget_bytes)  # hypotheses, never gates
     draft.steps = [
         *(f"bump {d.name} {d.specifier} -> {target} in {d.file}" for d in pending),
         *(f"apply rule {r.id}: {r.description}" for r in state.rules if r.fixable),
