@@ -100,6 +100,6 @@ def _brain(options: RunOptions) -> Brain:
         from agentic_codemod.workflow.brains import RuleBrain
 
         return RuleBrain()
-    from agentic_codemod.errors import InputError
+    from agentic_codemod.workflow.llm_brain import LlmBrain
 
-    raise InputError("LLM mode is not available yet: pass --offline")
+    return LlmBrain()

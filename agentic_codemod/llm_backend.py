@@ -1,0 +1,300 @@
+"""`task llm:up | llm:down | llm:status`: start, stop and check a local OpenAI-compatible endpoint.
+
+    python -m agentic_codemod.llm_backend up|down|status      (BACKEND=mock|vllm-gpu|vllm-metal|ollama)
+
+The decision is a pure function of the machine's facts, tested by its table (ARCHITECTURE.md §9):
+
+    BACKEND=...                          that backend
+    Linux + NVIDIA GPU + Docker          vllm-gpu    docker compose -f llm/compose.yml (vllm/vllm-openai)
+    macOS on Apple Silicon + vllm        vllm-metal  native `vllm serve` with the vllm-metal plugin (MLX)
+    anything else                        ollama      its /v1 endpoint, native
+    (tests and CI ask for it)            mock        python llm/mock_server.py
+
+Every real backend is started with tool calling on (`--enable-auto-tool-choice --tool-call-parser
+hermes` for vLLM). `status` proves it with a real tool-call probe: an endpoint that answers but
+returns the tool call as text fails it. Exit codes: 0 ok, 1 the probe failed, 2 bad input, 75 the
+endpoint is unreachable. What `up` started is recorded in .cache/llm/ so that `down` stops only that.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import httpx
+
+from agentic_codemod.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECTED, EXIT_UNAVAILABLE
+
+BACKENDS = ("mock", "vllm-gpu", "vllm-metal", "ollama")
+TOOL_FLAGS = ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+PARSER_HINT = "start vLLM with --enable-auto-tool-choice --tool-call-parser hermes"
+STATE_DIR = Path(".cache") / "llm"
+METAL_VENV_VLLM = Path.home() / ".venv-vllm-metal" / "bin" / "vllm"
+DEFAULT_MODELS = {
+    "mock": "mock-model",
+    "vllm-gpu": "Qwen/Qwen2.5-Coder-7B-Instruct",
+    "vllm-metal": "mlx-community/Qwen2.5-Coder-7B-Instruct-4bit",
+    "ollama": "qwen2.5-coder:7b",
+}
+READY_TIMEOUT_S = {"mock": 15.0, "vllm-gpu": 900.0, "vllm-metal": 900.0, "ollama": 60.0}
+PROBE_TIMEOUT_S = 120.0
+PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "codemod_probe",
+        "description": "Echo a value back to the caller.",
+        "parameters": {"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]},
+    },
+}
+INSTALL_HINTS = {
+    "mock": "run it from the repository root",
+    "vllm-gpu": "install Docker with the NVIDIA container toolkit",
+    "vllm-metal": "install vllm-metal (https://github.com/vllm-project/vllm-metal)",
+    "ollama": "install ollama (https://ollama.com) or pick another BACKEND",
+}
+
+
+@dataclass(frozen=True)
+class Facts:
+    system: str  # platform.system(): Linux, Darwin, Windows
+    machine: str  # platform.machine(): x86_64, arm64, aarch64
+    nvidia_gpu: bool = False  # `nvidia-smi -L` lists a GPU
+    docker: bool = False  # `docker compose version` works
+    vllm: str | None = None  # path of a `vllm` command
+    requested: str | None = None  # BACKEND=...
+    model: str | None = None  # CODEMOD_LLM_MODEL
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    reason: str
+    base_url: str
+    model: str
+    up: list[str]  # argv; `detach` runs it in the background and records its pid
+    down: list[str] = field(default_factory=list)  # empty: stop the recorded pid
+    detach: bool = True
+
+
+def choose_backend(facts: Facts) -> Backend:
+    """The backend `llm:up` starts on a machine with these facts."""
+    if facts.requested and facts.requested not in BACKENDS:
+        raise ValueError(f"BACKEND={facts.requested!r} is not one of {', '.join(BACKENDS)}")
+    name, reason = facts.requested, f"BACKEND={facts.requested}"
+    if name is None:
+        if facts.system == "Linux" and facts.nvidia_gpu and facts.docker:
+            name, reason = "vllm-gpu", "Linux with an NVIDIA GPU and Docker"
+        elif facts.system == "Darwin" and facts.machine == "arm64" and facts.vllm:
+            name, reason = "vllm-metal", "macOS on Apple Silicon with vllm (vllm-metal)"
+        elif facts.system == "Darwin" and facts.machine == "arm64":
+            name, reason = "ollama", "macOS on Apple Silicon without vllm (install vllm-metal to use it)"
+        else:
+            name, reason = "ollama", f"{facts.system}/{facts.machine} without an NVIDIA GPU and Docker"
+    model, local = facts.model or DEFAULT_MODELS[name], "http://127.0.0.1:8000/v1"
+    if name == "mock":
+        return Backend(name, reason, local, model, [sys.executable, "llm/mock_server.py", "--port", "8000"])
+    if name == "vllm-gpu":
+        compose = ["docker", "compose", "-f", "llm/compose.yml"]
+        return Backend(name, reason, local, model, [*compose, "up", "-d"], [*compose, "down"], detach=False)
+    if name == "vllm-metal":
+        up = [facts.vllm or "vllm", "serve", model, "--host", "127.0.0.1", "--port", "8000", *TOOL_FLAGS]
+        return Backend(name, reason, local, model, up)
+    return Backend(name, reason, "http://127.0.0.1:11434/v1", model, ["ollama", "serve"])
+
+
+def gather_facts(environ: Mapping[str, str]) -> Facts:
+    """The machine's facts (the only impure part of the decision)."""
+    vllm = shutil.which("vllm") or (str(METAL_VENV_VLLM) if METAL_VENV_VLLM.exists() else None)
+    return Facts(
+        system=platform.system(),
+        machine=platform.machine(),
+        nvidia_gpu=_works(["nvidia-smi", "-L"], expect="GPU"),
+        docker=_works(["docker", "compose", "version"]),
+        vllm=vllm,
+        requested=environ.get("BACKEND") or None,
+        model=environ.get("CODEMOD_LLM_MODEL") or None,
+    )
+
+
+def probe(base_url: str, model: str, api_key: str = "not-needed", timeout_s: float = PROBE_TIMEOUT_S) -> str:
+    """One real tool call. Returns what worked; raises ProbeFailed (exit 1) or OSError (unreachable)."""
+    body = {
+        "model": model,
+        "tools": [PROBE_TOOL],
+        "tool_choice": "auto",
+        "temperature": 0,
+        "messages": [{"role": "user", "content": "Call the tool codemod_probe with echo set to 'ok'."}],
+    }
+    headers = {"Authorization": f"Bearer {api_key}", "X-Codemod-Agent": "probe"}
+    try:
+        with httpx.Client(base_url=base_url, timeout=timeout_s, headers=headers) as client:
+            models = client.get("/models")
+            reply = client.post("/chat/completions", json=body)
+    except httpx.TransportError as exc:
+        raise OSError(f"{base_url} is unreachable: {exc}") from exc
+    if models.status_code >= 400 or reply.status_code >= 400:
+        status = f"{models.status_code}/{reply.status_code}"
+        raise ProbeFailed(f"{base_url} answered HTTP {status}: {reply.text[:300]}")
+    try:
+        message = reply.json()["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise ProbeFailed(f"{base_url} did not answer with a chat completion: {reply.text[:300]}") from exc
+    calls = message.get("tool_calls") or []
+    if calls and calls[0].get("function", {}).get("name") == "codemod_probe":
+        return f"tool call ok: {calls[0]['function']['name']}({calls[0]['function'].get('arguments', '')})"
+    content = str(message.get("content") or "")
+    if "codemod_probe" in content or "<tool_call>" in content:
+        raise ProbeFailed(f"the tool call came back as text in `content`, not in `tool_calls`: {PARSER_HINT}")
+    raise ProbeFailed(f"{model} did not call the tool (does it support tools?): {content[:200]!r}")
+
+
+class ProbeFailed(Exception):
+    pass
+
+
+# --- the CLI -------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    env = os.environ if environ is None else environ
+    if len(args) != 1 or args[0] not in ("up", "down", "status", "decide"):
+        print("usage: python -m agentic_codemod.llm_backend up|down|status|decide", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        backend = choose_backend(gather_facts(env))
+    except ValueError as exc:
+        print(f"llm: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    command = args[0]
+    if command == "decide":
+        print(json.dumps(asdict(backend), indent=1))
+        return EXIT_OK
+    if command == "up":
+        return _up(backend)
+    if command == "down":
+        return _down()
+    return _status(env)
+
+
+def _up(backend: Backend) -> int:
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    print(f"llm: {backend.name} ({backend.reason})")
+    if _answers(backend.base_url):
+        print(f"llm: something already answers at {backend.base_url}; not starting another")
+    else:
+        try:
+            started = _start(backend)
+        except FileNotFoundError:
+            print(f"llm: {backend.up[0]} is not installed; {INSTALL_HINTS[backend.name]}", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        if not started:
+            return EXIT_UNAVAILABLE
+    env_lines = f"CODEMOD_LLM_BASE_URL={backend.base_url}\nCODEMOD_LLM_MODEL={backend.model}\n"
+    (STATE_DIR / "backend.json").write_text(json.dumps(asdict(backend), indent=1))
+    (STATE_DIR / "backend.env").write_text(env_lines)
+    deadline = time.monotonic() + READY_TIMEOUT_S[backend.name]
+    while not _answers(backend.base_url):
+        if time.monotonic() > deadline:
+            log = STATE_DIR / f"{backend.name}.log"
+            print(f"llm: {backend.base_url} did not come up; see {log}", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        time.sleep(0.5)
+    if backend.name == "ollama":
+        subprocess.run(["ollama", "pull", backend.model], check=False)
+    print(f"llm: ready at {backend.base_url}; `task` tasks read {STATE_DIR}/backend.env, a shell needs:")
+    print("".join(f"  export {line}\n" for line in env_lines.splitlines()), end="")
+    return EXIT_OK
+
+
+def _start(backend: Backend) -> bool:
+    if not backend.detach:
+        return subprocess.run(backend.up, check=False).returncode == 0
+    with (STATE_DIR / f"{backend.name}.log").open("ab") as log:
+        proc = subprocess.Popen(backend.up, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    (STATE_DIR / "pid").write_text(str(proc.pid))
+    return True
+
+
+def _down() -> int:
+    state = STATE_DIR / "backend.json"
+    if not state.exists():
+        print("llm: nothing was started by llm:up")
+        return EXIT_OK
+    backend = json.loads(state.read_text())
+    if backend["down"]:
+        subprocess.run(backend["down"], check=False)
+    pid_file = STATE_DIR / "pid"
+    if pid_file.exists():
+        _stop_group(int(pid_file.read_text()))
+        pid_file.unlink()
+    state.unlink()
+    (STATE_DIR / "backend.env").unlink(missing_ok=True)
+    print(f"llm: {backend['name']} stopped")
+    return EXIT_OK
+
+
+def _status(env: Mapping[str, str]) -> int:
+    from agentic_codemod.llm import load_models
+
+    recorded = STATE_DIR / "backend.json"
+    saved = json.loads(recorded.read_text()) if recorded.exists() else {}
+    coder = load_models(Path("."), env).roles.get("coder")
+    base_url = env.get("CODEMOD_LLM_BASE_URL") or saved.get("base_url") or (coder.base_url if coder else "")
+    model = env.get("CODEMOD_LLM_MODEL") or saved.get("model") or (coder.model if coder else "")
+    print(f"llm: probing {base_url} with model {model}")
+    try:
+        print(f"llm: {probe(base_url, model, env.get('CODEMOD_LLM_API_KEY') or 'not-needed')}")
+    except OSError as exc:
+        print(f"llm: {exc}; start one with `task llm:up`", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except ProbeFailed as exc:
+        print(f"llm: probe failed: {exc}", file=sys.stderr)
+        return EXIT_REJECTED
+    return EXIT_OK
+
+
+def _answers(base_url: str) -> bool:
+    try:
+        return httpx.get(f"{base_url}/models", timeout=2.0).status_code < 500
+    except httpx.HTTPError:
+        return False
+
+
+def _works(argv: list[str], expect: str = "") -> bool:
+    if shutil.which(argv[0]) is None:
+        return False
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=15, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and expect in done.stdout
+
+
+def _stop_group(pid: int, grace_s: float = 10.0) -> None:
+    """Stop the process group `up` started (and only that)."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.killpg(pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,324 @@
+"""LlmBrain: agents compiled from the APM context fill the model's roles (ARCHITECTURE.md §3, §4, §6).
+
+The Python code knows steps, not agents: `state.context.agent_for_step(step)` gives the name,
+instructions, tools allowlist, output and model role of whatever agent file serves the step.
+
+Fail-closed rules kept here:
+- a structured reply that does not validate is a failed step (CandidateRejected), never a string;
+- the coder must end with a successful edit; a tool call that arrived as text, or no tool call at all,
+  fails the run naming the likely cause (the endpoint's tool parser);
+- an endpoint fault (down, timeout, 5xx, 429, auth) pauses the run: EnvironmentUnavailable, exit 75;
+- the reviewer sees only the acceptance criteria, the frozen patch and the verification evidence;
+  gate findings of severity error force `reject`, and an unusable reply is `unsure`, never `approve`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from agno.agent import Agent
+from agno.run import RunStatus
+from pydantic import BaseModel, ValidationError
+
+from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable
+from agentic_codemod.llm import (
+    TOOL_PARSER_HINT,
+    Meter,
+    ModelsConfig,
+    RoleConfig,
+    accounting,
+    build_model,
+    endpoint_failure,
+    load_models,
+)
+from agentic_codemod.models import (
+    ChangePlan,
+    Finding,
+    MergeRequestDraft,
+    RepoProfile,
+    ReviewVerdict,
+    VerificationResult,
+)
+from agentic_codemod.workflow.agent_tools import AgentTools, cut, describe, evidence
+from agentic_codemod.workflow.brains import mechanical_review, templated_draft
+from agentic_codemod.workflow.state import RunState
+
+S = TypeVar("S", bound=BaseModel)
+TOOL_CALL_TEXT = re.compile(
+    r"<tool_call>|<function=|^\s*\{\s*\"(name|function)\"\s*:.*\"(arguments|parameters)\"", re.DOTALL
+)
+FENCED = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n```\s*$", re.DOTALL)
+
+
+class LlmBrain:
+    name = "agents"
+    mode = "llm"
+
+    def __init__(self, models: ModelsConfig | None = None) -> None:
+        self._models = models
+        self._meters: dict[str, Meter] = {}
+
+    # -- the Brain protocol ------------------------------------------------------------------------
+
+    def recon(self, state: RunState) -> list[str]:
+        facts = state.profile.model_dump_json(indent=1, exclude={"notes"}) if state.profile else "{}"
+        prompt = _sections(
+            ("Task", _task(state)),
+            ("Facts the pipeline already found", f"```json\n{facts}\n```"),
+            (
+                "Ask",
+                "Survey the repository with your tools and answer with a RepoProfile. Put in `notes` "
+                "what a migration must watch out for, each with file and line.",
+            ),
+        )
+        profile, _, spec = self._run(state, "recon", prompt, RepoProfile)
+        notes = [f"{spec.name}: {note}" for note in profile.notes]
+        mine = {d.file for d in state.profile.sdk_declarations} if state.profile else set()
+        theirs = {d.file for d in profile.sdk_declarations}
+        if theirs != mine:
+            notes.append(
+                f"{spec.name} reports declarations in {sorted(theirs)}; the adapter found {sorted(mine)}"
+            )
+        return notes
+
+    def plan(self, state: RunState, plan: ChangePlan) -> ChangePlan:
+        prompt = _sections(
+            ("Task", _task(state)),
+            ("Repository profile", state.profile.model_dump_json(indent=1) if state.profile else "none"),
+            ("Migration notes", _migration_notes(state)),
+            ("Draft plan from the rules", f"```json\n{plan.model_dump_json(indent=1)}\n```"),
+            (
+                "Ask",
+                "Refine the draft: ordered steps, and every usage the rules cannot fix under "
+                "requires_human with file and line. Answer with the whole ChangePlan.",
+            ),
+        )
+        refined, _, spec = self._run(state, "plan", prompt, ChangePlan)
+        if refined.nothing_to_do:
+            state.notes.append(f"{spec.name} said nothing to do; the rules found work, so the plan stands")
+        if set(refined.allowed_paths) - set(plan.allowed_paths):
+            state.notes.append(f"{spec.name} asked for paths outside the task's allowed_paths; ignored")
+        return plan.model_copy(
+            update={
+                "steps": refined.steps or plan.steps,
+                "acceptance_criteria": _union(plan.acceptance_criteria, refined.acceptance_criteria),
+                "requires_human": _union(plan.requires_human, refined.requires_human),
+            }
+        )
+
+    def implement(self, state: RunState, iteration: int, failure: VerificationResult | None) -> bool:
+        plan = state.plan
+        red = failure if failure is not None and failure.phase != "baseline" and not failure.passed else None
+        if red is None and not (plan and plan.requires_human):
+            state.trace.record(
+                "pipeline",
+                "implement",
+                {"iteration": iteration},
+                "nothing for the coder yet: verify the rules' result first",
+            )
+            return True
+        prompt = _sections(
+            ("Task", _task(state)),
+            (
+                "Plan",
+                plan.model_dump_json(indent=1, include={"steps", "requires_human", "allowed_paths"})
+                if plan
+                else "none",
+            ),
+            ("Migration notes", _migration_notes(state)),
+            ("Failing verification", evidence(red) if red else "not run yet after the rules"),
+            (
+                "Ask",
+                "Make the change with your edit tools, run run_verification, check with show_diff, then "
+                "stop with a short summary. Stay inside the allowed paths; never edit tests.",
+            ),
+        )
+        content, tools, spec = self._run(state, "implement", prompt, None)
+        text = content if isinstance(content, str) else str(content or "")
+        state.trace.record(
+            spec.name,
+            "implement",
+            {"iteration": iteration},
+            f"{tools.edits} edit(s), {len(tools.verifications)} verification(s): {text[:300]}",
+        )
+        if tools.edits == 0:
+            raise _silent_failure(spec.name, tools.calls, text)
+        return True
+
+    def review(self, state: RunState, gate_findings: list[Finding]) -> ReviewVerdict:
+        spec = state.context.agent_for_step("review")
+        gates = mechanical_review(state, gate_findings, reviewer=spec.name)
+        patch = state.paths.artifact("changes.patch").read_text(encoding="utf-8", errors="replace")
+        last = state.last_verification
+        criteria = state.plan.acceptance_criteria if state.plan else state.task.acceptance_criteria
+        prompt = _sections(
+            ("Acceptance criteria", "\n".join(f"- {c}" for c in criteria)),
+            (
+                "Candidate patch",
+                f"sha256 {state.candidate.sha256 if state.candidate else 'none'}\n```diff\n{patch}\n```",
+            ),
+            ("Verification evidence", evidence(last) if last else "no verification ran"),
+            ("Ask", "Judge the patch against every criterion. Answer with a ReviewVerdict."),
+        )
+        limit = self._role(state, spec.model_role).max_input_chars
+        try:
+            if len(prompt) > limit:  # a patch the reviewer cannot see whole is not reviewed
+                raise CandidateRejected(
+                    f"the review input ({len(prompt)} chars) exceeds max_input_chars {limit}"
+                )
+            verdict, _, _ = self._run(state, "review", prompt, ReviewVerdict)
+        except EnvironmentUnavailable as exc:
+            state.verdict = ReviewVerdict(verdict="unsure", reviewer=spec.name, summary=f"no review: {exc}")
+            raise
+        except CandidateRejected as exc:  # an unusable reply is not a verdict
+            verdict = ReviewVerdict(
+                verdict="unsure", reviewer=spec.name, summary=f"unusable review reply: {exc}"
+            )
+        verdict = verdict.model_copy(update={"reviewer": spec.name})
+        if gates.verdict == "reject":
+            errors = [f for f in gates.findings if f.severity == "error"]
+            verdict = verdict.model_copy(
+                update={
+                    "verdict": "reject",
+                    "findings": [*errors, *verdict.findings],
+                    "summary": f"gates: {gates.summary}; {spec.name}: {verdict.verdict} — {verdict.summary}",
+                }
+            )
+        return verdict
+
+    def scribe(self, state: RunState) -> MergeRequestDraft:
+        verdict, plan = state.verdict, state.plan
+        approved = verdict is not None and verdict.verdict == "approve"
+        prompt = _sections(
+            ("Task", _task(state)),
+            ("Plan", plan.model_dump_json(indent=1, include={"steps", "requires_human"}) if plan else "none"),
+            ("Review", verdict.model_dump_json(indent=1) if verdict else "none"),
+            ("Verification", describe(state.last_verification) if state.last_verification else "none"),
+            ("Candidate patch", f"```diff\n{_patch(state)}\n```"),
+            ("Ask", "Write the merge request. Answer with a MergeRequestDraft."),
+        )
+        draft, _, _ = self._run(state, "scribe", prompt, MergeRequestDraft)
+        facts = templated_draft(state).description
+        details = f"<details><summary>Run evidence</summary>\n\n{facts}\n</details>\n"
+        return MergeRequestDraft(
+            title=draft.title[:200], description=f"{draft.description.rstrip()}\n\n{details}", ready=approved
+        )
+
+    # -- running one agent ---------------------------------------------------------------------------
+
+    def _role(self, state: RunState, name: str) -> RoleConfig:
+        if self._models is None:
+            self._models = load_models(state.context_root)
+        return self._models.role(name)
+
+    def _run(
+        self, state: RunState, step: str, prompt: str, schema: type[S] | None
+    ) -> tuple[Any, AgentTools, Any]:
+        spec = state.context.agent_for_step(step)
+        role = self._role(state, spec.model_role)
+        meter = self._meters.setdefault(role.role, Meter())
+        meter.last_error = None
+        state.manifest.models[role.role] = role.model
+        tools = AgentTools(state, spec.name, spec.tools, meter, role.max_model_calls)
+        agent = Agent(
+            name=spec.name,
+            role=spec.description,
+            instructions=spec.instructions,
+            model=build_model(role, spec.name, meter),
+            tools=tools.functions(),
+            tool_hooks=[tools.hook],
+            output_schema=schema,
+            add_name_to_context=True,
+            telemetry=False,
+            retries=0,
+        )
+        try:
+            output = agent.run(cut(prompt, role.max_input_chars))
+        finally:
+            state.manifest.tokens = accounting(self._meters)
+        if tools.stopped is not None:
+            raise tools.stopped
+        if meter.last_error is not None:  # a failed model call, even one agno reported as completed
+            raise endpoint_failure(meter.last_error, role, spec.name)
+        if output.status != RunStatus.completed:
+            raise CandidateRejected(
+                f"agent {spec.name} ended with status {output.status.value}: {output.content}"
+            )
+        if schema is None:
+            return output.content, tools, spec
+        return _structured(output.content, schema, spec.name), tools, spec
+
+
+# -- helpers -------------------------------------------------------------------------------------------
+
+
+def _structured(content: Any, schema: type[S], agent: str) -> S:
+    if isinstance(content, schema):
+        return content
+    text = content if isinstance(content, str) else json.dumps(content, default=str)
+    fenced = FENCED.match(text)
+    try:
+        return schema.model_validate_json(fenced.group(1) if fenced else text)
+    except ValidationError as exc:
+        if TOOL_CALL_TEXT.search(text):
+            raise CandidateRejected(
+                f"agent {agent} answered with a tool call written as text instead of a {schema.__name__}",
+                hint=TOOL_PARSER_HINT,
+            ) from exc
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "<root>"
+        raise CandidateRejected(
+            f"agent {agent}'s reply does not fit {schema.__name__}: field '{where}': {err['msg']}",
+            hint=f"reply starts with: {text[:160]!r}",
+        ) from exc
+
+
+def _silent_failure(agent: str, calls: int, text: str) -> CandidateRejected:
+    if TOOL_CALL_TEXT.search(text):
+        return CandidateRejected(
+            f"agent {agent} wrote its tool call as text instead of calling the tool; no file was changed",
+            hint=TOOL_PARSER_HINT,
+        )
+    if calls == 0:
+        return CandidateRejected(
+            f"agent {agent} made no tool call at all; no file was changed",
+            hint=f"the endpoint may not return tool calls: {TOOL_PARSER_HINT}",
+        )
+    return CandidateRejected(
+        f"agent {agent} ended after {calls} tool call(s) without changing a file",
+        hint=f"its last words: {text[:300]!r}",
+    )
+
+
+def _task(state: RunState) -> str:
+    t = state.task
+    criteria = "\n".join(f"- {c}" for c in t.acceptance_criteria)
+    return (
+        f"{t.title} ({t.id}): {t.sdk.name} {t.sdk.from_range} -> {t.sdk.to} ({t.sdk.ecosystem})\n"
+        f"allowed paths: {', '.join(t.allowed_paths)}\nacceptance criteria:\n{criteria}"
+    )
+
+
+def _migration_notes(state: RunState) -> str:
+    skill = state.skill
+    if skill is None:
+        return "none installed"
+    parts = [skill.notes.strip()]
+    for ref in skill.references:
+        parts.append(f"### {ref.name}\n{ref.read_text(encoding='utf-8', errors='replace').strip()}")
+    return cut("\n\n".join(parts), state.settings.context_budget_bytes)
+
+
+def _patch(state: RunState) -> str:
+    path = state.paths.artifact("changes.patch")
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+def _sections(*parts: tuple[str, str]) -> str:
+    return "\n\n".join(f"## {title}\n{body}" for title, body in parts)
+
+
+def _union(first: list[Any], second: list[Any]) -> list[Any]:
+    return [*first, *(item for item in second if item not in first)]

@@ -1,0 +1,234 @@
+"""The mock endpoint's scripts: who is calling, and what to answer (see mock_server.py).
+
+Tuned to the acme-app fixture: the scout searches and reports the getattr dispatch, the planner adds
+the coder's step to the draft plan it was given, the coder reads src/acme_app/reports.py, replaces
+the "fetch" string with "get", runs the verification and stops; the reviewer approves a patch that
+contains the fix; the scribe writes the merge request. Each script returns (content, tool_calls).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+SCHEMA_TO_AGENT = {
+    "RepoProfile": "scout",
+    "ChangePlan": "planner",
+    "ReviewVerdict": "reviewer",
+    "MergeRequestDraft": "scribe",
+}
+NAME_IN_SYSTEM = re.compile(r"Your name is:\s*([\w.-]+?)\.?\s*$", re.MULTILINE)
+JSON_BLOCK = re.compile(r"```json\s*\n(.*?)\n```", re.DOTALL)
+TARGET_FILE = "src/acme_app/reports.py"
+OLD, NEW = '"load": "fetch"', '"load": "get"'
+
+Reply = tuple[str | None, list[dict[str, Any]]]
+
+# --- recognising the caller ------------------------------------------------------------------------
+
+
+def recognise(body: dict[str, Any], header: str | None) -> tuple[str, str]:
+    """(agent, how it was recognised)."""
+    system = "\n".join(
+        text_of(m) for m in body.get("messages", []) if m.get("role") in ("system", "developer")
+    )
+    found = NAME_IN_SYSTEM.search(system)
+    if found:
+        return found.group(1), "system message"
+    if header:
+        return header, "header"
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+    if schema in SCHEMA_TO_AGENT:
+        return SCHEMA_TO_AGENT[schema], "output schema"
+    tools = tool_names(body)
+    if "codemod_probe" in tools:
+        return "probe", "probe tool"
+    if "replace_in_file" in tools or "write_file" in tools:
+        return "coder", "edit tools"
+    return "unknown", "nothing"
+
+
+def kind_of(agent: str, body: dict[str, Any]) -> str:
+    """Which script answers: the agent's own, or the one its request looks like (a renamed agent)."""
+    if agent in SCRIPTS:
+        return agent
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+    if schema in SCHEMA_TO_AGENT:
+        return SCHEMA_TO_AGENT[schema]
+    tools = tool_names(body)
+    if "replace_in_file" in tools:
+        return "coder"
+    return "probe" if "codemod_probe" in tools else "unknown"
+
+
+# --- scripts: (content, tool_calls) for one request -----------------------------------------------
+
+
+def scout(body: dict[str, Any], fault: str | None) -> Reply:
+    if not tool_results(body) and "search_code" in tool_names(body):
+        return call("search_code", pattern=r"getattr\(")
+    return structured(
+        {
+            "ecosystem": "python",
+            "dependency_files": ["requirements.txt", "requirements-dev.txt"],
+            "sdk_declarations": [
+                {
+                    "name": "acme-sdk",
+                    "specifier": "==1.4.0",
+                    "file": "requirements.txt",
+                    "kind": "requirements",
+                    "line": 3,
+                }
+            ],
+            "test_command": ["python", "-m", "pytest"],
+            "test_command_source": "tests/ folder with pytest",
+            "source_files": 7,
+            "notes": [
+                f"{TARGET_FILE}:9: OPERATIONS maps 'load' to the client method name 'fetch'; "
+                "getattr(self._client, ...) dispatch that no rule rewrites"
+            ],
+        },
+        fault,
+    )
+
+
+def planner(body: dict[str, Any], fault: str | None) -> Reply:
+    plan = json_block(body) or {}
+    plan.setdefault("task_id", "unknown")
+    plan.setdefault("sdk", "acme-sdk")
+    plan.setdefault("target_version", "2.1.0")
+    plan["steps"] = [
+        *plan.get("steps", []),
+        f"coder: in {TARGET_FILE} change the OPERATIONS value 'fetch' to 'get' (unusual-cases.md)",
+    ]
+    return structured(plan, fault)
+
+
+def coder(body: dict[str, Any], fault: str | None) -> Reply:
+    results = tool_results(body)
+    last_tool, last_result = results[-1] if results else (None, "")
+    if fault == "tool-call-as-text":
+        text = json.dumps(
+            {"name": "replace_in_file", "arguments": {"path": TARGET_FILE, "old": OLD, "new": NEW}}
+        )
+        return f"<tool_call>\n{text}\n</tool_call>", []
+    if fault == "tool-loop" or last_tool is None:
+        return call("read_file", path=TARGET_FILE)
+    if last_tool == "read_file":
+        if fault == "no-edit":
+            return "I looked at the code; it seems fine as it is.", []
+        if OLD in last_result:
+            return call("replace_in_file", path=TARGET_FILE, old=OLD, new=NEW)
+        return "The dispatch no longer names 'fetch'; nothing to change.", []
+    if last_tool in ("replace_in_file", "write_file"):
+        return call("run_verification")
+    return f"Replaced {OLD} with {NEW} in {TARGET_FILE}. Verification said: {last_result[:200]}", []
+
+
+def reviewer(body: dict[str, Any], fault: str | None) -> Reply:
+    prompt = "\n".join(text_of(m) for m in body.get("messages", []) if m.get("role") == "user")
+    fixed = '+    "load": "get",' in prompt
+    verdict = {
+        "verdict": "approve" if fixed else "reject",
+        "reviewer": "reviewer",
+        "summary": "the dynamic dispatch now names get; verification passed"
+        if fixed
+        else "the OPERATIONS table still names fetch",
+        "findings": []
+        if fixed
+        else [{"severity": "error", "message": "fetch is gone in 2.1", "path": TARGET_FILE}],
+    }
+    return structured(verdict, fault)
+
+
+def scribe(body: dict[str, Any], fault: str | None) -> Reply:
+    return structured(
+        {
+            "title": "Migrate acme-sdk to 2.1.0",
+            "description": "## Why\nacme-sdk 2.1 removes `Client.fetch`.\n\n## What changed\n- version bump\n"
+            f"- rule-based rewrites\n- `{TARGET_FILE}`: OPERATIONS 'load' now names `get`\n",
+            "ready": True,
+        },
+        fault,
+    )
+
+
+def probe(body: dict[str, Any], fault: str | None) -> Reply:
+    if fault == "tool-call-as-text":
+        return '<tool_call>\n{"name": "codemod_probe", "arguments": {"echo": "ok"}}\n</tool_call>', []
+    if tool_results(body):
+        return "ok", []
+    return call("codemod_probe", echo="ok")
+
+
+def unknown(body: dict[str, Any], fault: str | None) -> Reply:
+    return "mock-llm: unknown caller (no 'Your name is:' line, no X-Codemod-Agent header)", []
+
+
+SCRIPTS = {
+    "scout": scout,
+    "planner": planner,
+    "coder": coder,
+    "reviewer": reviewer,
+    "scribe": scribe,
+    "probe": probe,
+    "unknown": unknown,
+}
+_calls = iter(range(1, sys.maxsize))
+
+
+def call(name: str, **arguments: Any) -> Reply:
+    return None, [
+        {
+            "id": f"call_{next(_calls)}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+    ]
+
+
+def structured(data: dict[str, Any], fault: str | None) -> Reply:
+    if fault == "schema-invalid":
+        return json.dumps({"verdict": "probably", "answer": 42, "steps": "all of them"}), []
+    return json.dumps(data), []
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    return [t.get("function", {}).get("name", "") for t in body.get("tools") or []]
+
+
+def tool_results(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(tool name, result text) for every tool result in the conversation, in order."""
+    names: dict[str, str] = {}
+    out: list[tuple[str, str]] = []
+    for message in body.get("messages", []):
+        for tc in message.get("tool_calls") or []:
+            names[tc.get("id", "")] = tc.get("function", {}).get("name", "")
+        if message.get("role") == "tool":
+            out.append((names.get(message.get("tool_call_id", ""), ""), text_of(message)))
+    return out
+
+
+def json_block(body: dict[str, Any]) -> dict[str, Any] | None:
+    for message in body.get("messages", []):
+        if message.get("role") == "user":
+            found = JSON_BLOCK.search(text_of(message))
+            if found:
+                try:
+                    data = json.loads(found.group(1))
+                except json.JSONDecodeError:
+                    return None
+                return data if isinstance(data, dict) else None
+    return None

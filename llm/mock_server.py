@@ -1,0 +1,228 @@
+"""A scripted OpenAI-compatible endpoint for tests and CI: a test double, not a model simulator.
+
+    python llm/mock_server.py [--host 127.0.0.1] [--port 0] [--fault NAME[@AGENT]] [--delay-s 30]
+
+Prints `mock-llm ready port=N url=http://HOST:N/v1` once it accepts connections. Stdlib only.
+
+Routes: GET /v1/models, POST /v1/chat/completions; for tests POST /_control {"fault", "agent",
+"delay_s"} (a null fault = healthy), GET /_log (one entry per completion request), POST /_reset.
+
+The calling agent is recognised by the name the runtime puts into the system message ("Your name is:
+coder"), else by the X-Codemod-Agent header, else by what it asks for (output schema, edit tools).
+The answers are scripted for the acme-app fixture (mock_scripts.py).
+
+Faults (without @AGENT a fault hits every agent, except the coder-only ones):
+  http-500, http-429, auth (401)     an error status with an OpenAI error body
+  malformed-json                     HTTP 200 with a body that is not JSON
+  slow                               sleep delay_s before answering (past the client's timeout)
+  schema-invalid                     structured roles answer JSON that does not fit their schema
+  no-usage                           replies without a `usage` block
+  tool-loop         (coder)          calls read_file forever
+  tool-call-as-text (coder, probe)   the vLLM failure: the tool call arrives as text in `content`
+  no-edit           (coder)          reads, then stops without editing: a silent failure
+An endpoint that is down is no server at all: point the client at a port nobody listens on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mock_scripts import SCRIPTS, kind_of, recognise, text_of, tool_names
+
+FAULTS = (
+    "http-500",
+    "http-429",
+    "auth",
+    "malformed-json",
+    "slow",
+    "schema-invalid",
+    "no-usage",
+    "tool-loop",
+    "tool-call-as-text",
+    "no-edit",
+)
+CODER_FAULTS = {"tool-loop": "coder", "tool-call-as-text": "coder", "no-edit": "coder"}
+ERROR_STATUS = {
+    "http-500": (500, "internal error"),
+    "http-429": (429, "rate limited"),
+    "auth": (401, "bad key"),
+}
+
+
+class State:
+    def __init__(self, fault: str | None = None, agent: str | None = None, delay_s: float = 30.0) -> None:
+        self.lock = threading.Lock()
+        self.log: list[dict[str, Any]] = []
+        self.set(fault, agent, delay_s)
+
+    def set(self, fault: str | None, agent: str | None = None, delay_s: float | None = None) -> None:
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
+        self.fault, self.agent = fault, agent or (CODER_FAULTS.get(fault or "") if fault else None)
+        if delay_s is not None:
+            self.delay_s = delay_s
+
+    def fault_for(self, agent: str) -> str | None:
+        if self.fault is None:
+            return None
+        if self.fault == "tool-call-as-text" and agent == "probe":
+            return self.fault
+        return self.fault if self.agent in (None, agent) else None
+
+
+# --- HTTP ------------------------------------------------------------------------------------------
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read /_log instead
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._send(200, {"object": "list", "data": [{"id": "mock-model", "object": "model"}]})
+        elif self.path == "/_log":
+            with self.server.state.lock:
+                self._send(200, list(self.server.state.log))
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._send(
+                400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}}
+            )
+            return
+        state = self.server.state
+        if self.path == "/_control":
+            try:
+                state.set(body.get("fault"), body.get("agent"), body.get("delay_s"))
+            except ValueError as exc:
+                self._send(400, {"error": {"message": str(exc)}})
+                return
+            self._send(200, {"fault": state.fault, "agent": state.agent, "delay_s": state.delay_s})
+        elif self.path == "/_reset":
+            with state.lock:
+                state.log.clear()
+            state.set(None)
+            self._send(200, {"fault": None})
+        elif self.path.rstrip("/") in ("/v1/chat/completions", "/chat/completions"):
+            self._complete(body)
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def _complete(self, body: dict[str, Any]) -> None:
+        state = self.server.state
+        agent, how = recognise(body, self.headers.get("X-Codemod-Agent"))
+        fault = state.fault_for(agent)
+        entry = {
+            "agent": agent,
+            "recognised_by": how,
+            "fault": fault,
+            "roles": [m.get("role") for m in body.get("messages", [])],
+            "tools": tool_names(body),
+            "retry": self.headers.get("x-stainless-retry-count"),
+            "user": "\n".join(text_of(m) for m in body.get("messages", []) if m.get("role") == "user")[
+                :50_000
+            ],
+        }
+        with state.lock:
+            state.log.append(entry)
+        if fault == "slow":
+            time.sleep(state.delay_s)
+        if fault in ERROR_STATUS:
+            status, problem = ERROR_STATUS[fault]
+            error = {"error": {"message": f"mock-llm: {problem}", "type": fault}}
+            self._send(status, error, headers={"retry-after": "0"})
+            return
+        if fault == "malformed-json":
+            self._send_raw(200, b'{"id": "chatcmpl-mock", "choices": [{"message": ', "application/json")
+            return
+        content, tool_calls = SCRIPTS[kind_of(agent, body)](body, fault)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        reply: dict[str, Any] = {
+            "id": f"chatcmpl-mock-{len(state.log)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "mock-model"),
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}
+            ],
+        }
+        if fault != "no-usage":
+            prompt = sum(len(text_of(m)) for m in body.get("messages", [])) // 4 + 1
+            completion = len(json.dumps(message)) // 4 + 1
+            reply["usage"] = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+        entry["answer"] = "tool_calls" if tool_calls else "content"
+        self._send(200, reply)
+
+    def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(data).encode(), "application/json", headers)
+
+    def _send_raw(self, status: int, raw: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(raw)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(raw)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout): nothing to say
+            pass
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], state: State) -> None:
+        super().__init__(address, Handler)
+        self.state = state
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="scripted OpenAI-compatible endpoint for tests")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--fault", help=f"NAME[@AGENT], NAME one of: {', '.join(FAULTS)}")
+    parser.add_argument("--delay-s", type=float, default=30.0, help="how long the `slow` fault sleeps")
+    args = parser.parse_args(argv)
+    fault, _, agent = (args.fault or "").partition("@")
+    try:
+        state = State(fault or None, agent or None, args.delay_s)
+    except ValueError as exc:
+        parser.error(str(exc))
+    server = Server((args.host, args.port), state)
+    port = server.server_address[1]
+    print(f"mock-llm ready port={port} url=http://{args.host}:{port}/v1", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

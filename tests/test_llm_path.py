@@ -1,0 +1,194 @@
+"""LLM mode end to end on the mock endpoint: agents compiled from .apm/agents, tool calls through the
+sandbox, structured outputs, the verify loop — on the full acme task that offline mode cannot finish.
+Then one run per fault script: 75 when the endpoint is at fault, 1 when the model misbehaves, and the
+artifacts always there to say what happened."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentic_codemod.workflow.artifacts import ARTIFACTS
+
+pytestmark = pytest.mark.slow
+
+_spec = importlib.util.spec_from_file_location(
+    "mock_llm_support", Path(__file__).parent / "llm" / "mock_llm.py"
+)
+assert _spec is not None and _spec.loader is not None
+mock_support = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = mock_support
+_spec.loader.exec_module(mock_support)
+
+TASK = "acme-sdk-2.yml"
+FIX_REMOVED, FIX_ADDED = '-    "load": "fetch",', '+    "load": "get",'
+AGENTS = {"scout", "planner", "coder", "reviewer", "scribe"}
+# Fault runs: short timeouts and budgets, one retry, so every fault ends within seconds.
+FAST_MODELS = """\
+endpoint: {base_url: http://127.0.0.1:9/v1}
+defaults: {model: mock-model, timeout_s: 2, max_retries: 1, max_model_calls: 12}
+roles: {scout: {}, planner: {}, coder: {}, reviewer: {}, scribe: {}}
+"""
+
+
+@pytest.fixture
+def mock_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    mock = mock_support.start_mock()
+    monkeypatch.setenv("CODEMOD_LLM_BASE_URL", mock.url)
+    monkeypatch.delenv("CODEMOD_LLM_MODELS", raising=False)
+    monkeypatch.delenv("CODEMOD_LLM_MODEL", raising=False)
+    try:
+        yield mock
+    finally:
+        mock.stop()
+
+
+def llm_run(run_codemod: Any, repo: Path) -> Any:
+    result = run_codemod(repo, TASK, offline=False)
+    missing = [name for name in ARTIFACTS if not result.artifact(name).exists()]
+    assert not missing, f"missing artifacts: {missing}"
+    return result
+
+
+def test_the_agents_finish_the_task_offline_mode_cannot(
+    mock_llm: Any, acme_repo: Path, run_codemod: Any
+) -> None:
+    result = llm_run(run_codemod, acme_repo)
+    m = result.manifest
+    assert result.code == 0, m["reason"]
+    assert (m["mode"], m["status"], m["classification"]) == ("llm", "succeeded", "green")
+
+    # The coder's tool calls went through the sandbox and are in the trace, under its name.
+    coder = [(t["tool"], t["decision"]) for t in result.trace() if t["actor"] == "coder"]
+    assert (
+        ("read", "allowed") in coder
+        and ("replace", "allowed") in coder
+        and ("run_verification", "allowed") in coder
+    )
+    # The unusual usage is fixed, verification is green on the frozen candidate, the review approves it.
+    patch = result.artifact("changes.patch").read_text()
+    assert FIX_REMOVED in patch and FIX_ADDED in patch
+    last = m["verifications"][-1]
+    assert last["passed"] and last["tests"]["passed"] == 17 and last["tests"]["failed"] == 0
+    review = result.json("review.json")
+    assert review["verdict"] == "approve" and review["reviewer"] == "reviewer"
+    assert review["candidate_sha256"] == hashlib.sha256(patch.encode()).hexdigest()
+
+    # Each agent was built from its .apm/agents file and recognised by the name in its system prompt.
+    calls = mock_llm.log()
+    assert {c["agent"] for c in calls} == AGENTS
+    assert {c["recognised_by"] for c in calls} == {"system message"} and all(
+        c["roles"][0] == "system" for c in calls
+    )
+    reviewer = [c for c in calls if c["agent"] == "reviewer"]
+    assert all(c["roles"] == ["system", "user"] for c in reviewer)  # blind: no coder conversation
+    assert "Replaced" not in reviewer[0]["user"] and FIX_ADDED in reviewer[0]["user"]
+
+    # Structured outputs landed where they belong.
+    assert any(n.startswith("scout:") and "getattr" in n for n in result.json("profile.json")["notes"])
+    assert any(step.startswith("coder:") for step in result.json("plan.json")["steps"])
+    assert result.artifact("merge_request.md").read_text().startswith("# Migrate acme-sdk to 2.1.0")
+
+    # Accounting per role, with the model of each role.
+    assert set(m["models"]) == AGENTS
+    roles = m["tokens"]["roles"]
+    assert set(roles) == AGENTS and roles["coder"]["tool_calls"] >= 3 and roles["coder"]["model_calls"] >= 4
+    assert all(isinstance(r["prompt_tokens"], int) and r["prompt_tokens"] > 0 for r in roles.values())
+
+
+def test_usage_the_endpoint_does_not_report_is_null_not_zero(
+    mock_llm: Any, acme_repo: Path, run_codemod: Any
+) -> None:
+    mock_llm.fault("no-usage")
+    result = llm_run(run_codemod, acme_repo)
+    assert result.code == 0, result.manifest["reason"]
+    tokens = result.manifest["tokens"]
+    assert tokens["total"]["prompt_tokens"] is None and tokens["total"]["completion_tokens"] is None
+    assert tokens["total"]["model_calls"] > 0
+
+
+@pytest.mark.parametrize(
+    ("fault", "agent", "reason"),
+    [
+        ("down", None, "cannot reach the model endpoint"),
+        ("http-500", "reviewer", "failed with HTTP 500 after 2 attempt(s)"),
+        ("http-429", None, "failed with HTTP 429"),
+        ("auth", "planner", "refused the credentials (HTTP 401)"),
+        ("malformed-json", "coder", "not an OpenAI chat completion"),
+        ("slow", "scout", "did not answer within 2.0s"),
+    ],
+)
+def test_endpoint_faults_pause_the_run(
+    mock_llm: Any,
+    acme_repo: Path,
+    run_codemod: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+    agent: str | None,
+    reason: str,
+) -> None:
+    fast_models(tmp_path, monkeypatch)
+    if fault == "down":
+        monkeypatch.setenv("CODEMOD_LLM_BASE_URL", f"http://127.0.0.1:{mock_support.free_port()}/v1")
+    else:
+        mock_llm.fault(fault, agent=agent, delay_s=6)
+    result = llm_run(run_codemod, acme_repo)
+    m = result.manifest
+    assert (result.code, m["status"]) == (75, "paused"), m["reason"]
+    assert reason in m["reason"] and (agent is None or f"agent {agent}" in m["reason"])
+    assert "Not ready" in result.artifact("merge_request.md").read_text()
+    if agent == "reviewer":  # the work so far is kept, and the missing review is not an approval
+        assert FIX_ADDED in result.artifact("changes.patch").read_text()
+        review = result.json("review.json")
+        assert review["verdict"] == "unsure" and "no review" in review["summary"]
+        assert len([c for c in mock_llm.log() if c["agent"] == "reviewer"]) == 2  # max_retries: 1
+
+
+@pytest.mark.parametrize(
+    ("fault", "agent", "reason"),
+    [
+        ("schema-invalid", "planner", "agent planner's reply does not fit ChangePlan"),
+        ("schema-invalid", "reviewer", "unusable review reply"),
+        ("tool-loop", "coder", "budget 'max_model_calls' exceeded"),
+        ("tool-call-as-text", "coder", "--tool-call-parser hermes"),
+        ("no-edit", "coder", "without changing a file"),
+    ],
+)
+def test_bad_model_behaviour_rejects_the_run(
+    mock_llm: Any,
+    acme_repo: Path,
+    run_codemod: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+    agent: str,
+    reason: str,
+) -> None:
+    fast_models(tmp_path, monkeypatch)
+    mock_llm.fault(fault, agent=agent)
+    result = llm_run(run_codemod, acme_repo)
+    m = result.manifest
+    assert (result.code, m["status"]) == (1, "rejected"), m["reason"]
+    assert reason in m["reason"]
+    assert "Not ready" in result.artifact("merge_request.md").read_text()
+    if agent == "coder":  # a coder that did not edit leaves the dispatch unfixed: no silent success
+        assert FIX_ADDED not in result.artifact("changes.patch").read_text()
+        assert not [t for t in result.trace() if t["actor"] == "coder" and t["tool"] in ("write", "replace")]
+    if fault == "tool-loop":
+        reads = [t for t in result.trace() if t["actor"] == "coder" and t["tool"] == "read"]
+        assert len(reads) >= 10
+    if agent == "reviewer":
+        assert result.json("review.json")["verdict"] == "unsure"
+
+
+def fast_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "models.yml"
+    path.write_text(FAST_MODELS)
+    monkeypatch.setenv("CODEMOD_LLM_MODELS", str(path))
