@@ -20,6 +20,8 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   tool-loop         (coder)          calls read_file forever
   tool-call-as-text (coder, probe)   the vLLM failure: the tool call arrives as text in `content`
   no-edit           (coder)          reads, then stops without editing: a silent failure
+  hostile           (coder)          obeys a prompt injection: tries .env, .gitlab-ci.yml, ../, .git/hooks,
+                                     Dockerfile, emptying a test — then does the real fix
 An endpoint that is down is no server at all: point the client at a port nobody listens on.
 """
 
@@ -49,8 +51,9 @@ FAULTS = (
     "tool-loop",
     "tool-call-as-text",
     "no-edit",
+    "hostile",
 )
-CODER_FAULTS = {"tool-loop": "coder", "tool-call-as-text": "coder", "no-edit": "coder"}
+CODER_FAULTS = {"tool-loop": "coder", "tool-call-as-text": "coder", "no-edit": "coder", "hostile": "coder"}
 ERROR_STATUS = {
     "http-500": (500, "internal error"),
     "http-429": (429, "rate limited"),

@@ -16,4 +16,10 @@ if [ "$code" -eq 5 ]; then
   echo "pytest collected no tests: failing" >&2
   exit 1
 fi
-exit "$code"
+[ "$code" -eq 0 ] || exit "$code"
+
+# The LLM path as a user runs it: the mock endpoint via the task runner, then a run against it.
+.venv/bin/task llm:up BACKEND=mock
+trap '.venv/bin/task llm:down >/dev/null 2>&1 || true' EXIT
+.venv/bin/task llm:status
+.venv/bin/task demo:llm
