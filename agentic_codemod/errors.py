@@ -5,6 +5,7 @@
     ├── RequiresHuman       (3)   the tool cannot decide (no migration notes, no working test command)
     ├── CandidateRejected   (1)   verification, scope or review said no
     ├── EnvironmentUnavailable (75) a service the run needs cannot be reached; the run pauses
+    │   └── ServiceTimeout     (75) it was reached but did not answer in time (a reviewer's is "unsure")
     ├── BudgetExceeded      (1)   a configured budget was hit; the budget is named
     └── Cancelled          (130)  SIGINT/SIGTERM; partial artifacts are kept
 
@@ -68,6 +69,11 @@ class BudgetExceeded(CodemodError):
 class EnvironmentUnavailable(CodemodError):
     exit_code = EXIT_UNAVAILABLE
     status = "paused"
+
+
+class ServiceTimeout(EnvironmentUnavailable):
+    """The service did not answer within its time budget. For most steps a pause; for the reviewer a
+    timeout is a verdict of its own: `unsure`, never an approval (ARCHITECTURE.md §6.3)."""
 
 
 class Cancelled(CodemodError):

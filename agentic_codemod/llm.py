@@ -28,7 +28,13 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentic_codemod.errors import CandidateRejected, CodemodError, EnvironmentUnavailable, InputError
+from agentic_codemod.errors import (
+    CandidateRejected,
+    CodemodError,
+    EnvironmentUnavailable,
+    InputError,
+    ServiceTimeout,
+)
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
@@ -229,7 +235,7 @@ def endpoint_failure(exc: BaseException | None, role: RoleConfig, agent: str) ->
     where = f"model endpoint {role.base_url} (agent {agent}, role {role.role}, model {role.model})"
     tries = f"{role.max_retries + 1} attempt(s)"
     if isinstance(cause, openai.APITimeoutError):
-        return EnvironmentUnavailable(
+        return ServiceTimeout(
             f"{where} did not answer within {role.timeout_s}s ({tries})",
             hint=f"raise timeout_s in llm/models.yml or {START_HINT}",
         )

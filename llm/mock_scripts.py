@@ -157,6 +157,10 @@ def reviewer(body: dict[str, Any], fault: str | None) -> Reply:
         if fixed
         else [{"severity": "error", "message": "fetch is gone in 2.1", "path": TARGET_FILE}],
     }
+    if fault in ("review-reject", "review-unsure"):  # a reviewer that disagrees with green tests
+        verdict["verdict"] = fault.removeprefix("review-")
+        verdict["summary"] = "the patch changes behaviour the criteria do not mention"
+        verdict["findings"] = [{"severity": "warning", "message": "scope looks wider than asked"}]
     return structured(verdict, fault)
 
 

@@ -20,6 +20,7 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   tool-loop         (coder)          calls read_file forever
   tool-call-as-text (coder, probe)   the vLLM failure: the tool call arrives as text in `content`
   no-edit           (coder)          reads, then stops without editing: a silent failure
+  review-reject, review-unsure (reviewer)  a well-formed verdict that is not approve
   hostile           (coder)          obeys a prompt injection: tries .env, .gitlab-ci.yml, ../, .git/hooks,
                                      Dockerfile, emptying a test — then does the real fix
 An endpoint that is down is no server at all: point the client at a port nobody listens on.
@@ -52,8 +53,17 @@ FAULTS = (
     "tool-call-as-text",
     "no-edit",
     "hostile",
+    "review-reject",
+    "review-unsure",
 )
-CODER_FAULTS = {"tool-loop": "coder", "tool-call-as-text": "coder", "no-edit": "coder", "hostile": "coder"}
+CODER_FAULTS = {
+    "tool-loop": "coder",
+    "tool-call-as-text": "coder",
+    "no-edit": "coder",
+    "hostile": "coder",
+    "review-reject": "reviewer",
+    "review-unsure": "reviewer",
+}
 ERROR_STATUS = {
     "http-500": (500, "internal error"),
     "http-429": (429, "rate limited"),

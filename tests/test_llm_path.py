@@ -156,6 +156,9 @@ def test_endpoint_faults_pause_the_run(
     [
         ("schema-invalid", "planner", "agent planner's reply does not fit ChangePlan"),
         ("schema-invalid", "reviewer", "unusable review reply"),
+        ("review-reject", "reviewer", "reviewer: reject"),
+        ("review-unsure", "reviewer", "reviewer: unsure"),
+        ("slow", "reviewer", "review timed out"),
         ("tool-loop", "coder", "budget 'max_model_calls' exceeded"),
         ("tool-call-as-text", "coder", "--tool-call-parser hermes"),
         ("no-edit", "coder", "without changing a file"),
@@ -172,7 +175,7 @@ def test_bad_model_behaviour_rejects_the_run(
     reason: str,
 ) -> None:
     fast_models(tmp_path, monkeypatch)
-    mock_llm.fault(fault, agent=agent)
+    mock_llm.fault(fault, agent=agent, delay_s=6)
     result = llm_run(run_codemod, acme_repo)
     m = result.manifest
     assert (result.code, m["status"]) == (1, "rejected"), m["reason"]
@@ -184,8 +187,9 @@ def test_bad_model_behaviour_rejects_the_run(
     if fault == "tool-loop":
         reads = [t for t in result.trace() if t["actor"] == "coder" and t["tool"] == "read"]
         assert len(reads) >= 10
-    if agent == "reviewer":
-        assert result.json("review.json")["verdict"] == "unsure"
+    if agent == "reviewer":  # green tests do not override the reviewer: no approval, no ready MR
+        assert result.json("review.json")["verdict"] == ("reject" if fault == "review-reject" else "unsure")
+        assert m["verifications"][-1]["passed"]
 
 
 def fast_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

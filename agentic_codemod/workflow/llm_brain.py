@@ -22,7 +22,7 @@ from agno.agent import Agent
 from agno.run import RunStatus
 from pydantic import BaseModel, ValidationError
 
-from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable
+from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, ServiceTimeout
 from agentic_codemod.llm import (
     TOOL_PARSER_HINT,
     Meter,
@@ -169,6 +169,8 @@ class LlmBrain:
                     f"the review input ({len(prompt)} chars) exceeds max_input_chars {limit}"
                 )
             verdict, _, _ = self._run(state, "review", prompt, ReviewVerdict)
+        except ServiceTimeout as exc:  # a timeout is not an approval: the verdict is unsure
+            verdict = ReviewVerdict(verdict="unsure", reviewer=spec.name, summary=f"review timed out: {exc}")
         except EnvironmentUnavailable as exc:
             state.verdict = ReviewVerdict(verdict="unsure", reviewer=spec.name, summary=f"no review: {exc}")
             raise

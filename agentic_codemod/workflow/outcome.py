@@ -62,7 +62,9 @@ def decide(state: RunState) -> str:
         m.reason = "the tests already failed before the change; the candidate introduced no new failure"
     else:
         m.status, m.exit_code = "rejected", EXIT_REJECTED
-        m.reason = (verdict.summary if verdict else "") or "the candidate was not approved"
+        m.reason = (
+            f"{verdict.reviewer}: {verdict.verdict} — {verdict.summary}" if verdict else "no review verdict"
+        )
     return m.reason
 
 
