@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     from agentic_codemod.experience.cli import add_lessons_parser
 
     add_lessons_parser(sub)
+    from agentic_codemod.fleet.cli import add_fleet_parser
+    from agentic_codemod.workflow.publish_cli import add_publish_parser
+
+    add_publish_parser(sub)
+    add_fleet_parser(sub)
     return parser
 
 
@@ -64,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             from agentic_codemod.semantic import gate_command
 
             return gate_command(args)
-        if args.command == "lessons":
+        if args.command in ("lessons", "publish", "fleet"):
             return int(args.handler(args))
     except InputError as exc:
         print(f"agentic-codemod: error: {exc}", file=sys.stderr)

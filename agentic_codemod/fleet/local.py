@@ -1,0 +1,230 @@
+"""`fleet --local`: the fleet on this machine, as a bounded pool of `agentic-codemod run` processes.
+
+Each repository runs in its own process group with its own run directory and log, so one repository's
+crash, hang or pause never touches another; a run that outlives the timeout gets SIGTERM (the run writes
+its artifacts as `cancelled`), then SIGKILL. fleet.json is rewritten after every finished repository,
+so an interrupted fleet keeps what it learned, and a rerun resumes (record.can_skip).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from agentic_codemod.fleet.context import snapshot_context
+from agentic_codemod.fleet.progress import current_step
+from agentic_codemod.fleet.record import (
+    FleetEntry,
+    FleetReport,
+    can_skip,
+    entry_from_run,
+    read_report,
+    write_report,
+)
+from agentic_codemod.fleet.repos import FleetFile, FleetRepo
+from agentic_codemod.task import load_task
+
+REPORT = "fleet.json"
+KILL_GRACE_S = 10.0
+
+
+@dataclass(frozen=True)
+class LocalFleet:
+    fleet: FleetFile
+    task: Path
+    out_dir: Path
+    jobs: int = 2
+    context: Path = Path(".")
+    config: Path | None = None
+    timeout_s: float = 3600.0
+    poll_s: float = 0.25
+
+
+def run_local(options: LocalFleet, console: Console | None = None) -> FleetReport:
+    console = console or Console(stderr=True)
+    task = load_task(options.task)  # a bad task file stops the fleet before anything runs (exit 2)
+    task_sha = hashlib.sha256(options.task.read_bytes()).hexdigest()
+    out = options.out_dir.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(snapshot_context(options.context, out / ".contexts" / ".check"))  # bad context: stop now
+    previous = read_report(out / REPORT)
+    earlier = {e.name: e for e in previous.repos} if previous else {}
+    report = FleetReport(
+        task_id=task.id,
+        task_sha256=task_sha,
+        jobs=options.jobs,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    start = time.monotonic()
+    entries: dict[str, FleetEntry] = {}
+    pending: list[FleetRepo] = []
+    for repo in options.fleet.repos:
+        path = options.fleet.local_path(repo)
+        why = can_skip(earlier.get(repo.name), task_sha, previous.task_sha256 if previous else "", path)
+        if why:
+            entries[repo.name] = earlier[repo.name].model_copy(
+                update={"resumed": True, "reason": f"skipped: {why}"}
+            )
+        else:
+            pending.append(repo)
+    progress = Progress(
+        TextColumn("[bold]fleet[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    overall = progress.add_task("", total=len(options.fleet.repos), completed=len(entries))
+    started: dict[str, float] = {}
+    with (
+        ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool,
+        Live(console=console, refresh_per_second=4, transient=True) as live,
+    ):
+        futures: dict[Future[FleetEntry], FleetRepo] = {
+            pool.submit(_run_one, options, repo, out, started): repo for repo in pending
+        }
+        while futures:
+            done = [f for f in futures if f.done()]
+            for f in done:
+                repo = futures.pop(f)
+                entries[repo.name] = _result(f, repo, options, out)
+                progress.advance(overall)
+                _save(out, report, entries, options, start)
+            progress.update(overall, description=_counts(entries.values()))
+            live.update(Group(progress, _running_table(options, out, started, entries)))
+            if futures:
+                time.sleep(options.poll_s)
+        live.update(Group(progress))
+    return _save(out, report, entries, options, start)
+
+
+def _result(f: Future[FleetEntry], repo: FleetRepo, options: LocalFleet, out: Path) -> FleetEntry:
+    """The repository's entry; a crash of the pool's own code fails that repository, not the fleet."""
+    try:
+        return f.result()
+    except Exception as exc:
+        return FleetEntry(
+            name=repo.name,
+            repo=str(repo.path),
+            run_dir=str(out / repo.name),
+            status="crashed",
+            outcome="failed",
+            exit_code=1,
+            reason=f"{type(exc).__name__}: {exc}",
+        )
+
+
+def exit_code_of(report: FleetReport) -> int:
+    """1 when any repository failed; else 75 when any paused; else 3 when any needs a human; else 0."""
+    totals = report.totals()
+    for outcome, code in (("failed", 1), ("paused", 75), ("needs_human", 3)):
+        if totals[outcome]:
+            return code
+    return 0
+
+
+def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str, float]) -> FleetEntry:
+    path = options.fleet.local_path(repo)
+    run_dir = out / repo.name
+    shutil.rmtree(run_dir, ignore_errors=True)
+    context = snapshot_context(options.context, out / ".contexts" / repo.name)
+    argv = [
+        sys.executable,
+        "-m",
+        "agentic_codemod",
+        "run",
+        "--repo",
+        str(path),
+        "--task",
+        str(options.task.resolve()),
+        "--run-dir",
+        str(run_dir),
+        "--context",
+        str(context),
+        "--quiet",
+        *options.fleet.run_args(repo, local=True),
+    ]
+    if options.config is not None:
+        argv += ["--config", str(options.config.resolve())]
+    started[repo.name] = time.monotonic()
+    note = ""
+    with open(out / f"{repo.name}.log", "wb") as log:
+        proc = subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "AGNO_TELEMETRY": "false"},
+            start_new_session=True,
+        )
+        try:
+            code = proc.wait(timeout=options.timeout_s)
+        except subprocess.TimeoutExpired:
+            note = f"timed out after {options.timeout_s:.0f}s and was stopped"
+            code = _stop(proc)
+    wall = time.monotonic() - started.pop(repo.name)
+    shutil.rmtree(context, ignore_errors=True)
+    return entry_from_run(repo.name, path, run_dir, code, wall, note)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> int:
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            return proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.wait()
+
+
+def _save(
+    out: Path, report: FleetReport, entries: dict[str, FleetEntry], options: LocalFleet, start: float
+) -> FleetReport:
+    order = [r.name for r in options.fleet.repos]
+    report.repos = [entries[n] for n in order if n in entries]
+    report.wall_s = round(time.monotonic() - start, 2)
+    report.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+    write_report(out / REPORT, report)
+    return report
+
+
+def _counts(entries: Iterable[FleetEntry]) -> str:
+    tally = {"done": 0, "failed": 0, "paused": 0, "needs_human": 0}
+    for e in entries:
+        tally[e.outcome] += 1
+    return (
+        f"[green]{tally['done']} done[/] [red]{tally['failed']} failed[/] "
+        f"[yellow]{tally['paused']} paused {tally['needs_human']} need a human[/]"
+    )
+
+
+def _running_table(
+    options: LocalFleet, out: Path, started: dict[str, float], entries: dict[str, FleetEntry]
+) -> Table:
+    table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
+    for column in ("repository", "step", "elapsed"):
+        table.add_column(column)
+    now = time.monotonic()
+    for name, t0 in sorted(started.items()):
+        if name not in entries:
+            table.add_row(name, current_step(out / name), f"{now - t0:5.1f}s")
+    return table

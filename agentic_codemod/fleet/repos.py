@@ -1,0 +1,118 @@
+"""The fleet file: which repositories a task runs on, and how each one gets its packages.
+
+defaults:                      # optional; every repository inherits them
+  offline: true
+  find_links: [../wheelhouse]  # paths are relative to this file
+  no_index: true
+  index_url: null
+repos:
+  - name: billing              # unique: names the run dir, the CI jobs and the fleet.json entry
+    path: ../repos/billing     # a local git repository          (fleet --local)
+    project: payments/billing  # the GitLab project path          (fleet --emit-gitlab-pipeline)
+    ref: main                  # optional: branch to migrate (CI), default: the project's default
+    target_branch: main        # optional: merge request target (CI), default: its default branch
+    index_url: https://...     # optional override of any default
+
+load_fleet(path) -> FleetFile         errors name the file and the field (InputError, exit 2)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agentic_codemod.config import first_error
+from agentic_codemod.errors import InputError
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+
+
+class RepoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    offline: bool | None = None
+    find_links: list[str] | None = None
+    no_index: bool | None = None
+    index_url: str | None = None
+
+
+class FleetRepo(RepoOptions):
+    name: str
+    path: str | None = None
+    project: str | None = None
+    ref: str | None = None
+    target_branch: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not NAME.match(value):
+            raise ValueError("lower-case letters, digits, '.', '_' and '-' only (it names files and CI jobs)")
+        return value
+
+    @model_validator(mode="after")
+    def _somewhere(self) -> FleetRepo:
+        if not self.path and not self.project:
+            raise ValueError("needs `path` (local runs) or `project` (GitLab), or both")
+        return self
+
+
+class FleetFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: Path = Path("fleet.yml")  # set by load_fleet; relative paths resolve against its folder
+    defaults: RepoOptions = Field(default_factory=RepoOptions)
+    repos: list[FleetRepo] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> FleetFile:
+        seen: set[str] = set()
+        for repo in self.repos:
+            if repo.name in seen:
+                raise ValueError(f"repository name {repo.name!r} appears twice")
+            seen.add(repo.name)
+        return self
+
+    def option(self, repo: FleetRepo, key: str) -> object:
+        own = getattr(repo, key)
+        return own if own is not None else getattr(self.defaults, key)
+
+    def local_path(self, repo: FleetRepo) -> Path:
+        if not repo.path:
+            raise InputError(f"{self.source}: repos[{repo.name}].path is needed to run the fleet locally")
+        return (self.source.parent / repo.path).resolve()
+
+    def find_links(self, repo: FleetRepo) -> list[str]:
+        links = self.option(repo, "find_links") or []
+        assert isinstance(links, list)
+        return [str((self.source.parent / p).resolve()) if "://" not in p else p for p in links]
+
+    def run_args(self, repo: FleetRepo, *, local: bool) -> list[str]:
+        """The `run` flags for this repository (local paths resolved only for local runs)."""
+        args: list[str] = ["--offline"] if self.option(repo, "offline") else []
+        links = self.find_links(repo) if local else list(self.option(repo, "find_links") or [])  # type: ignore[call-overload]
+        for link in links:
+            args += ["--find-links", link]
+        if self.option(repo, "no_index"):
+            args.append("--no-index")
+        index = self.option(repo, "index_url")
+        if index:
+            args += ["--index-url", str(index)]
+        return args
+
+
+def load_fleet(path: Path) -> FleetFile:
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"{path}: cannot read the fleet file: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise InputError(f"{path}: the fleet file must be a mapping with `repos:`")
+    try:
+        fleet = FleetFile.model_validate({**raw, "source": Path(path).resolve()})
+    except ValidationError as exc:
+        raise InputError(f"{path}: {first_error(exc)}", hint="see agentic_codemod/fleet/repos.py") from exc
+    return fleet

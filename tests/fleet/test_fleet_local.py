@@ -1,0 +1,163 @@
+"""`fleet --local` over six generated repositories: fleet.json, the summary, independent outcomes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from fleet_repos import EXIT, TASK, VARIANTS
+from fleet_runs import FleetRun
+
+from agentic_codemod.errors import InputError
+from agentic_codemod.fleet.context import snapshot_context
+from agentic_codemod.fleet.local import exit_code_of
+from agentic_codemod.fleet.progress import current_step
+from agentic_codemod.fleet.record import FleetReport
+from agentic_codemod.fleet.repos import load_fleet
+
+
+def test_every_repository_gets_the_outcome_of_its_own_variant(first_run: FleetRun) -> None:
+    entries = first_run.report["repos"]
+    assert [e["name"] for e in entries] == list(VARIANTS)  # fleet-file order, one entry each
+    got = {e["name"]: (e["status"], e["exit_code"]) for e in entries}
+    assert got == {kind: (status, EXIT[status]) for kind, (_, _, status) in VARIANTS.items()}
+
+
+def test_one_failure_or_pause_does_not_stop_the_others(first_run: FleetRun) -> None:
+    """The failing, human-needing and paused repositories ran in the same pool as the two that succeeded."""
+    ok, docs = first_run.entry("ok"), first_run.entry("ok-docs")
+    assert ok["status"] == docs["status"] == "succeeded"
+    assert ok["candidate_sha256"] == docs["candidate_sha256"]  # same code, same candidate, run apart
+    assert len({e["run_id"] for e in first_run.report["repos"]}) == len(VARIANTS)
+    assert len({e["run_dir"] for e in first_run.report["repos"]}) == len(VARIANTS)
+    assert first_run.code == 1  # the worst outcome (a failure) is the fleet's exit code
+
+
+def test_fleet_json_points_at_each_runs_evidence(first_run: FleetRun) -> None:
+    report = first_run.report
+    assert report["format"] == "agentic-codemod/fleet@1" and report["task_id"] == "acme-sdk-2-rules"
+    assert report["task_sha256"] == hashlib.sha256(TASK.read_bytes()).hexdigest()
+    assert report["jobs"] == 2 and report["wall_s"] > 0
+    for e in report["repos"]:
+        run_dir = Path(e["run_dir"])
+        manifest = json.loads((run_dir / "run.json").read_text())
+        assert manifest["run_id"] == e["run_id"] and manifest["status"] == e["status"], e["name"]
+        assert (first_run.fleet_dir / f"{e['name']}.log").is_file()
+        assert e["tokens"] is None  # offline: unknown, never 0
+        assert e["wall_s"] > 0
+    ok = first_run.entry("ok")
+    patch = Path(ok["run_dir"]) / "changes.patch"
+    assert ok["candidate_sha256"] == hashlib.sha256(patch.read_bytes()).hexdigest()
+    assert ok["files_changed"] == 5 and ok["verification"] == "green 17/17 passed"
+    assert first_run.entry("endpoint-down")["verification"] == "not run"
+    assert "index" in first_run.entry("endpoint-down")["reason"]
+
+
+def test_the_summary_shows_every_repository_and_the_totals(first_run: FleetRun) -> None:
+    for kind, (_, _, status) in VARIANTS.items():
+        assert kind in first_run.out and status in first_run.out
+    assert "3 done, 1 failed, 1 paused, 1 need a human, 0 skipped" in first_run.out
+    assert "repos/min" in first_run.out and "fleet.json" in first_run.out
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "code"),
+    [
+        (["done", "done"], 0),
+        (["done", "needs_human"], 3),
+        (["paused", "needs_human"], 75),
+        (["paused", "failed", "done"], 1),
+    ],
+)
+def test_the_fleet_exit_code_is_its_worst_outcome(outcomes: list[str], code: int) -> None:
+    repos = [
+        {"name": f"r{i}", "repo": "r", "run_dir": "d", "status": "x", "outcome": o, "exit_code": 0}
+        for i, o in enumerate(outcomes)
+    ]
+    report = FleetReport.model_validate(
+        {"task_id": "t", "task_sha256": "s", "jobs": 1, "started_at": "now", "repos": repos}
+    )
+    assert exit_code_of(report) == code
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("repos: [{name: a, path: x}, {name: a, path: y}]", "appears twice"),
+        ("repos: [{name: Bad Name, path: x}]", "repos.0.name"),
+        ("repos: [{name: a}]", "needs `path`"),
+        ("repos: [{name: a, path: x, colour: red}]", "repos.0.colour"),
+        ("repos: []", "repos"),
+    ],
+)
+def test_a_bad_fleet_file_names_the_file_and_the_field(tmp_path: Path, text: str, field: str) -> None:
+    path = tmp_path / "fleet.yml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_fleet(path)
+    assert str(path) in str(caught.value) and field in str(caught.value)
+
+
+def test_a_repository_without_a_path_cannot_run_locally(tmp_path: Path) -> None:
+    path = tmp_path / "fleet.yml"
+    path.write_text("repos: [{name: remote-only, project: g/remote-only}]")
+    fleet = load_fleet(path)
+    with pytest.raises(InputError, match=r"repos\[remote-only\]\.path"):
+        fleet.local_path(fleet.repos[0])
+
+
+def test_relative_paths_resolve_against_the_fleet_file(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "fleet.yml"
+    path.write_text(
+        "defaults: {find_links: [../wheels], offline: true}\nrepos: [{name: a, path: ../repos/a}]"
+    )
+    fleet = load_fleet(path)
+    assert fleet.local_path(fleet.repos[0]) == tmp_path / "repos" / "a"
+    assert fleet.run_args(fleet.repos[0], local=True) == [
+        "--offline",
+        "--find-links",
+        str(tmp_path / "wheels"),
+    ]
+
+
+def test_current_step_reads_the_run_dir(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert current_step(run) == "starting"
+    (run / "worktree").mkdir(parents=True)
+    assert current_step(run) == "intake"
+    (run / "env").mkdir()
+    assert current_step(run) == "baseline"
+    (run / "trace.jsonl").write_text(json.dumps({"actor": "codemod:ACME003", "tool": "write"}) + "\n")
+    assert current_step(run) == "codemod ACME003"
+    (run / "run.json").write_text("{}")
+    assert current_step(run) == "writing artifacts"
+
+
+def test_each_run_verified_its_own_copy_of_the_context(first_run: FleetRun) -> None:
+    """Runs in parallel each `apm install --frozen` their context: on one shared root they would race."""
+    assert list((first_run.fleet_dir / ".contexts").iterdir()) == []  # copies are removed after each run
+    for e in first_run.report["repos"]:
+        manifest = json.loads((Path(e["run_dir"]) / "run.json").read_text())
+        if e["status"] != "nothing_to_do":
+            assert manifest["apm"]["lock_sha256"], e["name"]
+
+
+def test_the_context_copy_holds_the_apm_files_and_local_packages(tmp_path: Path) -> None:
+    root = tmp_path / "ctx"
+    (root / ".apm" / "agents").mkdir(parents=True)
+    (root / ".apm" / "agents" / "coder.agent.md").write_text("---\nname: coder\n---\n")
+    (root / "packages" / "mig").mkdir(parents=True)
+    (root / "packages" / "mig" / "apm.yml").write_text("name: mig\nversion: 1.0.0\n")
+    (root / "apm.yml").write_text("name: p\nversion: 0.1.0\ndependencies:\n  apm:\n    - ./packages/mig\n")
+    (root / "apm.lock.yaml").write_text("lockfile_version: 1\n")
+    (root / "big-unrelated.bin").write_bytes(b"x" * 1000)
+    copy = snapshot_context(root, tmp_path / "copy")
+    assert (copy / ".apm" / "agents" / "coder.agent.md").is_file()
+    assert (copy / "packages" / "mig" / "apm.yml").is_file() and (copy / "apm.lock.yaml").is_file()
+    assert not (copy / "big-unrelated.bin").exists()
+    (root / "apm.yml").write_text("name: p\nversion: 0.1.0\ndependencies:\n  apm:\n    - ../elsewhere\n")
+    with pytest.raises(InputError, match="outside the context root"):
+        snapshot_context(root, tmp_path / "copy2")
