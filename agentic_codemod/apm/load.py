@@ -11,6 +11,11 @@ Order, each stage refusing before the next:
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from agentic_codemod.apm.command import DEFAULT_TIMEOUT_S, audit, find_apm, install_frozen
@@ -45,18 +50,33 @@ def load_context(
     raise_if_any(violations + check_sources(root, manifest, lock, policy))
 
     apm = find_apm(use_cli)
-    if apm is not None:
-        if (root / MODULES_DIR).is_dir():
-            raise_if_any(verify_installed(root, packages, require_present=False))
-        install_frozen(apm, root, timeout_s=timeout_s)
-        audit(apm, root, POLICY, timeout_s=timeout_s)
-        if read_lockfile(root / LOCKFILE).sha256 != lock.sha256:
-            detail = "`apm install --frozen` rewrote the lockfile"
-            raise_if_any([Violation(LOCKFILE, PROJECT, "lock-consistency", detail, "commit the lockfile")])
+    with _exclusive(root):  # runs sharing one context root must not install over each other's reads
+        if apm is not None:
+            if (root / MODULES_DIR).is_dir():
+                raise_if_any(verify_installed(root, packages, require_present=False))
+            install_frozen(apm, root, timeout_s=timeout_s)
+            audit(apm, root, POLICY, timeout_s=timeout_s)
+            if read_lockfile(root / LOCKFILE).sha256 != lock.sha256:
+                detail = "`apm install --frozen` rewrote the lockfile"
+                hint = "commit the lockfile"
+                raise_if_any([Violation(LOCKFILE, PROJECT, "lock-consistency", detail, hint)])
 
-    raise_if_any(verify_installed(root, packages) + verify_project(root))
-    context = compile_context(root, manifest, lock.sha256, packages, budget_bytes=budget_bytes)
+        raise_if_any(verify_installed(root, packages) + verify_project(root))
+        context = compile_context(root, manifest, lock.sha256, packages, budget_bytes=budget_bytes)
     return context.model_copy(update={"cli_checked": apm is not None})
+
+
+@contextmanager
+def _exclusive(root: Path) -> Iterator[None]:
+    """An advisory lock per context root, kept outside the checkout (in the temp dir)."""
+    key = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"agentic-codemod-context-{key}.lock"
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def verify_installed(
