@@ -201,9 +201,11 @@ class Workspace:
         return value
 
     def _count(self, actor: str) -> None:
+        """max_tool_calls holds per actor (a role: coder, reviewer, ... or a deterministic step), so the
+        rules' own reads and writes never eat into an agent's budget."""
         self.calls[actor] += 1
-        if self.calls.total() > self.budgets.max_tool_calls:
-            raise BudgetExceeded("max_tool_calls", self.budgets.max_tool_calls, self.calls.total())
+        if self.calls[actor] > self.budgets.max_tool_calls:
+            raise BudgetExceeded("max_tool_calls", self.budgets.max_tool_calls, self.calls[actor])
 
     def _readable(self, norm: str) -> bool:
         return not (

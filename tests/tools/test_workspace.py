@@ -197,3 +197,16 @@ def test_a_trace_file_inside_the_worktree_is_protected(repo: Path) -> None:
 def test_root_must_exist(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         Workspace(tmp_path / "missing")
+
+
+def test_the_tool_call_budget_holds_per_actor(repo: Path) -> None:
+    ws = make_ws(repo, budgets=Budgets(max_tool_calls=2))
+    for _ in range(2):
+        ws.read("README.md", "codemod:ACME001")  # the rules' own calls ...
+    ws.read("README.md", "coder")
+    ws.read("README.md", "coder")  # ... never eat into the coder's budget
+    with pytest.raises(BudgetExceeded):
+        ws.read("README.md", "coder")
+    with pytest.raises(BudgetExceeded):
+        ws.read("README.md", "codemod:ACME001")
+    ws.read("README.md", "reviewer")  # another role keeps its own
