@@ -123,7 +123,7 @@ class LlmBrain:
             ("Task", _task(state)),
             (
                 "Plan",
-                plan.model_dump_json(indent=1, include={"steps", "requires_human", "allowed_paths"})
+                plan.model_dump_json(indent=1, include={"steps", "requires_human", "allowed_paths", "lessons"})
                 if plan
                 else "none",
             ),
