@@ -7,37 +7,18 @@ candidate leaves only as `changes.patch`, identified by its sha256 and the base 
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
 from pathlib import Path
 
 from agentic_codemod.models import Candidate
-from agentic_codemod.tools.snapshot import snapshot_diff
-
-GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "agentic-codemod",
-    "GIT_AUTHOR_EMAIL": "agentic-codemod@localhost",
-    "GIT_COMMITTER_NAME": "agentic-codemod",
-    "GIT_COMMITTER_EMAIL": "agentic-codemod@localhost",
-}
-
-
-def git(*args: str, cwd: Path, env: dict[str, str] | None = None, check: bool = True) -> str:
-    merged = {**os.environ, **GIT_IDENTITY, "GIT_CONFIG_NOSYSTEM": "1", **(env or {})}
-    proc = subprocess.run(["git", *args], cwd=cwd, env=merged, capture_output=True, check=False)
-    if check and proc.returncode != 0:
-        raise RuntimeError(
-            f"git {' '.join(args)} failed in {cwd}: {proc.stderr.decode(errors='replace').strip()}"
-        )
-    return proc.stdout.decode("utf-8", errors="replace")
+from agentic_codemod.tools.snapshot import git, snapshot_diff
 
 
 def clone_worktree(repo: Path, dest: Path) -> str:
     """Clone the repository's HEAD into dest (no hard links into the source) and return the base commit."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    git("clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo), str(dest), cwd=dest.parent)
-    base = git("rev-parse", "HEAD", cwd=repo).strip()
-    git("checkout", "--quiet", "--detach", base, cwd=dest)
+    git(dest.parent, "clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo), str(dest))
+    base = git(repo, "rev-parse", "HEAD").decode().strip()
+    git(dest, "checkout", "--quiet", "--detach", base)
     return base
 
 
