@@ -5,6 +5,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 export AGNO_TELEMETRY=false
+
+# gitlab-ci-local (npm) runs the CI file's jobs in its shell executor, which needs rsync. Both are
+# optional: the tests that use them skip, with the reason, where they cannot be installed.
+if [ "${CI:-}" = "true" ] || [ -n "${CODEMOD_CI_TOOLS:-}" ]; then
+  if ! command -v rsync >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && apt-get install -y -qq rsync) >/dev/null 2>&1 || echo "test: rsync not installed" >&2
+  fi
+  if command -v npm >/dev/null 2>&1 && [ ! -x .cache/npm/node_modules/.bin/gitlab-ci-local ]; then
+    npm install --silent --no-audit --no-fund --prefix .cache/npm gitlab-ci-local@4.72.0 >/dev/null 2>&1 \
+      || echo "test: gitlab-ci-local not installed" >&2
+  fi
+fi
+[ -d .cache/npm/node_modules/.bin ] && export PATH="$PWD/.cache/npm/node_modules/.bin:$PATH"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
