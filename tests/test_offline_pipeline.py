@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -80,22 +81,105 @@ def test_full_task_offline_ends_honestly_as_requires_human(acme_repo: Path, run_
     assert "[not ready]" in text and "requires_human" in text and "reports.py" in text
 
 
-def test_repo_already_on_target_is_nothing_to_do(make_repo, run_codemod):
-    repo = make_repo("on-target", {"requirements.txt": "acme-sdk==2.1.0\n"})
-    result = run_codemod(repo, "acme-sdk-2.yml")
+def migrated_repo(make_repo, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """acme-app as its owners would have migrated it by hand: on 2.1.0, no old API left."""
+    from fixtures_support import ACME_APP, ast_grep, fixable_rule_files
+
+    work = tmp_path / "hand-migrated"
+    shutil.copytree(ACME_APP, work)
+    for rule in fixable_rule_files():
+        subprocess.run(
+            [ast_grep(), "scan", "--rule", str(rule), "-U", "src"], cwd=work, check=True, capture_output=True
+        )
+    reports = work / "src/acme_app/reports.py"
+    reports.write_text(reports.read_text().replace('"load": "fetch"', '"load": "get"'))
+    requirements = (work / "requirements.txt").read_text().replace("acme-sdk==1.4.0", "acme-sdk==2.1.0")
+    files = {str(p.relative_to(work)): p.read_text() for p in work.rglob("*") if p.is_file()}
+    return make_repo("on-target", {**files, "requirements.txt": requirements})
+
+
+def test_repo_already_on_target_is_nothing_to_do(make_repo, run_codemod, tmp_path: Path):
+    result = run_codemod(migrated_repo(make_repo, tmp_path), "acme-sdk-2.yml")
     m = result.manifest
     assert result.code == 0 and m["status"] == "nothing_to_do", m["reason"]
-    assert "already admits 2.1.0" in m["reason"]
+    assert "already excludes >=1,<2 and admits 2.1.0" in m["reason"]
     assert result.json("plan.json")["nothing_to_do"] is True
     assert result.artifact("changes.patch").read_bytes() == b""
     assert_all_artifacts(result.run_dir)
 
 
-def test_repo_without_the_sdk_is_nothing_to_do(make_repo, run_codemod):
-    repo = make_repo("no-sdk", {"requirements.txt": "requests==2.0\n"})
+def test_a_pin_that_admits_the_target_but_code_still_on_the_old_api_is_migrated(make_repo, run_codemod):
+    """Not "nothing to do": the bumped pin alone would leave the old API in the code."""
+    repo = make_repo(
+        "pin-only", {"requirements.txt": "acme-sdk==2.0.0  # bumped by hand, code not migrated\n"}
+    )
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert "src/acme_app/billing.py" in m["candidate"]["files"]
+    assert "requirements.txt" not in m["candidate"]["files"]
+
+
+def test_an_open_range_that_still_admits_the_old_version_is_narrowed(make_repo, run_codemod):
+    repo = make_repo("open-range", {"requirements.txt": "acme-sdk>=1.4  # any recent release\n"})
     result = run_codemod(repo, "acme-sdk-2.yml")
-    assert result.code == 0 and "does not declare acme-sdk" in result.manifest["reason"]
+    m = result.manifest
+    assert not result.json("plan.json")["nothing_to_do"]
+    assert "+acme-sdk>=2.1.0,<3  # any recent release" in result.artifact("changes.patch").read_text()
+    assert result.code == 3 and "ACME900" in m["reason"]  # the dispatch still needs a human offline
+
+
+def test_repo_that_neither_declares_nor_uses_the_sdk_is_nothing_to_do(make_repo, run_codemod):
+    repo = make_repo(
+        "no-sdk",
+        {
+            "requirements.txt": "requests==2.0\n",
+            "src/acme_app": None,
+            "tests": None,
+            "src/hello.py": "print('hello')\n",
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    assert result.code == 0 and "neither declares" in result.manifest["reason"]
     assert result.artifact("changes.patch").read_bytes() == b""
+
+
+def test_code_using_the_sdk_without_a_declaration_requires_human(make_repo, run_codemod):
+    repo = make_repo(
+        "undeclared",
+        {
+            "requirements.txt": "# acme-sdk comes from setup.py\n",
+            "setup.py": "from setuptools import setup\nsetup(install_requires=['acme-sdk==1.4.0'])\n",
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human"
+    assert "no supported file declares acme-sdk" in m["reason"]
+
+
+def test_green_tests_do_not_hide_a_usage_the_rules_cannot_migrate(make_repo, run_codemod):
+    """Without the tests that cover the dispatch, the suite is green on 2.1.0 — and still broken."""
+    repo = make_repo("uncovered", {"tests/test_reports.py": None})
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    m = result.manifest
+    assert m["verifications"][-1]["passed"]
+    assert result.code == 3 and m["status"] == "requires_human"
+    assert "ACME900 src/acme_app/reports.py" in m["reason"]
+    assert "[not ready]" in result.artifact("merge_request.md").read_text()
+
+
+def test_allowed_paths_that_exclude_the_manifest_are_bad_input(acme_repo: Path, run_codemod, tmp_path: Path):
+    task = tmp_path / "task.yml"
+    text = (Path(__file__).parent.parent / "fixtures/tasks/acme-sdk-2-rules.yml").read_text()
+    task.write_text(
+        text.replace('allowed_paths: ["src/**", "requirements*.txt"]', 'allowed_paths: ["src/**"]')
+    )
+    result = run_codemod(acme_repo, task)
+    m = result.manifest
+    assert result.code == 2 and m["status"] == "bad_input"
+    assert "exclude the dependency file(s) to bump: requirements.txt" in m["reason"]
+    assert not m["verifications"], "refused before any install or test run"
 
 
 def test_repo_without_working_tests_requires_human(make_repo, run_codemod):

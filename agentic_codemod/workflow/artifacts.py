@@ -85,4 +85,5 @@ def _draft_for(state: RunState) -> MergeRequestDraft:
     if m.status == "succeeded":
         return draft
     header = f"**Not ready — status `{m.status}` (exit {m.exit_code}).** {m.reason}\n\n"
-    return MergeRequestDraft(title=draft.title, description=header + draft.description, ready=False)
+    title = draft.title if draft.title.startswith("[not ready]") else f"[not ready] {draft.title}"
+    return MergeRequestDraft(title=title, description=header + draft.description, ready=False)

@@ -21,6 +21,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 class Brain(Protocol):
     name: str
     mode: str
+    addresses_human_items: bool  # whether implement() works on the plan's requires_human items
 
     def recon(self, state: RunState) -> list[str]:
         """Notes to add to the deterministic RepoProfile."""
@@ -48,6 +49,7 @@ class RuleBrain:
 
     name = "rules"
     mode = "offline"
+    addresses_human_items = False
 
     def recon(self, state: RunState) -> list[str]:
         return []
@@ -117,7 +119,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     )
     human = (
         "\n".join(
-            f"- {h.reason}" + (f" — `{h.file}:{h.line}`" if h.file else "")
+            f"- {h.reason}" + (f" — `{h.file}" + (f":{h.line}`" if h.line else "`") if h.file else "")
             for h in (plan.requires_human if plan else [])
         )
         or "- nothing"

@@ -55,6 +55,7 @@ FENCED = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n```\s*$", re.DOTALL)
 class LlmBrain:
     name = "agents"
     mode = "llm"
+    addresses_human_items = True
 
     def __init__(self, models: ModelsConfig | None = None) -> None:
         self._models = models
@@ -123,7 +124,9 @@ class LlmBrain:
             ("Task", _task(state)),
             (
                 "Plan",
-                plan.model_dump_json(indent=1, include={"steps", "requires_human", "allowed_paths", "lessons"})
+                plan.model_dump_json(
+                    indent=1, include={"steps", "requires_human", "allowed_paths", "lessons"}
+                )
                 if plan
                 else "none",
             ),
@@ -179,6 +182,10 @@ class LlmBrain:
                 verdict="unsure", reviewer=spec.name, summary=f"unusable review reply: {exc}"
             )
         verdict = verdict.model_copy(update={"reviewer": spec.name})
+        if verdict.verdict == "approve" and any(f.severity == "error" for f in verdict.findings):
+            verdict = verdict.model_copy(  # an approval that lists its own errors is no approval
+                update={"verdict": "unsure", "summary": f"approve with error findings — {verdict.summary}"}
+            )
         if gates.verdict == "reject":
             errors = [f for f in gates.findings if f.severity == "error"]
             verdict = verdict.model_copy(

@@ -1,65 +1,63 @@
-"""Dependency manifests may change only where the task's SDK is declared.
+"""Dependency manifests may change only as the deterministic bump changes them.
 
-An actor that adds, removes or re-pins another dependency ("no new dependencies", ARCHITECTURE.md §5)
-is caught here, deterministically: every added or removed line of a dependency file must mention the
-SDK (by its normalised name). Lockfiles are left to the ecosystem's own tool and are not line-checked.
+"No new dependencies" (ARCHITECTURE.md §5) is enforced without reading intentions: the expected content
+of every dependency file is recomputed from the base commit by the adapter's own bump, and the candidate
+must hold exactly that. Another dependency added to the SDK's line, a URL instead of a version, an extra
+index, a re-pinned neighbour: each makes the file differ and fails the gate, whoever wrote it. New or
+deleted manifests fail too. Lockfiles are left to the ecosystem's tool and are not compared.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
-
 from agentic_codemod.models import Finding
-from agentic_codemod.tools.snapshot import snapshot_diff
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.workflow.gates import Change, GateResult
 
 
-def name_pattern(sdk: str) -> re.Pattern[str]:
-    """`acme-sdk` also matches `acme_sdk`, `Acme.SDK` (PEP 503 normalisation)."""
-    parts = re.split(r"[-_.]+", canonicalize_name(sdk))
-    return re.compile(r"[-_.]+".join(re.escape(p) for p in parts), re.IGNORECASE)
-
-
 def manifest_gate(
     root: Path,
-    base_commit: str,
     changes: Sequence[Change],
-    dependency_files: Sequence[str],
-    sdk: str,
+    expected: Mapping[str, str],
     *,
     lockfiles: Sequence[str] = (),
     trace: Trace | None = None,
 ) -> GateResult:
-    pattern = name_pattern(sdk)
-    watched = set(dependency_files)
+    """`expected` maps every dependency file of the base to the content the bump gives it."""
     findings: list[Finding] = []
     for change in changes:
         path = change.path
         if Path(path).name in lockfiles:
             continue
-        if path not in watched and change.old_path not in watched:
-            if change.status == "A" and _looks_like_manifest(path):
-                findings.append(_error(f"new dependency manifest: {path}", path))
-            continue
-        if change.status == "D":
-            findings.append(_error(f"dependency manifest deleted: {path}", path))
-            continue
-        for line in _changed_lines(root, base_commit, path):
-            if line.strip() and not pattern.search(line):
+        if path in expected or change.old_path in expected:
+            if change.status in "DR":
                 findings.append(
-                    _error(f"dependency change beyond {sdk} in {path}: {line.strip()[:120]}", path)
+                    _error(f"dependency manifest {_VERB[change.status]}: {change.old_path or path}", path)
                 )
+                continue
+            current = (root / path).read_text(encoding="utf-8", errors="replace")
+            if current != expected[path]:
+                findings.append(
+                    _error(
+                        f"{path} differs from the bump of the SDK alone: "
+                        + _first_difference(expected[path], current),
+                        path,
+                    )
+                )
+        elif _looks_like_manifest(path):
+            findings.append(
+                _error(f"dependency manifest {_VERB.get(change.status, 'changed')}: {path}", path)
+            )
     result = GateResult(name="manifest", passed=not findings, findings=findings)
     if trace is not None:
         trace.record(
             actor="gate",
             tool="manifest_gate",
-            arguments={"files": sorted(watched), "sdk": sdk},
+            arguments={"files": sorted(expected)},
             result="passed" if result.passed else f"{len(findings)} finding(s)",
             decision="allowed" if result.passed else "refused",
             reason="; ".join(f.message for f in findings[:5]),
@@ -67,10 +65,19 @@ def manifest_gate(
     return result
 
 
-def _changed_lines(root: Path, base_commit: str, path: str) -> list[str]:
-    diff = snapshot_diff(root, base_commit, "-U0", "--no-color", "--no-ext-diff", "--", path)
-    lines = diff.decode("utf-8", "replace").splitlines()
-    return [line[1:] for line in lines if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+_VERB = {"A": "added", "D": "deleted", "R": "renamed", "M": "changed", "C": "copied", "T": "changed"}
+
+
+def _first_difference(expected: str, current: str) -> str:
+    """The first line the candidate added (else the first it removed), for the finding."""
+    diff = [
+        line
+        for line in difflib.unified_diff(expected.splitlines(), current.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    for line in sorted(diff, key=lambda d: d[0] != "+"):
+        return f"{line[:1]} {line[1:].strip()[:120]}"
+    return "whitespace or line endings"
 
 
 def _looks_like_manifest(path: str) -> bool:

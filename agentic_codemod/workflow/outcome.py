@@ -44,20 +44,21 @@ def intake(state: RunState) -> str:
 
 
 def decide(state: RunState) -> str:
-    """Only an approved, green, gate-clean, non-empty candidate is a success."""
+    """Only an approved, green, gate-clean, non-empty candidate with nothing left for a human succeeds."""
     m, verdict, last = state.manifest, state.verdict, state.last_verification
     m.classification = verify.classify(state.baseline, last)  # type: ignore[assignment]
     approved = verdict is not None and verdict.verdict == "approve"
-    gates_ok = all(g["passed"] for g in state.gates)
+    failed_gates = [g["name"] for g in state.gates if not g["passed"]]
     nonempty = state.candidate is not None and bool(state.candidate.files)
-    if approved and gates_ok and nonempty and last is not None and last.passed:
+    green = last is not None and last.passed
+    left = _unaddressed_human_items(state)
+    if approved and not failed_gates and nonempty and green and not left:
         m.status, m.exit_code, m.reason = "succeeded", EXIT_OK, "candidate verified and approved"
-        return m.reason
-    open_items = _open_human_items(state)
-    if last is not None and not last.passed and open_items:
+    elif not failed_gates and left and (approved or not green):
         m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
-        m.reason = f"{len(open_items)} usage(s) the rules cannot migrate: " + "; ".join(open_items[:3])
-    elif m.classification == "pre-existing":
+        m.reason = f"{len(left)} item(s) the {'rules' if not state.addresses_human_items else 'candidate'} "
+        m.reason += "did not resolve: " + "; ".join(left[:3])
+    elif not failed_gates and m.classification == "pre-existing":
         m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
         m.reason = "the tests already failed before the change; the candidate introduced no new failure"
     else:
@@ -68,10 +69,19 @@ def decide(state: RunState) -> str:
     return m.reason
 
 
-def _open_human_items(state: RunState) -> list[str]:
-    """Detect-only rule matches still present in the candidate."""
-    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(state.task.sdk.to)]
+def _unaddressed_human_items(state: RunState) -> list[str]:
+    """What is still a human's job in the candidate: every item that is not a rule match (a lockfile
+    the tool could not refresh, ...), and every applicable detect-only rule match that is still there —
+    unless the brain works on such items (agents) and the candidate changed the flagged file, which the
+    verification and the review then judged."""
+    target = state.task.sdk.to
+    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target)]
     matches = codemod.find_matches(detect_only, state.paths.worktree) if detect_only else []
-    items = [f"{m.rule_id} {m.file}:{m.line}" for m in matches]
+    touched = set(state.candidate.files) if state.candidate else set()
+    items = [
+        f"{m.rule_id} {m.file}:{m.line}"
+        for m in matches
+        if not (state.addresses_human_items and m.file in touched)
+    ]
     items += [h.reason for h in (state.plan.requires_human if state.plan else []) if h.rule_id is None]
     return items

@@ -30,6 +30,7 @@ class Stop(Exception):
 
 def build_workflow(state: RunState, brain: Brain) -> Workflow:
     guard = _Guard(state)
+    state.addresses_human_items = brain.addresses_human_items
 
     def anything_to_do(s: RunState) -> str:
         plan = s.plan

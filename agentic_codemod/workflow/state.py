@@ -77,6 +77,7 @@ class RunState:
     baseline: VerificationResult | None = None
     verifications: list[VerificationResult] = field(default_factory=list)
     brain_done: bool = False  # the brain has nothing more to try in the implement loop
+    addresses_human_items: bool = False  # the brain works on what the rules cannot (agents do, rules don't)
     candidate: Candidate | None = None
     gates: list[dict[str, Any]] = field(default_factory=list)
     verdict: ReviewVerdict | None = None

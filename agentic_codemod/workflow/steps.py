@@ -6,10 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from agentic_codemod import experience
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError, RequiresHuman
-from agentic_codemod.models import ChangePlan, Finding, HumanItem, RepoProfile
+from agentic_codemod.models import ChangePlan, Dependency, Finding, HumanItem, RepoProfile
+from agentic_codemod.tools.paths import allowed_by
+from agentic_codemod.tools.snapshot import git
 from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, freeze
@@ -42,9 +45,7 @@ def recon(state: RunState, brain: Brain) -> str:
 def plan(state: RunState, brain: Brain) -> str:
     task, profile = state.task, _need(state.profile)
     target = task.sdk.to
-    pending = [
-        d for d in profile.sdk_declarations if target not in SpecifierSet(d.specifier, prereleases=True)
-    ]
+    pending = pending_declarations(state)
     draft = ChangePlan(
         task_id=task.id,
         sdk=task.sdk.name,
@@ -52,19 +53,36 @@ def plan(state: RunState, brain: Brain) -> str:
         allowed_paths=task.allowed_paths,
         acceptance_criteria=task.acceptance_criteria,
     )
-    if not profile.sdk_declarations:
-        draft.nothing_to_do, draft.reason = True, f"the repository does not declare {task.sdk.name}"
-        state.plan = draft
-        return draft.reason
-    if not pending:
-        draft.nothing_to_do = True
-        draft.reason = f"every declaration of {task.sdk.name} already admits {target}"
-        state.plan = draft
-        return draft.reason
-    state.skill = _find_skill(state)
+    state.plan = draft
+    state.skill = _find_skill(state)  # no migration notes: nobody can tell whether there is work to do
     rules_dir = state.skill.rules_dir
     state.rules = codemod.load_rules(rules_dir, task.migration.disabled_rules) if rules_dir else []
     draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
+    relevant = [m for m in draft.rule_matches if _rule(state, m.rule_id).applies_to(target)]
+    # Detect-only matches alone do not make work on a repository that is already migrated: they flag a
+    # construct, not a break. They still become requires_human items of any run that does work.
+    if not pending and not any(m.fixable for m in relevant):
+        draft.nothing_to_do = True
+        draft.reason = (
+            f"every declaration of {task.sdk.name} already excludes {task.sdk.from_range} and admits "
+            f"{target}, and no migration rule would change the code"
+            if profile.sdk_declarations
+            else f"the repository neither declares {task.sdk.name} nor has code a migration rule would change"
+        )
+        return draft.reason
+    if not profile.sdk_declarations:
+        raise RequiresHuman(
+            f"the code matches {len(relevant)} migration rule(s) "
+            f"but no supported file declares {task.sdk.name}",
+            hint=f"declare it in one of: {', '.join(_need(state.adapter).file_patterns)}",
+        )
+    outside = sorted({d.file for d in pending if not allowed_by(d.file, task.allowed_paths)})
+    if outside:
+        raise InputError(
+            f"task allowed_paths {task.allowed_paths} exclude the dependency file(s) to bump: "
+            + ", ".join(outside),
+            hint="add them to allowed_paths in the task file",
+        )
     draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target)
     experience.use_lessons(state, draft, state.settings.experience_budget_bytes)  # hypotheses, never gates
     draft.steps = [
@@ -74,6 +92,48 @@ def plan(state: RunState, brain: Brain) -> str:
     ]
     state.plan = brain.plan(state, draft)
     return f"{len(pending)} declaration(s) to bump, {len(draft.rule_matches)} rule match(es)"
+
+
+def pending_declarations(state: RunState) -> list[Dependency]:
+    """Declarations to bump: those that exclude the target, or still admit the old range."""
+    sdk = state.task.sdk
+    old = SpecifierSet(sdk.from_range, prereleases=True)
+    return [
+        d
+        for d in _need(state.profile).sdk_declarations
+        if sdk.to not in SpecifierSet(d.specifier, prereleases=True)
+        or overlaps(SpecifierSet(d.specifier, prereleases=True), old)
+    ]
+
+
+def overlaps(a: SpecifierSet, b: SpecifierSet) -> bool:
+    """Whether two ranges share a version, probed at every version either one names (and just above it).
+    Exact for the ranges declarations use (pins, bounds, compatible releases)."""
+    probes: set[Version] = set()
+    for spec in [*a, *b]:
+        try:
+            v = Version(spec.version.rstrip(".*"))
+        except InvalidVersion:
+            continue
+        probes |= {v, Version(f"{v.base_version}.post1"), Version(f"{v.base_version}.1")}
+    return any(v in a and v in b for v in probes)
+
+
+def _expected_manifests(state: RunState) -> dict[str, str]:
+    """Every dependency file as the deterministic bump alone makes it, from the base commit."""
+    adapter, base, target = _need(state.adapter), state.base_commit, state.task.sdk.to
+    pending = pending_declarations(state)
+    expected: dict[str, str] = {}
+    for path in _need(state.profile).dependency_files:
+        text = git(state.paths.worktree, "show", f"{base}:{path}").decode("utf-8", "replace")
+        for dep in (d for d in pending if d.file == path):
+            text = adapter.update_dependency(text, dep, target)
+        expected[path] = text
+    return expected
+
+
+def _rule(state: RunState, rule_id: str) -> codemod.Rule:
+    return next(r for r in state.rules if r.id == rule_id)
 
 
 def baseline(state: RunState) -> str:
@@ -117,11 +177,9 @@ def baseline(state: RunState) -> str:
 
 def bump(state: RunState) -> str:
     adapter, ws, target = _need(state.adapter), _need(state.workspace), state.task.sdk.to
-    profile, plan_ = _need(state.profile), _need(state.plan)
+    plan_ = _need(state.plan)
     bumped = 0
-    for dep in profile.sdk_declarations:
-        if target in SpecifierSet(dep.specifier, prereleases=True):
-            continue
+    for dep in pending_declarations(state):
         content = ws.read(dep.file, actor="bump")
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
         bumped += 1
@@ -192,10 +250,8 @@ def review(state: RunState, brain: Brain) -> str:
         gates.test_tamper_check(state.paths.worktree, state.base_commit, changes, trace=state.trace),
         manifest_gate(
             state.paths.worktree,
-            state.base_commit,
             changes,
-            _need(state.profile).dependency_files,
-            state.task.sdk.name,
+            _expected_manifests(state),
             lockfiles=_need(state.adapter).lockfiles,
             trace=state.trace,
         ),

