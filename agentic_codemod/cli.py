@@ -84,6 +84,11 @@ def _run(args: argparse.Namespace) -> int:
 
     task = load_task(args.task)
     repo = check_repo(args.repo)
+    if not (args.context / "apm.yml").is_file():
+        raise InputError(
+            f"{args.context.resolve()}: --context has no apm.yml",
+            hint="point --context at the APM project with the agents and migration packages",
+        )
     settings = load_settings(args.config)
     python = settings.python.model_copy(
         update={

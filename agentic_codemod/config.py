@@ -128,7 +128,7 @@ def load_settings(path: Path | None) -> Settings:
         return Settings()
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InputError(f"{path}: cannot read config: {exc}") from exc
     if not isinstance(raw, dict):
         raise InputError(f"{path}: config must be a mapping")

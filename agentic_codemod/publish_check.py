@@ -175,6 +175,9 @@ def _load(path: Path, model: type[_M], problems: list[str]) -> _M | None:
 def _read_draft(path: Path, problems: list[str]) -> tuple[str, str]:
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        problems.append("merge_request.md is not UTF-8 text")
+        return "", ""
     except OSError:
         problems.append("merge_request.md is missing")
         return "", ""

@@ -96,7 +96,7 @@ def load_task(path: Path) -> TaskSpec:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError(f"{path}: task file not found") from exc
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InputError(f"{path}: cannot read task file: {exc}".splitlines()[0]) from exc
     if not isinstance(raw, dict):
         raise InputError(f"{path}: a task file must be a YAML mapping")

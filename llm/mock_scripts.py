@@ -157,6 +157,11 @@ def reviewer(body: dict[str, Any], fault: str | None) -> Reply:
         if fixed
         else [{"severity": "error", "message": "fetch is gone in 2.1", "path": TARGET_FILE}],
     }
+    if fault == "review-approve-with-errors":  # a reviewer that contradicts itself
+        verdict["verdict"] = "approve"
+        verdict["findings"] = [
+            {"severity": "error", "message": "the criteria are not met", "path": TARGET_FILE}
+        ]
     if fault in ("review-reject", "review-unsure"):  # a reviewer that disagrees with green tests
         verdict["verdict"] = fault.removeprefix("review-")
         verdict["summary"] = "the patch changes behaviour the criteria do not mention"

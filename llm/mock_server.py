@@ -21,6 +21,7 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   tool-call-as-text (coder, probe)   the vLLM failure: the tool call arrives as text in `content`
   no-edit           (coder)          reads, then stops without editing: a silent failure
   review-reject, review-unsure (reviewer)  a well-formed verdict that is not approve
+  review-approve-with-errors (reviewer)    "approve" with an error finding: not an approval
   hostile           (coder)          obeys a prompt injection: tries .env, .gitlab-ci.yml, ../, .git/hooks,
                                      Dockerfile, emptying a test — then does the real fix
 An endpoint that is down is no server at all: point the client at a port nobody listens on.
@@ -55,6 +56,7 @@ FAULTS = (
     "hostile",
     "review-reject",
     "review-unsure",
+    "review-approve-with-errors",
 )
 CODER_FAULTS = {
     "tool-loop": "coder",
@@ -63,6 +65,7 @@ CODER_FAULTS = {
     "hostile": "coder",
     "review-reject": "reviewer",
     "review-unsure": "reviewer",
+    "review-approve-with-errors": "reviewer",
 }
 ERROR_STATUS = {
     "http-500": (500, "internal error"),

@@ -145,3 +145,41 @@ def test_task_budgets_only_narrow() -> None:
     assert narrowed.budgets.max_changed_files == 5
     assert narrowed.budgets.max_tool_calls == Settings().budgets.max_tool_calls
     assert set(DEFAULT_DENY_GLOBS) <= set(narrowed.deny_globs) and "secrets/**" in narrowed.deny_globs
+
+
+@pytest.mark.parametrize("flag", ["--task", "--config"])
+def test_a_file_that_is_not_text_exits_2_naming_it(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    binary = tmp_path / "binary.yml"
+    binary.write_bytes(bytes(range(256)))
+    task = binary if flag == "--task" else write_task(tmp_path, VALID)
+    argv = ["run", "--repo", str(repo), "--task", str(task), "--run-dir", str(tmp_path / "run"), "--offline"]
+    if flag == "--config":
+        argv += ["--config", str(binary)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert str(binary) in err and "can't decode" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_context_without_apm_yml_exits_2_naming_it(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "no-context"
+    empty.mkdir()
+    argv = [
+        "run",
+        "--repo",
+        str(repo),
+        "--task",
+        str(write_task(tmp_path, VALID)),
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--offline",
+        "--context",
+        str(empty),
+    ]
+    assert main(argv) == 2
+    assert f"{empty}: --context has no apm.yml" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -33,7 +33,7 @@ def add_fleet_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--context", type=Path, default=Path("."), help="APM project with apm.yml (default: .)")
     p.add_argument("--config", type=Path, help="settings file passed to every run")
-    p.add_argument("--timeout", type=float, default=3600.0, help="seconds per repository with --local")
+    p.add_argument("--timeout", type=_seconds, default=3600.0, help="seconds per repository with --local")
     p.set_defaults(handler=fleet_command)
 
 
@@ -94,3 +94,13 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from exc
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value

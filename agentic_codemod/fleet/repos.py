@@ -107,7 +107,7 @@ class FleetFile(BaseModel):
 def load_fleet(path: Path) -> FleetFile:
     try:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InputError(f"{path}: cannot read the fleet file: {exc}") from exc
     if not isinstance(raw, dict):
         raise InputError(f"{path}: the fleet file must be a mapping with `repos:`")

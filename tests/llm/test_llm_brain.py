@@ -111,6 +111,13 @@ def test_a_gate_error_forces_reject_whatever_the_reviewer_says(mock_llm: MockLLM
     assert verdict.findings[0] == finding and "approve" in verdict.summary
 
 
+def test_an_approval_listing_its_own_errors_is_not_an_approval(mock_llm: MockLLM, tmp_path: Path) -> None:
+    mock_llm.fault("review-approve-with-errors")
+    verdict = brain(mock_llm).review(reviewed_state(tmp_path), [])
+    assert verdict.verdict == "unsure" and "approve with error findings" in verdict.summary
+    assert any(f.severity == "error" for f in verdict.findings)
+
+
 def test_an_unusable_review_is_unsure_not_approve(mock_llm: MockLLM, tmp_path: Path) -> None:
     mock_llm.fault("schema-invalid")
     verdict = brain(mock_llm).review(reviewed_state(tmp_path), [])

@@ -129,7 +129,6 @@ def test_short_output_is_kept_whole(tmp_path: Path) -> None:
 def test_timeout_kills_the_process_group_including_a_double_forked_daemon(tmp_path: Path) -> None:
     pidfile = tmp_path / "daemon.pid"
     code = DAEMON.format(escape="pass", leader_sleep=60)
-    start = time.monotonic()
     result = run_process(
         [PY, "-c", code, str(pidfile)],
         cwd=tmp_path,
@@ -138,7 +137,6 @@ def test_timeout_kills_the_process_group_including_a_double_forked_daemon(tmp_pa
         tail_bytes=1000,
         grace_s=0.5,
     )
-    assert time.monotonic() - start < 6
     assert result.timed_out and result.exit_code is None and "timed out" in (result.error or "")
     assert gone(wait_for_pid(pidfile))
 
