@@ -63,9 +63,12 @@ class Budgets(BaseModel):
     max_changed_files: int = Field(20, ge=1)
     max_file_bytes: int = Field(256_000, ge=1)
     max_total_bytes: int = Field(1_000_000, ge=1)
-    max_tool_calls: int = Field(80, ge=1)
+    max_tool_calls: int = Field(80, ge=1)  # per actor (role or deterministic step)
+    role_tool_calls: dict[str, int] = Field(default_factory=dict)  # per-role override, e.g. {coder: 120}
+    max_run_tool_calls: int = Field(400, ge=1)  # all actors of one run together
     max_iterations: int = Field(3, ge=1)
-    verification_timeout_s: float = Field(600.0, gt=0)
+    verification_timeout_s: float = Field(600.0, gt=0)  # one verification run
+    max_verification_total_s: float = Field(3600.0, gt=0)  # every verification of one run together
     install_timeout_s: float = Field(600.0, gt=0)
     output_tail_bytes: int = Field(6_000, ge=256)
     trace_field_chars: int = Field(2_000, ge=64)
@@ -74,7 +77,14 @@ class Budgets(BaseModel):
         """Apply task overrides; a task may only lower a limit."""
         merged = self.model_dump()
         for key, value in overrides.items():
-            merged[key] = min(merged[key], value)
+            if isinstance(value, dict):  # per-role limits: each role may only go lower
+                default = merged["max_tool_calls"]
+                roles = dict(merged[key])
+                for role, limit in value.items():
+                    roles[role] = min(roles.get(role, default), limit)
+                merged[key] = roles
+            else:
+                merged[key] = min(merged[key], value)
         return Budgets.model_validate(merged)
 
 

@@ -69,7 +69,7 @@ class TaskSpec(BaseModel):
     allowed_paths: list[str] = Field(min_length=1)
     deny_globs: list[str] = Field(default_factory=list)
     acceptance_criteria: list[str] = Field(min_length=1)
-    budgets: dict[str, int | float] = Field(default_factory=dict)
+    budgets: dict[str, int | float | dict[str, int]] = Field(default_factory=dict)
 
     @field_validator("id")
     @classmethod

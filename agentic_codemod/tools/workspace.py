@@ -204,8 +204,11 @@ class Workspace:
         """max_tool_calls holds per actor (a role: coder, reviewer, ... or a deterministic step), so the
         rules' own reads and writes never eat into an agent's budget."""
         self.calls[actor] += 1
-        if self.calls[actor] > self.budgets.max_tool_calls:
-            raise BudgetExceeded("max_tool_calls", self.budgets.max_tool_calls, self.calls[actor])
+        limit = self.budgets.role_tool_calls.get(actor, self.budgets.max_tool_calls)
+        if self.calls[actor] > limit:
+            raise BudgetExceeded("max_tool_calls", limit, self.calls[actor])
+        if self.calls.total() > self.budgets.max_run_tool_calls:
+            raise BudgetExceeded("max_run_tool_calls", self.budgets.max_run_tool_calls, self.calls.total())
 
     def _readable(self, norm: str) -> bool:
         return not (

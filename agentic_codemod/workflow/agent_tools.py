@@ -24,7 +24,6 @@ from agentic_codemod.errors import BudgetExceeded
 from agentic_codemod.llm import Meter
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools.workspace import Refused
-from agentic_codemod.workflow import verify
 from agentic_codemod.workflow.state import RunState
 
 TOOLSETS: dict[str, tuple[str, ...]] = {
@@ -166,15 +165,9 @@ class AgentTools:
         if state.test_command is None or state.env is None or state.runner is None:
             return "error: verification is not available in this step"
         phase = f"{self.actor}-check-{len(self.verifications) + 1}"
-        result = verify.run_tests(
-            state.test_command,
-            python=state.env.python,
-            cwd=state.paths.worktree,
-            runner=state.runner,
-            timeout_s=state.settings.budgets.verification_timeout_s,
-            phase=phase,
-            reports_dir=state.paths.reports,
-        )
+        from agentic_codemod.workflow.steps import timed_tests
+
+        result = timed_tests(state, phase)  # charged to the run's verification time budget
         self.verifications.append(result)
         summary = describe(result)
         state.trace.record(

@@ -76,6 +76,7 @@ class RunState:
     plan: ChangePlan | None = None
     baseline: VerificationResult | None = None
     verifications: list[VerificationResult] = field(default_factory=list)
+    verification_s: float = 0.0  # wall time of every verification so far (the pipeline's and the coder's)
     brain_done: bool = False  # the brain has nothing more to try in the implement loop
     addresses_human_items: bool = False  # the brain works on what the rules cannot (agents do, rules don't)
     candidate: Candidate | None = None

@@ -9,8 +9,14 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from agentic_codemod import experience
-from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError, RequiresHuman
-from agentic_codemod.models import ChangePlan, Dependency, Finding, HumanItem, RepoProfile
+from agentic_codemod.errors import (
+    BudgetExceeded,
+    CandidateRejected,
+    EnvironmentUnavailable,
+    InputError,
+    RequiresHuman,
+)
+from agentic_codemod.models import ChangePlan, Dependency, Finding, HumanItem, RepoProfile, VerificationResult
 from agentic_codemod.tools.paths import allowed_by
 from agentic_codemod.tools.snapshot import git
 from agentic_codemod.workflow import codemod, verify
@@ -94,6 +100,27 @@ def plan(state: RunState, brain: Brain) -> str:
     return f"{len(pending)} declaration(s) to bump, {len(draft.rule_matches)} rule match(es)"
 
 
+def timed_tests(state: RunState, phase: str) -> VerificationResult:
+    """One run of the fixed test command, charged to the run's verification time budget."""
+    budgets = state.settings.budgets
+    left = budgets.max_verification_total_s - state.verification_s
+    if left <= 0:
+        raise BudgetExceeded(
+            "max_verification_total_s", budgets.max_verification_total_s, round(state.verification_s)
+        )
+    result = verify.run_tests(
+        _need(state.test_command),
+        python=_need(state.env).python,
+        cwd=state.paths.worktree,
+        runner=_need(state.runner),
+        timeout_s=min(budgets.verification_timeout_s, left),
+        phase=phase,
+        reports_dir=state.paths.reports,
+    )
+    state.verification_s += result.duration_s
+    return result
+
+
 def pending_declarations(state: RunState) -> list[Dependency]:
     """Declarations to bump: those that exclude the target, or still admit the old range."""
     sdk = state.task.sdk
@@ -143,7 +170,6 @@ def baseline(state: RunState) -> str:
             "no test command found: without verification nothing may be published",
             hint="add a tests/ folder or a pytest configuration to the repository",
         )
-    budgets = state.settings.budgets
     state.env = adapter.prepare_environment(
         state.paths.worktree, state.paths.env_dir, state.settings, _need(state.runner)
     )
@@ -153,15 +179,7 @@ def baseline(state: RunState) -> str:
             "cannot install the repository's dependencies for verification",
             hint=failed[-1].output_tail[-400:].strip(),
         )
-    state.baseline = verify.run_tests(
-        command,
-        python=state.env.python,
-        cwd=state.paths.worktree,
-        runner=_need(state.runner),
-        timeout_s=budgets.verification_timeout_s,
-        phase="baseline",
-        reports_dir=state.paths.reports,
-    )
+    state.baseline = timed_tests(state, "baseline")
     state.verifications.append(state.baseline)
     if not verify.usable_baseline(state.baseline):
         raise RequiresHuman(
@@ -222,15 +240,7 @@ def apply_codemod(state: RunState) -> str:
 
 def run_verification(state: RunState, phase: str) -> str:
     tested = candidate_sha256(state.paths.worktree, state.base_commit)
-    result = verify.run_tests(
-        _need(state.test_command),
-        python=_need(state.env).python,
-        cwd=state.paths.worktree,
-        runner=_need(state.runner),
-        timeout_s=state.settings.budgets.verification_timeout_s,
-        phase=phase,
-        reports_dir=state.paths.reports,
-    )
+    result = timed_tests(state, phase)
     after = candidate_sha256(state.paths.worktree, state.base_commit)
     result.candidate_sha256 = tested if after == tested else None  # the tests changed the tree: no proof
     if after != tested:

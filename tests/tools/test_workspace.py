@@ -210,3 +210,13 @@ def test_the_tool_call_budget_holds_per_actor(repo: Path) -> None:
     with pytest.raises(BudgetExceeded):
         ws.read("README.md", "codemod:ACME001")
     ws.read("README.md", "reviewer")  # another role keeps its own
+
+
+def test_a_role_override_and_the_run_total_bound_tool_calls(repo: Path) -> None:
+    ws = make_ws(repo, budgets=Budgets(max_tool_calls=2, role_tool_calls={"coder": 4}, max_run_tool_calls=5))
+    for _ in range(4):
+        ws.read("README.md", "coder")  # the coder's own, higher limit
+    with pytest.raises(BudgetExceeded) as caught:
+        ws.read("README.md", "reviewer")  # 5 calls in the run are allowed ...
+        ws.read("README.md", "reviewer")  # ... the sixth is not, whoever makes it
+    assert caught.value.budget == "max_run_tool_calls"
