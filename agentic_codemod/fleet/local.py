@@ -180,7 +180,14 @@ def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str,
             code = _stop(proc)
     wall = time.monotonic() - started.pop(repo.name)
     shutil.rmtree(context, ignore_errors=True)
+    if not note and not (run_dir / "run.json").exists():  # the run never started: say why, from its log
+        note = _last_line(out / f"{repo.name}.log")
     return entry_from_run(repo.name, path, run_dir, code, wall, note)
+
+
+def _last_line(log: Path) -> str:
+    lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
+    return next((line for line in reversed(lines) if line), "")[:300]
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> int:

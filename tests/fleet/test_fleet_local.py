@@ -161,3 +161,14 @@ def test_the_context_copy_holds_the_apm_files_and_local_packages(tmp_path: Path)
     (root / "apm.yml").write_text("name: p\nversion: 0.1.0\ndependencies:\n  apm:\n    - ../elsewhere\n")
     with pytest.raises(InputError, match="outside the context root"):
         snapshot_context(root, tmp_path / "copy2")
+
+
+def test_a_repository_whose_run_never_starts_says_why(tmp_path: Path, context_root: Path) -> None:
+    from fleet_runs import run_fleet
+
+    fleet_file = tmp_path / "fleet.yml"
+    fleet_file.write_text("defaults: {offline: true}\nrepos:\n  - {name: gone, path: does-not-exist}\n")
+    run = run_fleet(fleet_file, tmp_path / "out", context_root, jobs=1)
+    entry = run.entry("gone")
+    assert run.code == 1 and entry["status"] == "crashed"
+    assert "--repo is not a directory" in entry["reason"]
