@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentic_codemod.config import Settings
 from agentic_codemod.models import (
@@ -90,3 +90,13 @@ class RunState:
     @property
     def last_verification(self) -> VerificationResult | None:
         return self.verifications[-1] if self.verifications else None
+
+
+T = TypeVar("T")
+
+
+def need(value: T | None) -> T:
+    """The input a step requires; missing means a step ran before the one that prepares it."""
+    if value is None:
+        raise RuntimeError("internal: a step ran before the step that prepares its input")
+    return value

@@ -3,36 +3,27 @@ the brain (rules or agents) is consulted only where the design says the model ma
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
+from typing import Any
 
 from agentic_codemod import experience
 from agentic_codemod.errors import (
     BudgetExceeded,
     CandidateRejected,
-    EnvironmentUnavailable,
     InputError,
     RequiresHuman,
 )
-from agentic_codemod.models import ChangePlan, Dependency, Finding, HumanItem, RepoProfile, VerificationResult
+from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile, VerificationResult
 from agentic_codemod.tools.paths import allowed_by
-from agentic_codemod.tools.snapshot import git
 from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, freeze
-from agentic_codemod.workflow.manifest_gate import manifest_gate
-from agentic_codemod.workflow.state import RunState
-
-if TYPE_CHECKING:
-    from agentic_codemod.workflow.gates import GateResult
-
-T = TypeVar("T")
+from agentic_codemod.workflow.declarations import pending_declarations
+from agentic_codemod.workflow.review_gates import judge_candidate
+from agentic_codemod.workflow.state import RunState, need
 
 
 def recon(state: RunState, brain: Brain) -> str:
-    adapter, root = _need(state.adapter), state.paths.worktree
+    adapter, root = need(state.adapter), state.paths.worktree
     files = adapter.find_dependency_files(root)
     declarations = adapter.extract_dependencies(root, files, state.task.sdk.name)
     state.test_command = adapter.detect_test_command(root)
@@ -49,7 +40,7 @@ def recon(state: RunState, brain: Brain) -> str:
 
 
 def plan(state: RunState, brain: Brain) -> str:
-    task, profile = state.task, _need(state.profile)
+    task, profile = state.task, need(state.profile)
     target = task.sdk.to
     pending = pending_declarations(state)
     draft = ChangePlan(
@@ -80,7 +71,7 @@ def plan(state: RunState, brain: Brain) -> str:
         raise RequiresHuman(
             f"the code matches {len(relevant)} migration rule(s) "
             f"but no supported file declares {task.sdk.name}",
-            hint=f"declare it in one of: {', '.join(_need(state.adapter).file_patterns)}",
+            hint=f"declare it in one of: {', '.join(need(state.adapter).file_patterns)}",
         )
     outside = sorted({d.file for d in pending if not allowed_by(d.file, task.allowed_paths)})
     if outside:
@@ -109,10 +100,10 @@ def timed_tests(state: RunState, phase: str) -> VerificationResult:
             "max_verification_total_s", budgets.max_verification_total_s, round(state.verification_s)
         )
     result = verify.run_tests(
-        _need(state.test_command),
-        python=_need(state.env).python,
+        need(state.test_command),
+        python=need(state.env).python,
         cwd=state.paths.worktree,
-        runner=_need(state.runner),
+        runner=need(state.runner),
         timeout_s=min(budgets.verification_timeout_s, left),
         phase=phase,
         reports_dir=state.paths.reports,
@@ -121,57 +112,19 @@ def timed_tests(state: RunState, phase: str) -> VerificationResult:
     return result
 
 
-def pending_declarations(state: RunState) -> list[Dependency]:
-    """Declarations to bump: those that exclude the target, or still admit the old range."""
-    sdk = state.task.sdk
-    old = SpecifierSet(sdk.from_range, prereleases=True)
-    return [
-        d
-        for d in _need(state.profile).sdk_declarations
-        if sdk.to not in SpecifierSet(d.specifier, prereleases=True)
-        or overlaps(SpecifierSet(d.specifier, prereleases=True), old)
-    ]
-
-
-def overlaps(a: SpecifierSet, b: SpecifierSet) -> bool:
-    """Whether two ranges share a version, probed at every version either one names (and just above it).
-    Exact for the ranges declarations use (pins, bounds, compatible releases)."""
-    probes: set[Version] = set()
-    for spec in [*a, *b]:
-        try:
-            v = Version(spec.version.rstrip(".*"))
-        except InvalidVersion:
-            continue
-        probes |= {v, Version(f"{v.base_version}.post1"), Version(f"{v.base_version}.1")}
-    return any(v in a and v in b for v in probes)
-
-
-def _expected_manifests(state: RunState) -> dict[str, str]:
-    """Every dependency file as the deterministic bump alone makes it, from the base commit."""
-    adapter, base, target = _need(state.adapter), state.base_commit, state.task.sdk.to
-    pending = pending_declarations(state)
-    expected: dict[str, str] = {}
-    for path in _need(state.profile).dependency_files:
-        text = git(state.paths.worktree, "show", f"{base}:{path}").decode("utf-8", "replace")
-        for dep in (d for d in pending if d.file == path):
-            text = adapter.update_dependency(text, dep, target)
-        expected[path] = text
-    return expected
-
-
 def _rule(state: RunState, rule_id: str) -> codemod.Rule:
     return next(r for r in state.rules if r.id == rule_id)
 
 
 def baseline(state: RunState) -> str:
-    adapter, command = _need(state.adapter), state.test_command
+    adapter, command = need(state.adapter), state.test_command
     if command is None:
         raise RequiresHuman(
             "no test command found: without verification nothing may be published",
             hint="add a tests/ folder or a pytest configuration to the repository",
         )
     state.env = adapter.prepare_environment(
-        state.paths.worktree, state.paths.env_dir, state.settings, _need(state.runner)
+        state.paths.worktree, state.paths.env_dir, state.settings, need(state.runner)
     )
     failed = [r for r in state.env.install_log if not r.ok]
     if failed:
@@ -194,14 +147,14 @@ def baseline(state: RunState) -> str:
 
 
 def bump(state: RunState) -> str:
-    adapter, ws, target = _need(state.adapter), _need(state.workspace), state.task.sdk.to
-    plan_ = _need(state.plan)
+    adapter, ws, target = need(state.adapter), need(state.workspace), state.task.sdk.to
+    plan_ = need(state.plan)
     bumped = 0
     for dep in pending_declarations(state):
         content = ws.read(dep.file, actor="bump")
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
         bumped += 1
-        for notice in adapter.update_lockfiles(state.paths.worktree, dep, target, _need(state.runner)) or []:
+        for notice in adapter.update_lockfiles(state.paths.worktree, dep, target, need(state.runner)) or []:
             state.trace.record(
                 actor="bump",
                 tool="update_lockfile",
@@ -214,7 +167,7 @@ def bump(state: RunState) -> str:
                     HumanItem(reason=f"lockfile not refreshed: {notice.message}", file=notice.file)
                 )
     install = adapter.install_dependencies(
-        state.paths.worktree, _need(state.env), state.settings, _need(state.runner)
+        state.paths.worktree, need(state.env), state.settings, need(state.runner)
     )
     state.trace.record(
         actor="bump",
@@ -232,7 +185,7 @@ def bump(state: RunState) -> str:
 
 
 def apply_codemod(state: RunState) -> str:
-    report = codemod.apply_rules(state.rules, state.paths.worktree, _need(state.workspace))
+    report = codemod.apply_rules(state.rules, state.paths.worktree, need(state.workspace))
     for err in report.errors:
         state.notes.append(f"rule {err['rule']} could not edit {err['file']}: {err['error']}")
     return f"{len(report.edits)} edit(s) in {len(report.files)} file(s), {len(report.errors)} error(s)"
@@ -250,28 +203,8 @@ def run_verification(state: RunState, phase: str) -> str:
 
 
 def review(state: RunState, brain: Brain) -> str:
-    from agentic_codemod.workflow import gates
-
     state.candidate = freeze(state.paths.worktree, state.base_commit, state.paths.artifact("changes.patch"))
-    findings: list[Finding] = []
-    changes = gates.changed_paths(state.paths.worktree, state.base_commit)
-    for result in (
-        gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs, trace=state.trace),
-        gates.test_tamper_check(state.paths.worktree, state.base_commit, changes, trace=state.trace),
-        manifest_gate(
-            state.paths.worktree,
-            changes,
-            _expected_manifests(state),
-            lockfiles=_need(state.adapter).lockfiles,
-            trace=state.trace,
-        ),
-        _test_count_gate(state),
-        _evidence_gate(state),
-    ):
-        record = {**result.to_dict(), "candidate_sha256": state.candidate.sha256}
-        state.gates.append(record)
-        findings.extend(result.findings)
-    findings.extend(_semantic_gate(state))
+    findings = judge_candidate(state)
     state.verdict = brain.review(state, findings)
     state.verdict.candidate_sha256 = state.candidate.sha256
     return f"{state.verdict.verdict} by {state.verdict.reviewer} for {state.candidate.sha256[:12]}"
@@ -280,74 +213,6 @@ def review(state: RunState, brain: Brain) -> str:
 def scribe(state: RunState, brain: Brain) -> str:
     state.draft = brain.scribe(state)
     return state.draft.title
-
-
-def _test_count_gate(state: RunState) -> GateResult:
-    """Fewer tests passing+failing than at baseline means tests went missing."""
-    from agentic_codemod.workflow.gates import GateResult
-
-    before, after = state.baseline, state.last_verification
-    findings: list[Finding] = []
-    if before and after and before.tests and after.tests:
-        n_before = before.tests.passed + before.tests.failed + before.tests.errors
-        n_after = after.tests.passed + after.tests.failed + after.tests.errors
-        if n_after < n_before * state.settings.min_test_count_ratio:
-            findings.append(
-                Finding(
-                    severity="error",
-                    message=f"tests ran {n_after} after the change but {n_before} at baseline",
-                )
-            )
-    return GateResult(name="test_count", passed=not findings, findings=findings)
-
-
-def _semantic_gate(state: RunState) -> list[Finding]:
-    """Jev judges scope drift when configured. `required`: only a pass lets the candidate through, and an
-    unreachable service pauses the run (75). `advisory`: recorded, never blocking."""
-    settings = state.settings.gates.semantic
-    if settings.mode == "off":
-        return []
-    from agentic_codemod import semantic
-    from agentic_codemod.workflow.artifacts import write_json
-
-    m = state.manifest
-    m.candidate, m.verifications, m.base_commit = state.candidate, state.verifications, state.base_commit
-    write_json(state.paths.artifact("run.json"), m)  # the gate reads the evidence from the run dir
-    verdict = semantic.evaluate(state.paths.run_dir, settings)
-    if settings.mode == "advisory":
-        state.notes.append(f"semantic gate (advisory): {verdict.outcome}: {verdict.reason}")
-        return []
-    state.gates.append(verdict.gate_record())
-    if verdict.outcome == "unavailable":
-        raise EnvironmentUnavailable(
-            f"semantic gate unavailable: {verdict.reason}",
-            hint="the run pauses; retry when the service is reachable",
-        )
-    if verdict.passed:
-        return []
-    return [Finding(severity="error", message=f"semantic gate: {verdict.outcome}: {verdict.reason}")]
-
-
-def _evidence_gate(state: RunState) -> GateResult:
-    """The last verification must have tested exactly this candidate, and every file an actor wrote
-    must be in it (a written file hidden by .gitignore would otherwise escape review)."""
-    from agentic_codemod.workflow.gates import GateResult
-
-    cand, last, ws = _need(state.candidate), state.last_verification, state.workspace
-    findings: list[Finding] = []
-    if last is None or last.candidate_sha256 != cand.sha256:
-        proved = last.candidate_sha256[:12] if last and last.candidate_sha256 else "-"
-        findings.append(
-            Finding(
-                severity="error",
-                message=f"the last verification tested candidate {proved}, not {cand.sha256[:12]}",
-            )
-        )
-    for path in sorted((ws.changed_files if ws else set()) - set(cand.files)):
-        findings.append(
-            Finding(severity="error", message=f"written but not in the candidate: {path}", path=path)
-        )
-    return GateResult(name="evidence", passed=not findings, findings=findings)
 
 
 def _find_skill(state: RunState) -> Any:
@@ -360,9 +225,3 @@ def _find_skill(state: RunState) -> Any:
             hint="add the SDK owner's migration package to apm.yml and run apm install",
         )
     return skill
-
-
-def _need(value: T | None) -> T:
-    if value is None:
-        raise InputError("internal: a step ran before the step that prepares its input")
-    return value

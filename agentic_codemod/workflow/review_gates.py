@@ -1,0 +1,113 @@
+"""The checks between a frozen candidate and its review: deterministic gates first, the optional
+semantic gate last. Every result is recorded in run.json bound to the candidate's sha256."""
+
+from __future__ import annotations
+
+from agentic_codemod.errors import EnvironmentUnavailable
+from agentic_codemod.models import Finding
+from agentic_codemod.tools.snapshot import git
+from agentic_codemod.workflow import gates
+from agentic_codemod.workflow.declarations import pending_declarations
+from agentic_codemod.workflow.gates import GateResult
+from agentic_codemod.workflow.manifest_gate import manifest_gate
+from agentic_codemod.workflow.state import RunState, need
+
+
+def judge_candidate(state: RunState) -> list[Finding]:
+    """Run every gate on the frozen candidate; return their findings (errors fail the candidate)."""
+    cand = need(state.candidate)
+    changes = gates.changed_paths(state.paths.worktree, state.base_commit)
+    findings: list[Finding] = []
+    for result in (
+        gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs, trace=state.trace),
+        gates.test_tamper_check(state.paths.worktree, state.base_commit, changes, trace=state.trace),
+        manifest_gate(
+            state.paths.worktree,
+            changes,
+            _expected_manifests(state),
+            lockfiles=need(state.adapter).lockfiles,
+            trace=state.trace,
+        ),
+        _test_count_gate(state),
+        _evidence_gate(state),
+    ):
+        state.gates.append({**result.to_dict(), "candidate_sha256": cand.sha256})
+        findings.extend(result.findings)
+    return findings + _semantic_gate(state)
+
+
+def _expected_manifests(state: RunState) -> dict[str, str]:
+    """Every dependency file as the deterministic bump alone makes it, from the base commit."""
+    adapter, base, target = need(state.adapter), state.base_commit, state.task.sdk.to
+    pending = pending_declarations(state)
+    expected: dict[str, str] = {}
+    for path in need(state.profile).dependency_files:
+        text = git(state.paths.worktree, "show", f"{base}:{path}").decode("utf-8", "replace")
+        for dep in (d for d in pending if d.file == path):
+            text = adapter.update_dependency(text, dep, target)
+        expected[path] = text
+    return expected
+
+
+def _test_count_gate(state: RunState) -> GateResult:
+    """Fewer tests passing+failing than at baseline means tests went missing."""
+    before, after = state.baseline, state.last_verification
+    findings: list[Finding] = []
+    if before and after and before.tests and after.tests:
+        n_before = before.tests.passed + before.tests.failed + before.tests.errors
+        n_after = after.tests.passed + after.tests.failed + after.tests.errors
+        if n_after < n_before * state.settings.min_test_count_ratio:
+            findings.append(
+                Finding(
+                    severity="error",
+                    message=f"tests ran {n_after} after the change but {n_before} at baseline",
+                )
+            )
+    return GateResult(name="test_count", passed=not findings, findings=findings)
+
+
+def _semantic_gate(state: RunState) -> list[Finding]:
+    """Jev judges scope drift when configured. `required`: only a pass lets the candidate through, and an
+    unreachable service pauses the run (75). `advisory`: recorded, never blocking."""
+    settings = state.settings.gates.semantic
+    if settings.mode == "off":
+        return []
+    from agentic_codemod import semantic
+    from agentic_codemod.workflow.artifacts import write_json
+
+    m = state.manifest
+    m.candidate, m.verifications, m.base_commit = state.candidate, state.verifications, state.base_commit
+    write_json(state.paths.artifact("run.json"), m)  # the gate reads the evidence from the run dir
+    verdict = semantic.evaluate(state.paths.run_dir, settings)
+    if settings.mode == "advisory":
+        state.notes.append(f"semantic gate (advisory): {verdict.outcome}: {verdict.reason}")
+        return []
+    state.gates.append(verdict.gate_record())
+    if verdict.outcome == "unavailable":
+        raise EnvironmentUnavailable(
+            f"semantic gate unavailable: {verdict.reason}",
+            hint="the run pauses; retry when the service is reachable",
+        )
+    if verdict.passed:
+        return []
+    return [Finding(severity="error", message=f"semantic gate: {verdict.outcome}: {verdict.reason}")]
+
+
+def _evidence_gate(state: RunState) -> GateResult:
+    """The last verification must have tested exactly this candidate, and every file an actor wrote
+    must be in it (a written file hidden by .gitignore would otherwise escape review)."""
+    cand, last, ws = need(state.candidate), state.last_verification, state.workspace
+    findings: list[Finding] = []
+    if last is None or last.candidate_sha256 != cand.sha256:
+        proved = last.candidate_sha256[:12] if last and last.candidate_sha256 else "-"
+        findings.append(
+            Finding(
+                severity="error",
+                message=f"the last verification tested candidate {proved}, not {cand.sha256[:12]}",
+            )
+        )
+    for path in sorted((ws.changed_files if ws else set()) - set(cand.files)):
+        findings.append(
+            Finding(severity="error", message=f"written but not in the candidate: {path}", path=path)
+        )
+    return GateResult(name="evidence", passed=not findings, findings=findings)
