@@ -57,6 +57,7 @@ class _Limits(BaseModel):
     max_retries: int | None = Field(None, ge=0, le=5)
     max_model_calls: int | None = Field(None, ge=1)
     max_input_chars: int | None = Field(None, ge=1_000)
+    max_tokens: int | None = Field(None, ge=1)  # prompt + completion tokens of one role in one run
 
 
 class _Endpoint(BaseModel):
@@ -86,6 +87,7 @@ class RoleConfig:
     max_retries: int
     max_model_calls: int
     max_input_chars: int
+    max_tokens: int | None = None  # None: no token budget (and none is claimed in run.json)
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,12 @@ class Meter:
             self.prompt_tokens += int(getattr(usage, "input_tokens", 0) or 0)
         if self.completion_tokens is not None:
             self.completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
+
+    def tokens(self) -> int | None:
+        """Prompt + completion tokens so far; None when any reply did not say (the budget is then unknown)."""
+        if self.prompt_tokens is None or self.completion_tokens is None:
+            return None
+        return self.prompt_tokens + self.completion_tokens
 
     def record(self) -> dict[str, Any]:
         return {

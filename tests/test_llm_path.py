@@ -192,6 +192,20 @@ def test_bad_model_behaviour_rejects_the_run(
         assert m["verifications"][-1]["passed"]
 
 
+def test_a_role_over_its_token_budget_fails_the_run_naming_it(
+    mock_llm: Any, acme_repo: Path, run_codemod: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "models.yml"
+    path.write_text(FAST_MODELS.replace("coder: {}", "coder: {max_tokens: 50}"))
+    monkeypatch.setenv("CODEMOD_LLM_MODELS", str(path))
+    result = llm_run(run_codemod, acme_repo)
+    m = result.manifest
+    assert (result.code, m["status"]) == (1, "rejected"), m["reason"]
+    assert "budget 'max_tokens' exceeded" in m["reason"]
+    coder = m["tokens"]["roles"]["coder"]
+    assert coder["prompt_tokens"] + coder["completion_tokens"] > 50
+
+
 def fast_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "models.yml"
     path.write_text(FAST_MODELS)

@@ -43,7 +43,13 @@ DIFF_CHARS = 20_000
 
 class AgentTools:
     def __init__(
-        self, state: RunState, actor: str, allowed: list[str], meter: Meter, max_model_calls: int
+        self,
+        state: RunState,
+        actor: str,
+        allowed: list[str],
+        meter: Meter,
+        max_model_calls: int,
+        max_tokens: int | None = None,
     ) -> None:
         if state.workspace is None:
             raise RuntimeError("internal: agent tools need the workspace made by intake")
@@ -52,6 +58,7 @@ class AgentTools:
         self.meter = meter
         self.max_tool_calls = state.settings.budgets.max_tool_calls
         self.max_model_calls = max_model_calls
+        self.max_tokens = max_tokens
         self.calls = 0
         self._model_calls_at_start = meter.model_calls
         self.edits = 0
@@ -80,6 +87,9 @@ class AgentTools:
             self._stop(BudgetExceeded("max_tool_calls", self.max_tool_calls, self.calls))
         if model_calls > self.max_model_calls:
             self._stop(BudgetExceeded("max_model_calls", self.max_model_calls, model_calls))
+        used = self.meter.tokens()
+        if self.max_tokens is not None and used is not None and used > self.max_tokens:
+            self._stop(BudgetExceeded("max_tokens", self.max_tokens, used))
         if function_name not in self.allowed:  # agno only offers allowed tools; a model may still invent one
             self.state.trace.record(self.actor, function_name, arguments, "", "refused", "tool not allowed")
             return f"refused: {function_name} is not one of your tools ({', '.join(self.allowed)})"

@@ -22,7 +22,7 @@ from agno.agent import Agent
 from agno.run import RunStatus
 from pydantic import BaseModel, ValidationError
 
-from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, ServiceTimeout
+from agentic_codemod.errors import BudgetExceeded, CandidateRejected, EnvironmentUnavailable, ServiceTimeout
 from agentic_codemod.llm import (
     TOOL_PARSER_HINT,
     Meter,
@@ -230,7 +230,7 @@ class LlmBrain:
         meter = self._meters.setdefault(role.role, Meter())
         meter.last_error = None
         state.manifest.models[role.role] = role.model
-        tools = AgentTools(state, spec.name, spec.tools, meter, role.max_model_calls)
+        tools = AgentTools(state, spec.name, spec.tools, meter, role.max_model_calls, role.max_tokens)
         agent = Agent(
             name=spec.name,
             role=spec.description,
@@ -249,6 +249,9 @@ class LlmBrain:
             state.manifest.tokens = accounting(self._meters)
         if tools.stopped is not None:
             raise tools.stopped
+        used = meter.tokens()
+        if role.max_tokens is not None and used is not None and used > role.max_tokens:
+            raise BudgetExceeded("max_tokens", role.max_tokens, used)
         if meter.last_error is not None:  # a failed model call, even one agno reported as completed
             raise endpoint_failure(meter.last_error, role, spec.name)
         if output.status != RunStatus.completed:
