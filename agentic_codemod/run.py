@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from agentic_codemod import __version__
 from agentic_codemod.config import Settings
-from agentic_codemod.errors import EXIT_CANCELLED, CodemodError
+from agentic_codemod.errors import Cancelled, CodemodError
 from agentic_codemod.models import RunManifest
 from agentic_codemod.task import TaskSpec
 
@@ -75,12 +75,9 @@ def execute(options: RunOptions) -> RunManifest:
     except CodemodError as exc:
         manifest.status, manifest.exit_code, manifest.reason = exc.status, exc.exit_code, str(exc)  # type: ignore[assignment]
         manifest.error = f"{type(exc).__name__}: {exc}"
-    except KeyboardInterrupt:
-        manifest.status, manifest.exit_code, manifest.reason = (
-            "cancelled",
-            EXIT_CANCELLED,
-            "the run was cancelled",
-        )
+    except KeyboardInterrupt as interrupt:  # SIGINT, or SIGTERM turned into one by _raise_interrupt
+        cancel = Cancelled(f"the run was cancelled ({interrupt or 'SIGINT'})")
+        manifest.status, manifest.exit_code, manifest.reason = "cancelled", cancel.exit_code, str(cancel)
     except Exception as exc:  # a crash inside a step: the run fails, the evidence stays
         manifest.status, manifest.exit_code = "failed", 1
         manifest.reason = manifest.error = f"{type(exc).__name__}: {exc}"
