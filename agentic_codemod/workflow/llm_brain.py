@@ -14,17 +14,14 @@ Fail-closed rules kept here:
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, TypeVar
 
 from agno.agent import Agent
 from agno.run import RunStatus
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from agentic_codemod.errors import BudgetExceeded, CandidateRejected, EnvironmentUnavailable, ServiceTimeout
 from agentic_codemod.llm import (
-    TOOL_PARSER_HINT,
     Meter,
     ModelsConfig,
     RoleConfig,
@@ -41,15 +38,12 @@ from agentic_codemod.models import (
     ReviewVerdict,
     VerificationResult,
 )
+from agentic_codemod.workflow.agent_replies import silent_failure, structured_reply
 from agentic_codemod.workflow.agent_tools import AgentTools, cut, describe, evidence
 from agentic_codemod.workflow.brains import mechanical_review, templated_draft
 from agentic_codemod.workflow.state import RunState
 
 S = TypeVar("S", bound=BaseModel)
-TOOL_CALL_TEXT = re.compile(
-    r"<tool_call>|<function=|^\s*\{\s*\"(name|function)\"\s*:.*\"(arguments|parameters)\"", re.DOTALL
-)
-FENCED = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n```\s*$", re.DOTALL)
 
 
 class LlmBrain:
@@ -147,7 +141,7 @@ class LlmBrain:
             f"{tools.edits} edit(s), {len(tools.verifications)} verification(s): {text[:300]}",
         )
         if tools.edits == 0:
-            raise _silent_failure(spec.name, tools.calls, text)
+            raise silent_failure(spec.name, tools.calls, text)
         return True
 
     def review(self, state: RunState, gate_findings: list[Finding]) -> ReviewVerdict:
@@ -260,48 +254,10 @@ class LlmBrain:
             )
         if schema is None:
             return output.content, tools, spec
-        return _structured(output.content, schema, spec.name), tools, spec
+        return structured_reply(output.content, schema, spec.name), tools, spec
 
 
 # -- helpers -------------------------------------------------------------------------------------------
-
-
-def _structured(content: Any, schema: type[S], agent: str) -> S:
-    if isinstance(content, schema):
-        return content
-    text = content if isinstance(content, str) else json.dumps(content, default=str)
-    fenced = FENCED.match(text)
-    try:
-        return schema.model_validate_json(fenced.group(1) if fenced else text)
-    except ValidationError as exc:
-        if TOOL_CALL_TEXT.search(text):
-            raise CandidateRejected(
-                f"agent {agent} answered with a tool call written as text instead of a {schema.__name__}",
-                hint=TOOL_PARSER_HINT,
-            ) from exc
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "<root>"
-        raise CandidateRejected(
-            f"agent {agent}'s reply does not fit {schema.__name__}: field '{where}': {err['msg']}",
-            hint=f"reply starts with: {text[:160]!r}",
-        ) from exc
-
-
-def _silent_failure(agent: str, calls: int, text: str) -> CandidateRejected:
-    if TOOL_CALL_TEXT.search(text):
-        return CandidateRejected(
-            f"agent {agent} wrote its tool call as text instead of calling the tool; no file was changed",
-            hint=TOOL_PARSER_HINT,
-        )
-    if calls == 0:
-        return CandidateRejected(
-            f"agent {agent} made no tool call at all; no file was changed",
-            hint=f"the endpoint may not return tool calls: {TOOL_PARSER_HINT}",
-        )
-    return CandidateRejected(
-        f"agent {agent} ended after {calls} tool call(s) without changing a file",
-        hint=f"its last words: {text[:300]!r}",
-    )
 
 
 def _task(state: RunState) -> str:

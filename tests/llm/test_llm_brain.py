@@ -13,7 +13,8 @@ from agentic_codemod.apm import AgentSpec
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable
 from agentic_codemod.llm import load_models
 from agentic_codemod.models import Candidate, ChangePlan, Finding, Tally, VerificationResult
-from agentic_codemod.workflow.llm_brain import LlmBrain, _silent_failure, _structured
+from agentic_codemod.workflow.agent_replies import silent_failure, structured_reply
+from agentic_codemod.workflow.llm_brain import LlmBrain
 from agentic_codemod.workflow.state import RunState
 
 FIXED = '--- a/src/reports.py\n+++ b/src/reports.py\n-    "load": "fetch",\n+    "load": "get",\n'
@@ -61,25 +62,25 @@ def brain(mock: MockLLM) -> LlmBrain:
 
 def test_a_structured_reply_is_validated_and_a_fenced_one_accepted() -> None:
     text = '```json\n{"task_id": "t", "sdk": "acme-sdk", "target_version": "2.1.0"}\n```'
-    assert _structured(text, ChangePlan, "planner").target_version == "2.1.0"
+    assert structured_reply(text, ChangePlan, "planner").target_version == "2.1.0"
     with pytest.raises(CandidateRejected, match="field 'task_id': Field required"):
-        _structured('{"sdk": "acme-sdk"}', ChangePlan, "planner")
+        structured_reply('{"sdk": "acme-sdk"}', ChangePlan, "planner")
 
 
 def test_a_tool_call_written_as_text_names_the_tool_parser() -> None:
     with pytest.raises(CandidateRejected, match="tool call written as text") as caught:
-        _structured(
+        structured_reply(
             '<tool_call>\n{"name": "read_file", "arguments": {}}\n</tool_call>', ChangePlan, "planner"
         )
     assert "--tool-call-parser hermes" in str(caught.value)
-    bare = _silent_failure("coder", 0, '{"name": "replace_in_file", "arguments": {"path": "a"}}')
+    bare = silent_failure("coder", 0, '{"name": "replace_in_file", "arguments": {"path": "a"}}')
     assert "as text" in str(bare) and "--enable-auto-tool-choice" in str(bare)
 
 
 def test_a_coder_that_changes_nothing_fails_with_the_likely_cause() -> None:
-    assert "made no tool call at all" in str(_silent_failure("coder", 0, "Done."))
-    assert "tool parser" not in str(_silent_failure("coder", 3, "All good.")).lower()
-    assert "after 3 tool call(s) without changing a file" in str(_silent_failure("coder", 3, "All good."))
+    assert "made no tool call at all" in str(silent_failure("coder", 0, "Done."))
+    assert "tool parser" not in str(silent_failure("coder", 3, "All good.")).lower()
+    assert "after 3 tool call(s) without changing a file" in str(silent_failure("coder", 3, "All good."))
 
 
 def test_the_reviewer_sees_only_criteria_patch_and_evidence(mock_llm: MockLLM, tmp_path: Path) -> None:
