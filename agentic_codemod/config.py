@@ -44,6 +44,36 @@ DEFAULT_DENY_GLOBS: tuple[str, ...] = (
 # and their values are redacted from every artifact.
 SECRET_NAME_MARKERS: tuple[str, ...] = ("TOKEN", "SECRET", "PASSWORD", "API_KEY", "PRIVATE", "CREDENTIAL")
 
+# Fixed limits of the sandbox tools and of what agents are shown (not per task; the run's budgets are below).
+MAX_PATH_CHARS = 4096  # a path longer than PATH_MAX is refused
+MAX_NAME_BYTES = 255  # a path component longer than NAME_MAX is refused
+KILL_GRACE_S = 2.0  # SIGTERM -> SIGKILL of a verification process group
+GIT_TIMEOUT_S = 120.0  # one git command of the snapshot/gates
+MIN_SECRET_CHARS = 6  # shorter env values ("1", "true") would redact half the trace
+MAX_LIST_ENTRIES = 10_000  # workspace.list
+MAX_SEARCH_HITS = 200  # workspace.search
+MAX_SEARCH_LINE_CHARS = 2_000  # workspace.search, one hit line
+MAX_PATTERN_CHARS = 500  # workspace.search, the regex an agent passes
+MAX_LISTED = 400  # paths shown to an agent by list_files
+OUTPUT_TAIL_CHARS = 3_000  # test output shown to the coder
+EVIDENCE_TAIL_CHARS = 4_000  # test output shown to the reviewer
+DIFF_CHARS = 20_000  # diff shown by show_diff
+
+# Never readable, never writable: files that usually hold credentials.
+SECRET_FILE_GLOBS: tuple[str, ...] = (
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".pypirc",
+    ".npmrc",
+)
+
 # Only these variables are passed from the caller's environment to a verification process.
 VERIFICATION_ENV_ALLOWLIST: tuple[str, ...] = (
     "PATH",

@@ -20,23 +20,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-# Never readable, never writable: files that usually hold credentials.
-SECRET_FILE_GLOBS: tuple[str, ...] = (
-    ".env*",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "id_rsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".netrc",
-    ".pypirc",
-    ".npmrc",
-)
+from agentic_codemod.config import MAX_NAME_BYTES, MAX_PATH_CHARS
 
-MAX_PATH_CHARS = 4096  # PATH_MAX
-MAX_NAME_BYTES = 255  # NAME_MAX
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _NTFS_SHORT_GIT = re.compile(r"^git~\d+$")

@@ -16,8 +16,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from agentic_codemod.config import GIT_TIMEOUT_S
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-GIT_TIMEOUT_S = 120.0
 # Settings that would run programs named in the repository's config or attributes.
 _SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 

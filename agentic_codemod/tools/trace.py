@@ -26,11 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from agentic_codemod.config import SECRET_NAME_MARKERS
+from agentic_codemod.config import MIN_SECRET_CHARS, SECRET_NAME_MARKERS
 
 FORMAT = "agentic-codemod/trace@1"
 REDACTED = "[REDACTED]"
-MIN_SECRET_CHARS = 6  # shorter env values ("1", "true") would redact half the trace
 
 Decision = Literal["allowed", "refused"]
 

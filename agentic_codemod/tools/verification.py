@@ -32,10 +32,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult
-from agentic_codemod.config import SECRET_NAME_MARKERS
+from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
 from agentic_codemod.tools.trace import Redactor, Trace
 
-KILL_GRACE_S = 2.0  # SIGTERM → SIGKILL
 RUN_TAG_VAR = "AGENTIC_CODEMOD_RUN"
 _POLL_S = 0.05
 _DRAIN_S = 1.0

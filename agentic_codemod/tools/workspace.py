@@ -34,10 +34,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from agentic_codemod.config import DEFAULT_DENY_GLOBS, Budgets
+from agentic_codemod.config import (
+    DEFAULT_DENY_GLOBS,
+    MAX_LIST_ENTRIES,
+    MAX_PATTERN_CHARS,
+    MAX_SEARCH_HITS,
+    MAX_SEARCH_LINE_CHARS,
+    SECRET_FILE_GLOBS,
+    Budgets,
+)
 from agentic_codemod.errors import BudgetExceeded
 from agentic_codemod.tools.paths import (
-    SECRET_FILE_GLOBS,
     Refused,
     allowed_by,
     denied_by,
@@ -51,10 +58,6 @@ from agentic_codemod.tools.trace import Trace
 
 __all__ = ["Refused", "Workspace"]
 
-MAX_LIST_ENTRIES = 10_000
-MAX_SEARCH_HITS = 200
-MAX_SEARCH_LINE_CHARS = 2_000
-MAX_PATTERN_CHARS = 500
 _NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
 T = TypeVar("T")
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from agno.exceptions import StopAgentRun
 
+from agentic_codemod.config import DIFF_CHARS, EVIDENCE_TAIL_CHARS, MAX_LISTED, OUTPUT_TAIL_CHARS
 from agentic_codemod.errors import BudgetExceeded
 from agentic_codemod.llm import Meter
 from agentic_codemod.models import VerificationResult
@@ -35,10 +36,6 @@ TOOLSETS: dict[str, tuple[str, ...]] = {
     "run_verification": ("run_verification",),
 }
 EDIT_TOOLS = frozenset(TOOLSETS["edit"])
-MAX_LISTED = 400
-OUTPUT_TAIL_CHARS = 3_000
-EVIDENCE_TAIL_CHARS = 4_000
-DIFF_CHARS = 20_000
 
 
 class AgentTools:
