@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,9 @@ os.environ["AGNO_TELEMETRY"] = "false"
 from fixtures_support import ACME_APP, ROOT, materialize, wheelhouse
 
 from agentic_codemod.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent / "llm"))
+from mock_llm import MockLLM, start_mock  # tests/llm is not a package: put on sys.path above
 
 
 @dataclass
@@ -41,6 +44,19 @@ class RunResult:
     def trace(self) -> list[dict[str, Any]]:
         lines = (self.run_dir / "trace.jsonl").read_text().splitlines()
         return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture
+def mock_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[MockLLM]:
+    """The scripted mock endpoint on a free loopback port; runs in this test talk to it."""
+    mock = start_mock()
+    monkeypatch.setenv("CODEMOD_LLM_BASE_URL", mock.url)
+    monkeypatch.delenv("CODEMOD_LLM_MODELS", raising=False)
+    monkeypatch.delenv("CODEMOD_LLM_MODEL", raising=False)
+    try:
+        yield mock
+    finally:
+        mock.stop()
 
 
 @pytest.fixture(scope="session")

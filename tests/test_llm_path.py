@@ -6,25 +6,15 @@ artifacts always there to say what happened."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mock_llm import free_port
 
 from agentic_codemod.workflow.artifacts import ARTIFACTS
 
 pytestmark = pytest.mark.slow
-
-_spec = importlib.util.spec_from_file_location(
-    "mock_llm_support", Path(__file__).parent / "llm" / "mock_llm.py"
-)
-assert _spec is not None and _spec.loader is not None
-mock_support = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = mock_support
-_spec.loader.exec_module(mock_support)
 
 TASK = "acme-sdk-2.yml"
 FIX_REMOVED, FIX_ADDED = '-    "load": "fetch",', '+    "load": "get",'
@@ -35,18 +25,6 @@ endpoint: {base_url: http://127.0.0.1:9/v1}
 defaults: {model: mock-model, timeout_s: 2, max_retries: 1, max_model_calls: 12}
 roles: {scout: {}, planner: {}, coder: {}, reviewer: {}, scribe: {}}
 """
-
-
-@pytest.fixture
-def mock_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    mock = mock_support.start_mock()
-    monkeypatch.setenv("CODEMOD_LLM_BASE_URL", mock.url)
-    monkeypatch.delenv("CODEMOD_LLM_MODELS", raising=False)
-    monkeypatch.delenv("CODEMOD_LLM_MODEL", raising=False)
-    try:
-        yield mock
-    finally:
-        mock.stop()
 
 
 def llm_run(run_codemod: Any, repo: Path) -> Any:
@@ -136,7 +114,7 @@ def test_endpoint_faults_pause_the_run(
 ) -> None:
     fast_models(tmp_path, monkeypatch)
     if fault == "down":
-        monkeypatch.setenv("CODEMOD_LLM_BASE_URL", f"http://127.0.0.1:{mock_support.free_port()}/v1")
+        monkeypatch.setenv("CODEMOD_LLM_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
     else:
         mock_llm.fault(fault, agent=agent, delay_s=6)
     result = llm_run(run_codemod, acme_repo)

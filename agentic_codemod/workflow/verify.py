@@ -6,6 +6,7 @@ A run passes only when the command exits 0 *and* at least one test ran.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -80,8 +81,6 @@ def read_junit(path: Path) -> Tally | None:
 
 def counts_from_output(output: str) -> Tally | None:
     """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'."""
-    import re
-
     ran = re.search(r"^Ran (\d+) tests?", output, re.MULTILINE)
     if not ran:
         return None
