@@ -1,77 +1,234 @@
-"""The worktree as git sees it — new, untracked, deleted and renamed files included — without touching
-the repository: `git add -A` goes into a temporary index (GIT_INDEX_FILE) and its new blobs into a
-temporary object directory that borrows the real one as an alternate. `.git/` stays byte-identical.
+"""The worktree as git would stage it — new, untracked, deleted and renamed files included — computed from
+the raw bytes on disk, never through the repository's own git configuration.
 
-    snapshot_diff(root, base, *diff_args) -> bytes     `git diff --cached <base> <diff_args>` of the snapshot
-    git(root, *args) -> bytes                          one git command, hooks and ext-diff tools off
-    resolve_base(root, base) -> str                    commit id, or the empty tree for an unborn HEAD
+    snapshot_diff(root, base, *diff_args) -> bytes    `git diff <diff_args> <base> <snapshot tree>`
+    snapshot_tree(root, base) -> tree id              (in a Scratch; see tools/safe_git.py)
+    resolve_base(root, base) -> str                   commit id, or the empty tree for an unborn HEAD
+    read_blob(root, commit, path) -> bytes            a file of a commit, as stored
+    export_tree(root, tree_ish, dest)                 write a tree's exact bytes and modes into dest
+    git(root, *args) -> bytes                         one hardened git command in root (the tool's own clones)
+
+How: file bytes are read with O_NOFOLLOW and hashed as blobs (no clean filter, no eol or ident conversion,
+whatever .git/config or .gitattributes say), written into a throwaway bare repository that borrows the
+repository's objects; the tree is built and diffed there. Which files count is git's rule (tracked at
+base, or untracked and not ignored by .gitignore), listed by that bare repository. The repository's .git
+is only read (objects, refs); nothing in it runs or changes.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
+import stat
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentic_codemod.config import GIT_TIMEOUT_S
+from agentic_codemod.tools.safe_git import (
+    EMPTY_TREE,
+    GitError,
+    Scratch,
+    checked,
+    objects_dir,
+    read_ref,
+)
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-# Settings that would run programs named in the repository's config or attributes.
-_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
-
-
-class GitError(RuntimeError):
-    """A git command failed; the message carries its stderr."""
+__all__ = [
+    "EMPTY_TREE",
+    "GitError",
+    "export_tree",
+    "git",
+    "read_blob",
+    "resolve_base",
+    "snapshot_diff",
+    "snapshot_tree",
+]
+GITLINK, SYMLINK, EXECUTABLE, REGULAR = "160000", "120000", "100755", "100644"
 
 
 def git(root: Path, *args: str, env: Mapping[str, str] | None = None) -> bytes:
-    base_env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    base_env["GIT_OPTIONAL_LOCKS"] = "0"
-    base_env.update(env or {})
-    try:
-        done = subprocess.run(
-            ["git", *_SAFE, "-C", str(root), *args],
-            capture_output=True,
-            env=base_env,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitError(f"git {' '.join(args)}: {exc}") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        raise GitError(f"git {' '.join(args)}: {message}")
-    return done.stdout
+    """One git command in root, hardened (tools/safe_git.py). It still reads root's own config: use it
+    only on repositories the tool made itself; hashing and diffing go through snapshot_* instead."""
+    return checked(["-C", str(root), *args], cwd=root, env=env)
 
 
 def resolve_base(root: Path, base: str) -> str:
-    try:
-        return git(root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}").decode().strip()
-    except GitError:
+    oid = read_ref(root, base)
+    if oid is None:
         if base == "HEAD":
             return EMPTY_TREE
-        raise
+        raise GitError(f"{root}: unknown revision {base!r}")
+    if oid == EMPTY_TREE:
+        return oid
+    with Scratch(objects_dir(root)) as s:
+        try:
+            return s.git("rev-parse", "--verify", "--quiet", f"{oid}^{{commit}}").decode().strip()
+        except GitError:
+            raise GitError(f"{root}: {base!r} is not a commit in this repository") from None
 
 
 def snapshot_diff(root: Path, base: str, *diff_args: str) -> bytes:
-    """Diff of the whole worktree (as `git add -A` would stage it) against `base`."""
+    """Diff of the whole worktree (as `git add -A` would stage its raw bytes) against `base`."""
     base_id = resolve_base(root, base)
-    real_index = Path(
-        git(root, "rev-parse", "--path-format=absolute", "--git-path", "index").decode().strip()
+    with Scratch(objects_dir(root)) as s:
+        tree = _snapshot(s, root, base_id)
+        return s.git("diff", "--no-ext-diff", "--no-textconv", *diff_args, base_id, tree, "--")
+
+
+def snapshot_tree(root: Path, base: str) -> str:
+    """The tree id of the worktree snapshot (its objects vanish with the scratch repository)."""
+    base_id = resolve_base(root, base)
+    with Scratch(objects_dir(root)) as s:
+        return _snapshot(s, root, base_id)
+
+
+def read_blob(root: Path, commit: str, path: str) -> bytes:
+    """The stored bytes of `path` at `commit` (GitError if it does not exist there)."""
+    with Scratch(objects_dir(root)) as s:
+        return s.git("cat-file", "blob", f"{commit}:{path}")
+
+
+def export_tree(root: Path, tree_ish: str, dest: Path) -> None:
+    """Write every file of `tree_ish` into dest with its exact bytes and mode (no attribute, filter or
+    eol conversion); submodules become empty directories. dest must not exist."""
+    with Scratch(objects_dir(root)) as s:
+        entries = _ls_tree(s, tree_ish)
+        blobs = [e for e in entries if e[0] != GITLINK]
+        contents = _cat_blobs(s, [sha for _, sha, _ in blobs])
+    dest.mkdir(parents=True)
+    for mode, sha, path in entries:
+        target = dest / os.fsdecode(path)
+        _check_exported(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mode == GITLINK:
+            target.mkdir()
+        elif mode == SYMLINK:
+            os.symlink(os.fsdecode(contents[sha]), target)
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            fd = os.open(target, flags, 0o755 if mode == EXECUTABLE else 0o644)
+            with os.fdopen(fd, "wb") as out:
+                out.write(contents[sha])
+
+
+# -- building the snapshot -------------------------------------------------------------------------------
+
+
+def _snapshot(s: Scratch, root: Path, base_id: str) -> str:
+    if len(base_id) != 40:
+        raise GitError(f"{root}: only SHA-1 repositories are supported (base {base_id})")
+    base_index = s.dir / "base.index"
+    s.git("read-tree", base_id, index=base_index)
+    tracked = _ls_tree(s, base_id)
+    untracked = s.git(
+        "ls-files", "-z", "--others", "--exclude-standard", index=base_index, work_tree=root.resolve()
     )
-    objects = git(root, "rev-parse", "--path-format=absolute", "--git-path", "objects").decode().strip()
-    with tempfile.TemporaryDirectory(prefix="codemod-snapshot-") as tmp:
-        index, own_objects = Path(tmp) / "index", Path(tmp) / "objects"
-        own_objects.mkdir()
-        if real_index.is_file():
-            shutil.copyfile(real_index, index)  # a warm stat cache; the real index is never written
-        env = {
-            "GIT_INDEX_FILE": str(index),
-            "GIT_OBJECT_DIRECTORY": str(own_objects),
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects,
-        }
-        git(root, "add", "-A", "--", ".", env=env)
-        return git(root, "diff", "--cached", "--no-ext-diff", "--no-textconv", *diff_args, base_id, env=env)
+    lines: list[bytes] = []
+    for mode, sha, path in tracked:
+        entry = (mode, sha) if mode == GITLINK else _store(s, root, path)
+        if entry is not None:
+            lines.append(_index_line(*entry, path))
+    for path in filter(None, untracked.split(b"\0")):
+        if path.endswith(b"/"):  # a nested repository: recorded as a submodule, which the gates refuse
+            nested = read_ref(root / os.fsdecode(path), "HEAD") or EMPTY_TREE
+            lines.append(_index_line(GITLINK, nested, path.rstrip(b"/")))
+            continue
+        entry = _store(s, root, path)
+        if entry is not None:
+            lines.append(_index_line(*entry, path))
+    index = s.dir / "snapshot.index"
+    s.git("update-index", "-z", "--index-info", stdin=b"".join(lines), index=index)
+    if not lines:
+        return EMPTY_TREE
+    return s.git("write-tree", index=index).decode().strip()
+
+
+def _index_line(mode: str, sha: str, path: bytes) -> bytes:
+    return f"{mode} {sha}\t".encode() + path + b"\0"
+
+
+def _store(s: Scratch, root: Path, path: bytes) -> tuple[str, str] | None:
+    """Mode and blob id of the file now at `path`, or None (gone, a directory, not a regular file or
+    symlink, or reached through a symlinked directory)."""
+    found = _read_entry(root, path)
+    if found is None:
+        return None
+    mode, data = found
+    return mode, _write_blob(s.objects, data)
+
+
+def _read_entry(root: Path, path: bytes) -> tuple[str, bytes] | None:
+    *parents, name = path.split(b"/")
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise GitError(f"{root}: cannot open the worktree: {exc}") from exc
+    try:
+        for part in parents:
+            child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            return SYMLINK, os.fsencode(os.readlink(name, dir_fd=fd))
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        with os.fdopen(handle, "rb") as f:
+            mode = EXECUTABLE if os.fstat(f.fileno()).st_mode & stat.S_IXUSR else REGULAR
+            return mode, f.read()
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  #: a parent became a symlink; git lists the link itself as untracked
+            return None
+        raise GitError(f"{root}: cannot read {os.fsdecode(path)!r}: {exc}") from exc
+    finally:
+        os.close(fd)
+
+
+def _write_blob(objects: Path, data: bytes) -> str:
+    """Store `data` as a loose blob (git's object format) and return its id."""
+    raw = b"blob %d\0" % len(data) + data
+    oid = hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+    target = objects / oid[:2] / oid[2:]
+    if not target.exists():
+        target.parent.mkdir(exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        tmp.write_bytes(zlib.compress(raw, 1))
+        tmp.replace(target)
+    return oid
+
+
+def _ls_tree(s: Scratch, tree_ish: str) -> list[tuple[str, str, bytes]]:
+    entries = []
+    for record in filter(None, s.git("ls-tree", "-r", "-z", "--full-tree", tree_ish).split(b"\0")):
+        meta, _, path = record.partition(b"\t")
+        mode, _kind, sha = meta.decode().split()
+        entries.append((mode, sha, path))
+    return entries
+
+
+def _cat_blobs(s: Scratch, shas: list[str]) -> dict[str, bytes]:
+    unique = list(dict.fromkeys(shas))
+    out = s.git("cat-file", "--batch", stdin="".join(f"{sha}\n" for sha in unique).encode())
+    contents: dict[str, bytes] = {}
+    pos = 0
+    for sha in unique:
+        header_end = out.index(b"\n", pos)
+        got, kind, size = out[pos:header_end].decode().split()
+        if got != sha or kind != "blob":
+            raise GitError(f"cat-file: expected blob {sha}, got {kind} {got}")
+        start = header_end + 1
+        contents[sha] = out[start : start + int(size)]
+        pos = start + int(size) + 1
+    return contents
+
+
+def _check_exported(path: bytes) -> None:
+    parts = path.split(b"/")
+    if path.startswith(b"/") or any(p in (b"", b".", b"..") or p.lower() == b".git" for p in parts):
+        raise GitError(f"refusing to export the path {os.fsdecode(path)!r}")
