@@ -22,7 +22,9 @@ def clone_worktree(repo: Path, dest: Path) -> str:
     return base
 
 
-PATCH_ARGS = ("--binary", "--full-index", "--no-color", "--no-ext-diff")
+# Text forced (no "Binary files differ", no `GIT binary patch` for a text file), no textconv or external
+# diff; attributes are never read (tools/snapshot.py diffs in a bare scratch repository).
+PATCH_ARGS = ("--text", "--binary", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv")
 
 
 def candidate_patch(worktree: Path, base_commit: str) -> bytes:

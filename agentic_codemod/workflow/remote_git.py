@@ -1,4 +1,5 @@
-"""git for publishing: a fixed identity, no user or system config, no prompts, credentials kept out of sight.
+"""git for publishing: a fixed identity, no user or system config, no hooks, no prompts, none of the caller's
+environment (tools/safe_git.run_git), credentials kept out of sight.
 
     Git(token).run(*args, cwd=..., remote=True) -> GitOutput      raises on failure:
         auth or network trouble on a remote  -> EnvironmentUnavailable (75)
@@ -21,12 +22,23 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
+from agentic_codemod.config import GIT_REMOTE_TIMEOUT_S
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError
 from agentic_codemod.gitlab import GitLabToken
+from agentic_codemod.tools.safe_git import run_git
 from agentic_codemod.tools.trace import Redactor
 
 AUTHOR = ("agentic-codemod", "agentic-codemod@noreply.invalid")
-GIT_TIMEOUT_S = 300.0
+# The caller's network settings a push or fetch may need (no GIT_* variable, no credential).
+NETWORK_ENV = (
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "SSL_CERT_FILE",
+)
 # git's words for "cannot reach / not allowed": the job pauses (75) instead of failing the change.
 UNAVAILABLE_MARKERS = (
     "Authentication failed",
@@ -92,11 +104,8 @@ class Git:
         input_text: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> GitOutput:
-        merged = {
-            **os.environ,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
+        merged = {  # added to run_git's scrubbed environment: nothing else of the caller's gets through
+            **{k: os.environ[k] for k in NETWORK_ENV if k in os.environ},
             "GIT_AUTHOR_NAME": AUTHOR[0],
             "GIT_AUTHOR_EMAIL": AUTHOR[1],
             "GIT_COMMITTER_NAME": AUTHOR[0],
@@ -106,18 +115,10 @@ class Git:
         }
         stdin = input_text.encode() if input_text is not None else None
         try:
-            proc = subprocess.run(
-                ["git", *args],
-                cwd=cwd,
-                env=merged,
-                capture_output=True,
-                input=stdin,
-                timeout=GIT_TIMEOUT_S,
-                check=False,
-            )
+            proc = run_git(args, cwd=cwd, env=merged, stdin=stdin, timeout_s=GIT_REMOTE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise EnvironmentUnavailable(
-                f"git {args[0]} timed out after {GIT_TIMEOUT_S:.0f}s",
+                f"git {args[0]} timed out after {GIT_REMOTE_TIMEOUT_S:.0f}s",
                 hint="the git remote is slow or unreachable; rerun later",
             ) from None
         out = GitOutput(proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
