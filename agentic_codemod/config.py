@@ -15,6 +15,33 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agentic_codemod.errors import InputError
 from agentic_codemod.semantic.settings import SemanticSettings
 
+# Names with a special meaning to git, CI, Python start-up or dependency resolution, denied at any depth
+# (a glob without `/` matches one path component anywhere) unless the task names the exact path in
+# allowed_paths: an entry without glob characters, e.g. "poetry.lock" for a task whose bump refreshes it.
+NAMEABLE_DENY_GLOBS: tuple[str, ...] = (
+    ".github/**",
+    "**/.github/**",
+    ".gitlab/**",
+    "**/.gitlab/**",
+    "*.gitlab-ci.yml",  # CI includes
+    ".gitattributes",  # filters, -diff: bytes that differ from what is reviewed
+    ".gitmodules",
+    "sitecustomize.py",  # run by every Python start-up
+    "usercustomize.py",
+    "*.pth",
+    "setup.py",
+    "*constraints*.txt",
+    "*.lock",  # poetry.lock, uv.lock, pdm.lock, Pipfile.lock, Cargo.lock, yarn.lock ...
+    "pylock.toml",
+    "pylock.*.toml",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+)
+# File names that may be modified where they exist but not created, unless the task names the path.
+NEW_FILE_DENY_NAMES: tuple[str, ...] = ("conftest.py",)
+
 # Paths no actor — deterministic step or model — may write. Matched case-insensitively on normalised,
 # repository-relative POSIX paths, against the full path and against every parent directory.
 DEFAULT_DENY_GLOBS: tuple[str, ...] = (
@@ -38,6 +65,7 @@ DEFAULT_DENY_GLOBS: tuple[str, ...] = (
     "**/.apm/**",
     "apm_modules/**",
     "**/apm_modules/**",
+    *NAMEABLE_DENY_GLOBS,
 )
 
 # Environment variables whose name contains one of these (any case) never reach a verification process

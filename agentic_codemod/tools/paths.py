@@ -4,9 +4,18 @@ Pure string rules, shared by the workspace (before any file is touched) and the 
 git lists afterwards), so both sides refuse exactly the same spellings:
 
     normalise(rel) -> str                   "src/a.py"; raises Refused for a spelling that is not plain
-    denied_by(path, globs) -> str | None    case-insensitive; the path and every parent directory
+    denied_by(path, globs, named=) -> str | None    case-insensitive; the path and every parent directory
     allowed_by(path, globs) -> bool         case-sensitive; the path or one of its parent directories
     inside_git(path) -> bool                a `.git` component (any case, NTFS short name `git~1`)
+    named_paths(allowed) -> frozenset[str]  the allowed_paths entries that name one exact path
+    needs_naming_when_new(path) -> bool     a name (conftest.py) that may be edited but not created
+    matches_everything(glob) -> bool        `**`, `*`, `**/*`, `./**` ...: a pattern that allows any path
+
+Not plain: absolute, `..`, percent-encoded, control, invisible, private-use, surrogate (non-UTF-8) or
+bidi characters, or a spelling that Unicode NFKC normalisation changes (full-width letters, a decomposed
+accent).
+A deny glob of config.NAMEABLE_DENY_GLOBS (setup.py, *.lock, .github/** ...) is waived for a path the
+task names exactly; every other deny glob holds whatever the task says.
 
 Globs: `*` and `?` stay inside one path component, `**` spans components, `[...]` is a class.
 A deny glob without `/` matches a single component at any depth (gitignore style), so `*.pem` also
@@ -20,11 +29,23 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from agentic_codemod.config import MAX_NAME_BYTES, MAX_PATH_CHARS
+from agentic_codemod.config import (
+    MAX_NAME_BYTES,
+    MAX_PATH_CHARS,
+    NAMEABLE_DENY_GLOBS,
+    NEW_FILE_DENY_NAMES,
+)
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _NTFS_SHORT_GIT = re.compile(r"^git~\d+$")
+_GLOB_CHARS = frozenset("*?[")
+# Control, format (zero-width, bidi), line/paragraph separator, private-use and surrogate characters.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
+# The bidi controls by name (all Cf today; listed so a Unicode update cannot let one through).
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Paths that any pattern allowing everything allows: top level, nested, hidden, upper case, odd names.
+_EVERYTHING_PROBES = ("a", "Z9", ".h", "b/c.py", ".d/e/f", "x y/-z~.txt", "_/9/Q")
 
 
 class Refused(PermissionError):
@@ -42,8 +63,10 @@ def normalise(rel: str) -> str:
         raise Refused("path must be a string", repr(rel))
     if len(rel) > MAX_PATH_CHARS:
         raise Refused(f"path longer than {MAX_PATH_CHARS} characters", rel[:80] + "…")
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in rel):
-        raise Refused("control or invisible character in path", rel)
+    if any(unicodedata.category(ch) in _HIDDEN_CATEGORIES or ch in _BIDI_CONTROLS for ch in rel):
+        raise Refused("control, invisible or bidi character in path", rel)
+    if unicodedata.normalize("NFKC", rel) != rel:
+        raise Refused("path spelling changes under Unicode NFKC normalisation", rel)
     if _PERCENT.search(rel):
         raise Refused("percent-encoded path spelling", rel)
     spelled = rel.replace("\\", "/")
@@ -68,12 +91,16 @@ def inside_git(path: str) -> bool:
     return False
 
 
-def denied_by(path: str, globs: Iterable[str]) -> str | None:
-    """The first deny glob that matches `path` or one of its parents (case-insensitive), else None."""
+def denied_by(path: str, globs: Iterable[str], named: Iterable[str] = ()) -> str | None:
+    """The first deny glob that matches `path` or one of its parents (case-insensitive), else None.
+    A glob of NAMEABLE_DENY_GLOBS does not count for a path in `named` (see named_paths)."""
     folded = _fold(path)
     parts = folded.split("/")
     prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    waived = path in frozenset(named)
     for glob in globs:
+        if waived and glob in NAMEABLE_DENY_GLOBS:
+            continue
         candidates = parts if "/" not in glob.strip("/") else prefixes
         pattern = _compile(_fold(glob.strip("/")))
         if any(pattern.fullmatch(c) for c in candidates):
@@ -90,6 +117,32 @@ def allowed_by(path: str, globs: Iterable[str]) -> bool:
         if any(pattern.fullmatch(p) for p in prefixes):
             return True
     return False
+
+
+def named_paths(allowed: Iterable[str]) -> frozenset[str]:
+    """The allowed_paths entries without glob characters, normalised: the paths a task names exactly."""
+    named = set()
+    for entry in allowed:
+        if _GLOB_CHARS.isdisjoint(entry):
+            try:
+                named.add(normalise(entry))
+            except Refused:
+                continue
+    return frozenset(named - {""})
+
+
+def needs_naming_when_new(path: str) -> bool:
+    """A file of this name may be edited where it exists, but created only where the task names it."""
+    return _fold(path.rsplit("/", 1)[-1]) in {_fold(n) for n in NEW_FILE_DENY_NAMES}
+
+
+def matches_everything(glob: str) -> bool:
+    """True for an allowed_paths pattern that allows every path (`**`, `*`, `**/*`, `./**`, `?*` ...)."""
+    try:
+        spelled = normalise(glob)
+    except Refused:
+        return False
+    return allowed_by("", [spelled]) or all(allowed_by(p, [spelled]) for p in _EVERYTHING_PROBES)
 
 
 def matches(path: str, glob: str) -> bool:

@@ -20,7 +20,9 @@ counts one tool call against `max_tool_calls`, refused calls included.
 
 Order of checks: the spelling (tools/paths.normalise), then `.git`, the secret-file globs (reads and
 writes), the deny globs and allowed_paths (writes), then budgets, then the filesystem walk that never
-follows a symlink and refuses hard links and special files (tools/rooted.py).
+follows a symlink and refuses hard links and special files (tools/rooted.py). A path that allowed_paths
+names exactly waives the nameable deny globs (setup.py, lockfiles ...) and may create a conftest.py;
+any other new conftest.py (one absent from the base commit) is refused.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from agentic_codemod.config import (
     MAX_PATTERN_CHARS,
     MAX_SEARCH_HITS,
     MAX_SEARCH_LINE_CHARS,
+    NAMEABLE_DENY_GLOBS,
     SECRET_FILE_GLOBS,
     Budgets,
 )
@@ -50,10 +53,12 @@ from agentic_codemod.tools.paths import (
     denied_by,
     inside_git,
     matches,
+    named_paths,
+    needs_naming_when_new,
     normalise,
 )
 from agentic_codemod.tools.rooted import RootedFS
-from agentic_codemod.tools.snapshot import snapshot_diff
+from agentic_codemod.tools.snapshot import GitError, git, snapshot_diff
 from agentic_codemod.tools.trace import Trace
 
 __all__ = ["Refused", "Workspace"]
@@ -79,6 +84,7 @@ class Workspace:
         # The built-in globs are a floor: a caller adds deny globs, it never removes one.
         self.deny_globs = tuple(dict.fromkeys([*DEFAULT_DENY_GLOBS, *deny_globs, *SECRET_FILE_GLOBS]))
         self.allowed_paths = None if allowed_paths is None else tuple(allowed_paths)
+        self.named = named_paths(self.allowed_paths or ())
         self.budgets = budgets or Budgets.model_validate({})
         self.trace = trace if trace is not None else Trace(None)
         self.base_commit = base_commit
@@ -230,12 +236,22 @@ class Workspace:
         if hit:
             raise Refused(f"secret file (deny glob {hit!r})", rel)
         if write:
-            hit = denied_by(norm, self.deny_globs)
+            hit = denied_by(norm, self.deny_globs, self.named)
             if hit:
-                raise Refused(f"deny glob {hit!r}", rel)
+                raise Refused(f"deny glob {hit!r}{_naming_hint(hit)}", rel)
             if self.allowed_paths is not None and not allowed_by(norm, self.allowed_paths):
                 raise Refused("outside allowed_paths", rel)
+            if needs_naming_when_new(norm) and norm not in self.named and not self._at_base(norm):
+                raise Refused("a new conftest.py (name the exact path in allowed_paths to allow it)", rel)
         return norm
+
+    def _at_base(self, norm: str) -> bool:
+        """Whether the base commit has a file at `norm`; unknown counts as no (fail closed)."""
+        try:
+            git(self.root, "cat-file", "-e", f"{self.base_commit}:{norm}")
+        except GitError:
+            return False
+        return True
 
     def _charge(self, norm: str, size: int) -> None:
         limits = self.budgets
@@ -254,6 +270,10 @@ class Workspace:
         self.fs.write_bytes(norm, data)
         self.changed_files.add(norm)
         self.bytes_written += len(data)
+
+
+def _naming_hint(glob: str) -> str:
+    return " (name the exact path in allowed_paths to allow it)" if glob in NAMEABLE_DENY_GLOBS else ""
 
 
 def _compile_search(pattern: str) -> re.Pattern[str]:

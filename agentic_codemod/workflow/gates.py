@@ -4,7 +4,9 @@
                                                             renamed; the real index and .git stay untouched
     scope_gate(changes, allowed_paths, deny_globs) -> GateResult        every offending path named
     test_tamper_check(root, base_commit, changes) -> GateResult         deleted/emptied tests, new skip or
-                                                            xfail markers, fewer asserts or tests than at base
+                                                            xfail markers, fewer asserts or tests than at
+                                                            base; new pytest hooks, plugins, config or
+                                                            start-up files anywhere (oracle_tamper.py)
     GateResult(name, passed, findings).to_dict()
 
 Additions: `Change.old_path` (renames) and `Change.mode` ("120000" is a symlink, "160000" a submodule),
@@ -26,9 +28,18 @@ from pydantic import BaseModel, Field
 
 from agentic_codemod.config import DEFAULT_DENY_GLOBS
 from agentic_codemod.models import Finding
-from agentic_codemod.tools.paths import Refused, allowed_by, denied_by, inside_git, normalise
+from agentic_codemod.tools.paths import (
+    Refused,
+    allowed_by,
+    denied_by,
+    inside_git,
+    named_paths,
+    needs_naming_when_new,
+    normalise,
+)
 from agentic_codemod.tools.snapshot import GitError, git, resolve_base, snapshot_diff
 from agentic_codemod.tools.trace import Trace
+from agentic_codemod.workflow.oracle_tamper import introduced
 
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
@@ -57,7 +68,17 @@ SELECTION_TOKENS = (
     "pytest_ignore_collect",
 )
 TEST_CONFIG_FILES = frozenset(
-    {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py", "noxfile.py"}
+    {
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "conftest.py",
+        "noxfile.py",
+    }
 )
 TEST_DIRS = frozenset({"test", "tests", "testing"})
 
@@ -108,14 +129,17 @@ def scope_gate(
 ) -> GateResult:
     allowed = list(allowed_paths)
     deny = list(dict.fromkeys([*DEFAULT_DENY_GLOBS, *deny_globs]))
+    named = named_paths(allowed)
     findings: list[Finding] = []
     for change in changes:
         for path in filter(None, (change.path, change.old_path)):
-            problem = _scope_problem(path, allowed, deny)
+            problem = _scope_problem(path, allowed, deny, named)
             if problem:
                 findings.append(
                     _error(f"{problem}: {path} ({_STATUS.get(change.status, change.status)})", path)
                 )
+        if change.status in "ARC" and needs_naming_when_new(change.path) and change.path not in named:
+            findings.append(_error(f"new conftest.py not named by the task: {change.path}", change.path))
         if change.mode == SYMLINK_MODE:
             findings.append(_error(f"symlink in the candidate: {change.path}", change.path))
         elif change.mode == GITLINK_MODE:
@@ -130,6 +154,8 @@ def test_tamper_check(
     findings: list[Finding] = []
     for change in changes:
         old = change.old_path or change.path
+        if change.status != "D":
+            findings.extend(_introduced(root, base, change.path))
         if change.status == "D":
             if _is_test(old):
                 findings.append(_error(f"test file deleted: {old}", old))
@@ -212,7 +238,15 @@ def _narrowing(before: str, after: str) -> list[str]:
     return [t for t in SELECTION_TOKENS if after.count(t) > before.count(t)]
 
 
-def _scope_problem(path: str, allowed: list[str], deny: list[str]) -> str | None:
+def _introduced(root: Path, base: str, path: str) -> list[Finding]:
+    """Hooks, plugins, pytest config and start-up files that `path` has now and did not have at base."""
+    after = _current_text(root, path)
+    if after is None:  # not a regular file: the scope gate names symlinks; tests are checked below
+        return []
+    return introduced(path, _base_text(root, base, path), after, is_test=_is_test(path))
+
+
+def _scope_problem(path: str, allowed: list[str], deny: list[str], named: frozenset[str]) -> str | None:
     try:
         norm = normalise(path)
     except Refused as exc:
@@ -221,7 +255,7 @@ def _scope_problem(path: str, allowed: list[str], deny: list[str]) -> str | None
         return "path spelling not normalised"
     if inside_git(norm):
         return "inside .git"
-    hit = denied_by(norm, deny)
+    hit = denied_by(norm, deny, named)
     if hit:
         return f"denied by {hit!r}"
     if not allowed_by(norm, allowed):

@@ -135,7 +135,7 @@ SPELLINGS = [
     attack("home-tilde", write("~/.bashrc"), "absolute"),
     attack("nul-byte", write("src/app.py\x00.txt"), "control"),
     attack("zero-width-git", write(".g\u200bit/config"), "invisible"),
-    attack("fullwidth-dotenv", read("\uff0eenv"), "secret file"),
+    attack("fullwidth-dotenv", read("\uff0eenv"), "NFKC"),  # refused by spelling before the secret globs
     attack("ntfs-short-git", write("GIT~1/config"), "inside .git"),
     attack("list-parent", lambda a: a.ws.list("..", "coder"), "escapes"),
     attack("delete-outside", lambda a: a.ws.delete("../sibling.txt", "coder"), "escapes"),
@@ -210,6 +210,25 @@ DENY_EXAMPLES = {
     "**/.apm/**": "pkg/.apm/instructions/security.instructions.md",
     "apm_modules/**": "apm_modules/acme/apm.yml",
     "**/apm_modules/**": "sub/apm_modules/x.md",
+    ".github/**": ".github/workflows/ci.yml",
+    "**/.github/**": "sub/.github/workflows/ci.yml",
+    ".gitlab/**": ".gitlab/ci/deploy.yml",
+    "**/.gitlab/**": "sub/.gitlab/ci.yml",
+    "*.gitlab-ci.yml": "ci/deploy.gitlab-ci.yml",
+    ".gitattributes": "src/.gitattributes",
+    ".gitmodules": ".gitmodules",
+    "sitecustomize.py": "src/sitecustomize.py",
+    "usercustomize.py": "src/usercustomize.py",
+    "*.pth": "src/evil.pth",
+    "setup.py": "setup.py",
+    "*constraints*.txt": "src/constraints.txt",
+    "*.lock": "poetry.lock",
+    "pylock.toml": "pylock.toml",
+    "pylock.*.toml": "pylock.dev.toml",
+    "package-lock.json": "package-lock.json",
+    "npm-shrinkwrap.json": "npm-shrinkwrap.json",
+    "pnpm-lock.yaml": "pnpm-lock.yaml",
+    "bun.lockb": "bun.lockb",
 }
 CASES = {
     "lower": str.lower,
@@ -219,7 +238,7 @@ CASES = {
 
 
 def deny_reason(glob: str) -> str:
-    if ".git" in glob and "gitlab" not in glob:
+    if glob in (".git", ".git/**", "**/.git/**"):
         return "inside .git"
     if glob.endswith((".pem", ".env*")):
         return "secret file"
