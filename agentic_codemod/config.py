@@ -77,6 +77,7 @@ MAX_PATH_CHARS = 4096  # a path longer than PATH_MAX is refused
 MAX_NAME_BYTES = 255  # a path component longer than NAME_MAX is refused
 KILL_GRACE_S = 2.0  # SIGTERM -> SIGKILL of a verification process group
 GIT_TIMEOUT_S = 120.0  # one git command of the snapshot/gates
+GIT_REMOTE_TIMEOUT_S = 300.0  # one git command of publish (fetch, push) against a remote
 MIN_SECRET_CHARS = 6  # shorter env values ("1", "true") would redact half the trace
 MAX_LIST_ENTRIES = 10_000  # workspace.list
 MAX_SEARCH_HITS = 200  # workspace.search
