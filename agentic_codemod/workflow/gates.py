@@ -37,7 +37,7 @@ from agentic_codemod.tools.paths import (
     needs_naming_when_new,
     normalise,
 )
-from agentic_codemod.tools.snapshot import GitError, git, resolve_base, snapshot_diff
+from agentic_codemod.tools.snapshot import GitError, read_blob, resolve_base, snapshot_diff
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.workflow.oracle_tamper import introduced
 
@@ -282,7 +282,7 @@ def _name(path: str) -> str:
 
 def _base_text(root: Path, base: str, path: str) -> str | None:
     try:
-        return git(root, "cat-file", "blob", f"{base}:{path}").decode("utf-8", "replace")
+        return read_blob(root, base, path).decode("utf-8", "replace")
     except GitError:
         return None
 

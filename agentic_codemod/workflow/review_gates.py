@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Finding
-from agentic_codemod.tools.snapshot import git
+from agentic_codemod.tools.snapshot import read_blob
 from agentic_codemod.workflow import gates
 from agentic_codemod.workflow.declarations import pending_declarations
 from agentic_codemod.workflow.gates import GateResult
@@ -42,7 +42,7 @@ def _expected_manifests(state: RunState) -> dict[str, str]:
     pending = pending_declarations(state)
     expected: dict[str, str] = {}
     for path in need(state.profile).dependency_files:
-        text = git(state.paths.worktree, "show", f"{base}:{path}").decode("utf-8", "replace")
+        text = read_blob(state.paths.worktree, base, path).decode("utf-8", "replace")
         for dep in (d for d in pending if d.file == path):
             text = adapter.update_dependency(text, dep, target)
         expected[path] = text
