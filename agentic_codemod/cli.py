@@ -80,10 +80,11 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     from agentic_codemod.config import load_settings
     from agentic_codemod.run import RunOptions, execute
-    from agentic_codemod.task import check_repo, load_task
+    from agentic_codemod.task import check_repo, check_run_dir, load_task
 
     task = load_task(args.task)
     repo = check_repo(args.repo)
+    check_run_dir(args.run_dir, repo, args.context)
     if not (args.context / "apm.yml").is_file():
         raise InputError(
             f"{args.context.resolve()}: --context has no apm.yml",

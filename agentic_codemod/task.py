@@ -1,6 +1,12 @@
 """Intake: a task file (YAML) validated into a TaskSpec.
 
 Every error is one line that names the file and the field, and the CLI exits 2 on it.
+
+`allowed_paths` are repository-relative globs, stored in their normalised spelling ("./src/**" becomes
+"src/**"): no absolute path, no `..`, no invisible character, and no pattern that allows every path
+(`**`, `*`, `**/*`, `./**` ...) unless the task also says `allow_all_paths: true`. An entry without glob
+characters names one exact path, which waives the nameable deny globs (setup.py, lockfiles, .github/**
+..., config.NAMEABLE_DENY_GLOBS) for that path and lets the run create it if it is a conftest.py.
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ from typing import Any, Literal
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from agentic_codemod.config import first_error
 from agentic_codemod.errors import InputError
+from agentic_codemod.tools.paths import Refused, matches_everything, normalise
 
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -66,6 +73,7 @@ class TaskSpec(BaseModel):
     title: str = Field(min_length=1)
     sdk: SdkSpec
     migration: MigrationRef
+    allow_all_paths: bool = False  # declared before allowed_paths: its validator reads it
     allowed_paths: list[str] = Field(min_length=1)
     deny_globs: list[str] = Field(default_factory=list)
     acceptance_criteria: list[str] = Field(min_length=1)
@@ -77,6 +85,23 @@ class TaskSpec(BaseModel):
         if not TASK_ID.match(value):
             raise ValueError("use lowercase letters, digits, '.', '_' or '-' (at most 64)")
         return value
+
+    @field_validator("allowed_paths")
+    @classmethod
+    def _allowed_paths(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        spelled: list[str] = []
+        for i, entry in enumerate(value):
+            try:
+                norm = normalise(entry)
+            except Refused as exc:
+                raise ValueError(f"entry {i} {entry!r}: {exc.reason}") from exc
+            if matches_everything(norm) and not info.data.get("allow_all_paths"):
+                raise ValueError(
+                    f"entry {i} {entry!r} allows every path of the repository; "
+                    "name the directories the change needs, or set allow_all_paths: true"
+                )
+            spelled.append(norm or "**")
+        return spelled
 
     @field_validator("budgets")
     @classmethod
@@ -104,6 +129,33 @@ def load_task(path: Path) -> TaskSpec:
         return TaskSpec.model_validate(raw)
     except ValidationError as exc:
         raise InputError(f"{path}: {first_error(exc)}") from exc
+
+
+# What a run reads from --context; a run dir in there would write where the context is read from.
+CONTEXT_READ_PATHS = ("apm.yml", "apm.lock.yaml", "apm-policy.yml", ".apm", "apm_modules")
+
+
+def check_run_dir(run_dir: Path, repo: Path, context: Path) -> Path:
+    """--run-dir (symlinks resolved) must not be --repo, nor lie inside it, nor contain it; nor be or contain
+    --context, nor lie in its APM files. Elsewhere inside the context directory is allowed: in GitLab CI
+    the context is the project directory, and artifacts can only be collected from inside it."""
+    run = run_dir.resolve()
+    for flag, given in (("--repo", repo), ("--context", context)):
+        other = given.resolve()
+        inside_context = any(run.is_relative_to(other / p) for p in CONTEXT_READ_PATHS)
+        if run == other:
+            relation = "is"
+        elif other.is_relative_to(run):
+            relation = "contains"
+        elif run.is_relative_to(other) and (flag == "--repo" or inside_context):
+            relation = "is inside"
+        else:
+            continue
+        raise InputError(
+            f"--run-dir {run_dir} ({run}) {relation} {flag} {given} ({other})",
+            hint="the run writes its clone, environment and artifacts there: put --run-dir beside them",
+        )
+    return run
 
 
 def check_repo(path: Path) -> Path:

@@ -183,3 +183,92 @@ def test_a_context_without_apm_yml_exits_2_naming_it(
     assert main(argv) == 2
     assert f"{empty}: --context has no apm.yml" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("allowed", "expected"),
+    [
+        (["**"], "allows every path"),
+        (["*"], "allows every path"),
+        (["**/*"], "allows every path"),
+        (["./**"], "allows every path"),
+        (["src/**", "?*"], "entry 1 '?*' allows every path"),
+        (["."], "allows every path"),
+        (["/etc/passwd"], "absolute path"),
+        (["C:/src/**"], "absolute path"),
+        (["src/../../x/**"], "escapes the worktree (..)"),
+        (["src/\u202eyp.**"], "bidi character"),
+    ],
+    ids=lambda v: str(v)[:24],
+)
+def test_allowed_paths_are_validated_when_the_task_is_loaded(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str], allowed: list[str], expected: str
+) -> None:
+    task = write_task(tmp_path, {**VALID, "allowed_paths": allowed})
+    code, err = run_cli(tmp_path, task, repo, capsys)
+    assert code == 2
+    assert f"{task}: field 'allowed_paths'" in err and expected in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_allow_all_paths_true_admits_a_pattern_that_allows_everything(tmp_path: Path) -> None:
+    from agentic_codemod.task import load_task
+
+    task = load_task(write_task(tmp_path, {**VALID, "allowed_paths": ["./**"], "allow_all_paths": True}))
+    assert task.allow_all_paths and task.allowed_paths == ["**"]
+
+
+def test_allowed_paths_are_stored_in_their_normalised_spelling(tmp_path: Path) -> None:
+    from agentic_codemod.task import load_task
+
+    spelled = ["./src/**", "requirements*.txt", "sub//setup.py"]
+    task = load_task(write_task(tmp_path, {**VALID, "allowed_paths": spelled}))
+    assert task.allowed_paths == ["src/**", "requirements*.txt", "sub/setup.py"]
+
+
+def run_dir_cli(repo: Path, task: Path, run_dir: Path, context: Path) -> int:
+    argv = ["run", "--repo", str(repo), "--task", str(task), "--run-dir", str(run_dir)]
+    return main([*argv, "--context", str(context), "--offline"])
+
+
+@pytest.mark.parametrize(
+    ("where", "relation", "flag"),
+    [
+        ("repo", "is", "--repo"),
+        ("repo/runs/1", "is inside", "--repo"),
+        (".", "contains", "--repo"),
+        ("link-to-repo", "is", "--repo"),
+        ("link-to-repo/out", "is inside", "--repo"),
+        ("context", "is", "--context"),
+        ("context/apm_modules/x", "is inside", "--context"),
+        ("context/.apm/run", "is inside", "--context"),
+    ],
+)
+def test_run_dir_overlapping_repo_or_context_exits_2_naming_both(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str], where: str, relation: str, flag: str
+) -> None:
+    context = tmp_path / "context"
+    context.mkdir()
+    (context / "apm.yml").write_text("name: ctx\n")
+    (tmp_path / "link-to-repo").symlink_to(repo)
+    task = write_task(tmp_path, VALID)
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    run_dir = tmp_path / where
+    code = run_dir_cli(repo, task, run_dir, context)
+    err = capsys.readouterr().err
+    assert code == 2
+    other = (repo if flag == "--repo" else context).resolve()
+    assert f"--run-dir {run_dir} ({run_dir.resolve()}) {relation} {flag}" in err and str(other) in err
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before, "nothing written"
+
+
+def test_run_dir_beside_repo_and_elsewhere_inside_the_context_is_accepted(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In GitLab CI the context is the project directory and artifacts must be inside it."""
+    from agentic_codemod.task import check_run_dir
+
+    context = tmp_path / "context"
+    assert check_run_dir(context / "codemod-run", repo, context) == (context / "codemod-run").resolve()
+    assert check_run_dir(tmp_path / "run", repo, context) == (tmp_path / "run").resolve()
+    assert check_run_dir(tmp_path / "repo-run", repo, context) == (tmp_path / "repo-run").resolve()
