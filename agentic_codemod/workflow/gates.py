@@ -103,8 +103,15 @@ class GateResult(BaseModel):
         return self.model_dump(mode="json")
 
 
+RAW_DIFF_ARGS = ("--raw", "-z", "-M", "--no-abbrev")
+
+
 def changed_paths(root: Path, base_commit: str) -> list[Change]:
-    raw = snapshot_diff(root, base_commit, "--raw", "-z", "-M", "--no-abbrev")
+    return parse_raw_diff(snapshot_diff(root, base_commit, *RAW_DIFF_ARGS))
+
+
+def parse_raw_diff(raw: bytes) -> list[Change]:
+    """The changes listed by `git diff --raw -z -M --no-abbrev` (RAW_DIFF_ARGS)."""
     fields = raw.decode("utf-8", "surrogateescape").split("\0")
     changes: list[Change] = []
     i = 0
