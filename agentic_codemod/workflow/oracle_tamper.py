@@ -37,9 +37,8 @@ PYTEST_SECTIONS = {
 }
 CONFIG_SUFFIXES = (".ini", ".cfg", ".toml")
 # Command-line options that load a plugin or point pytest at other configuration.
-CONFIG_OPTIONS = re.compile(
-    r"(?<![\w-])(-p|-c|-o|--config-file|--override-ini|--rootdir|--confcutdir)(?![\w-])"
-)
+# Short options take their value attached too (`-pevil`, `-oaddopts=`).
+CONFIG_OPTIONS = re.compile(r"(?<![\w-])(-[pco]|--(?:config-file|override-ini|rootdir|confcutdir)(?![\w-]))")
 # Anywhere in a text file: the environment variables that load plugins, the plugin entry-point group.
 PLUGIN_WORDS = ("PYTEST_PLUGINS", "PYTEST_ADDOPTS", "pytest11")
 HARMLESS_HOOKS = frozenset({"pytest_addoption", "pytest_generate_tests"})

@@ -220,3 +220,93 @@ def test_a_role_override_and_the_run_total_bound_tool_calls(repo: Path) -> None:
         ws.read("README.md", "reviewer")  # 5 calls in the run are allowed ...
         ws.read("README.md", "reviewer")  # ... the sixth is not, whoever makes it
     assert caught.value.budget == "max_run_tool_calls"
+
+
+# -- names with special meaning, new conftest.py, hostile spellings ---------------------------------------
+
+SPECIAL_NAMES = [
+    ".github/workflows/ci.yml",
+    "src/.gitlab/ci/x.yml",
+    "ci/deploy.gitlab-ci.yml",
+    "src/.gitattributes",
+    ".gitmodules",
+    "src/sitecustomize.py",
+    "src/pkg/usercustomize.py",
+    "src/zz_evil.pth",
+    "setup.py",
+    "src/constraints.txt",
+    "requirements/constraints-dev.txt",
+    "poetry.lock",
+    "src/Pipfile.lock",
+    "uv.lock",
+    "web/package-lock.json",
+]
+
+
+@pytest.mark.parametrize("path", SPECIAL_NAMES)
+def test_names_with_special_meaning_are_denied_at_any_depth(repo: Path, path: str) -> None:
+    ws = make_ws(repo, allowed_paths=["src/**", "requirements*", "requirements/**", "*.lock", ".github/**"])
+    with pytest.raises(Refused, match="deny glob"):
+        ws.write(path, "x = 1\n", "coder")
+    assert last(ws)["decision"] == "refused" and "name the exact path" in last(ws)["reason"]
+    assert not (repo / path).exists()
+
+
+@pytest.mark.parametrize("path", SPECIAL_NAMES)
+def test_a_special_name_is_writable_where_the_task_names_the_exact_path(repo: Path, path: str) -> None:
+    ws = make_ws(repo, allowed_paths=["src/**", path])
+    ws.write(path, "x = 1\n", "bump")
+    assert (repo / path).read_text() == "x = 1\n"
+
+
+def test_naming_a_path_does_not_waive_the_hard_deny_globs(repo: Path) -> None:
+    ws = make_ws(repo, allowed_paths=[".gitlab-ci.yml", "Dockerfile", "apm.yml"])
+    for path in (".gitlab-ci.yml", "Dockerfile", "apm.yml"):
+        with pytest.raises(Refused, match="deny glob"):
+            ws.write(path, "x\n", "coder")
+        assert "name the exact path" not in last(ws)["reason"]
+
+
+def test_a_new_conftest_is_refused_an_existing_one_may_be_edited(repo: Path, git) -> None:  # type: ignore[no-untyped-def]
+    (repo / "tests/conftest.py").write_text("import pytest\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "conftest")
+    ws = make_ws(repo, allowed_paths=["src/**", "tests/**"])
+    ws.write("tests/conftest.py", "import pytest\n\nX = 1\n", "coder")
+    for path in ("src/conftest.py", "tests/sub/conftest.py", "src/CONFTEST.py"):
+        with pytest.raises(Refused, match=r"new conftest\.py"):
+            ws.write(path, "def pytest_runtest_makereport(item, call): ...\n", "coder")
+        assert not (repo / path).exists()
+    named = make_ws(repo, allowed_paths=["src/**", "tests/sub/conftest.py"])
+    named.write("tests/sub/conftest.py", "import pytest\n", "coder")
+
+
+def test_a_conftest_created_after_base_is_still_new(repo: Path) -> None:
+    """Present on disk (made by a test run, say) but not in the base commit: still new."""
+    (repo / "src/conftest.py").write_text("")
+    ws = make_ws(repo, allowed_paths=["src/**"])
+    with pytest.raises(Refused, match=r"new conftest\.py"):
+        ws.write("src/conftest.py", "def pytest_report_teststatus(report): ...\n", "coder")
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("src/\uff41pp.py", "NFKC"),  # full-width a
+        ("src/cafe\u0301.py", "NFKC"),  # decomposed e-acute
+        ("src/\ufb01le.py", "NFKC"),  # the fi ligature
+        ("src/a\u00a0b.py", "NFKC"),  # no-break space
+        ("src/app\u200d.py", "invisible"),  # zero-width joiner
+        ("src/\u2066x\u2069.py", "bidi"),  # isolate controls
+        ("src/a\u2028b.py", "invisible"),  # line separator
+        ("src/\ue000.py", "invisible"),  # private use
+        ("src/\udcff.py", "invisible"),  # a lone surrogate: a non-UTF-8 byte decoded with surrogateescape
+    ],
+)
+def test_hostile_unicode_names_are_refused_for_reads_and_writes(repo: Path, path: str, reason: str) -> None:
+    ws = make_ws(repo, allowed_paths=["src/**"])
+    with pytest.raises(Refused, match=reason):
+        ws.write(path, "x = 1\n", "coder")
+    with pytest.raises(Refused, match=reason):
+        ws.read(path, "coder")
+    assert sorted(p.name for p in (repo / "src").iterdir()) == ["app.py"]
