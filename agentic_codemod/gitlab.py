@@ -14,16 +14,22 @@ Failures (errors.py):
 
 The token goes only into a request header. It is never part of a message, a repr or an artifact.
 httpx is imported when a client is made: the CLI parser imports this module on every command.
+
+Text sent to GitLab is inert: `inert_spec` (applied by `upsert`) makes the title one line and escapes
+every line that would start with `/` (a quick action: /approve, /merge, /assign_reviewer ...) with a
+visible backslash, inside code blocks too (a fence GitLab reads differently must not reopen the door).
 """
 
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+from agentic_codemod.config import MR_TITLE_MAX_CHARS
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError
 
 if TYPE_CHECKING:
@@ -82,6 +88,30 @@ class MergeRequestSpec:
     remove_source_branch: bool = True
 
 
+def inert_text(text: str) -> str:
+    """The text with no line starting with `/` (after blanks or invisible characters): such a line gets a
+    backslash before its `/`, which Markdown renders as the `/` alone. Idempotent."""
+    lines = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        lead = 0
+        while lead < len(line) and (line[lead].isspace() or unicodedata.category(line[lead]) == "Cf"):
+            lead += 1
+        if line[lead:].startswith("/"):
+            line = f"{line[:lead]}\\{line[lead:]}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def inert_title(title: str) -> str:
+    """One line (every run of blanks, newlines included, becomes one space), inert, at most
+    MR_TITLE_MAX_CHARS characters."""
+    return inert_text(" ".join(title.split()))[:MR_TITLE_MAX_CHARS]
+
+
+def inert_spec(spec: MergeRequestSpec) -> MergeRequestSpec:
+    return replace(spec, title=inert_title(spec.title), description=inert_text(spec.description))
+
+
 @dataclass(frozen=True)
 class MergeRequestResult:
     iid: int
@@ -126,6 +156,7 @@ class GitLabClient:
 
     def upsert(self, spec: MergeRequestSpec) -> MergeRequestResult:
         """Open the merge request, or bring the open one for the same branches up to date."""
+        spec = inert_spec(spec)
         existing = self.find_open(spec.source_branch, spec.target_branch)
         if existing is None:
             try:

@@ -5,23 +5,29 @@
 Nothing is trusted from memory: the hash is recomputed from `changes.patch` and compared with what
 run.json recorded for the candidate, what review.json approved, what every gate passed and what the
 last verification proved. An approval for another hash is void. Only a run that ended `succeeded`
-with an `approve` verdict can be published. The check only reads the run directory.
+with an `approve` verdict can be published. The merge request text is bound to the candidate too: it
+must carry `candidate-sha256=<the hash>` and no other. The check only reads the run directory; the
+gates themselves are re-derived from base + patch when publishing (workflow/publish_gates.py).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import ValidationError
 
+from agentic_codemod.config import first_error
 from agentic_codemod.errors import CandidateRejected
 from agentic_codemod.models import Finding, ReviewVerdict, RunManifest
+from agentic_codemod.task import TaskSpec
 from agentic_codemod.workflow.candidate import patch_sha256
 
 _M = TypeVar("_M", RunManifest, ReviewVerdict)
+MR_BINDING = re.compile(r"candidate-sha256=([0-9a-fA-F]*)")
 
 
 class PublishRefused(CandidateRejected):
@@ -49,6 +55,7 @@ class ApprovedCandidate:
     findings: tuple[Finding, ...]
     files: tuple[str, ...]
     finished_at: str
+    task: TaskSpec  # as run.json recorded it, validated again: publish re-derives the gates with it
 
     @property
     def short(self) -> str:
@@ -71,23 +78,36 @@ def check_candidate(run_dir: Path) -> ApprovedCandidate:
     problems += _identity_problems(manifest, sha, patch.stat().st_size)
     problems += _approval_problems(manifest, review, sha)
     problems += _evidence_problems(manifest, sha)
-    if problems:
+    problems += _binding_problems(description, sha)
+    task = _task(manifest, problems)
+    if problems or task is None:
         raise PublishRefused(run_dir, problems)
-    assert manifest.candidate is not None and manifest.task is not None
+    assert manifest.candidate is not None
     return ApprovedCandidate(
         run_dir=run_dir,
         patch=patch,
         sha256=sha,
         base_commit=manifest.candidate.base_commit,
         run_id=manifest.run_id,
-        task_id=str(manifest.task.get("id", "")),
+        task_id=task.id,
         apm_lock_sha256=str(manifest.apm.get("lock_sha256", "")),
         title=title,
         description=description,
         findings=tuple(review.findings),
         files=tuple(manifest.candidate.files),
         finished_at=manifest.finished_at or manifest.started_at,
+        task=task,
     )
+
+
+def _task(m: RunManifest, problems: list[str]) -> TaskSpec | None:
+    if not m.task:
+        return None  # _outcome_problems names it
+    try:
+        return TaskSpec.model_validate(m.task)
+    except ValidationError as exc:
+        problems.append(f"run.json task is not a valid task: {first_error(exc)}")
+        return None
 
 
 def _outcome_problems(m: RunManifest) -> list[str]:
@@ -160,6 +180,19 @@ def _evidence_problems(m: RunManifest, sha: str) -> list[str]:
             f"{(last.candidate_sha256 or '-')[:12]}, not {sha[:12]}"
         )
     return problems
+
+
+def _binding_problems(description: str, sha: str) -> list[str]:
+    bound = set(MR_BINDING.findall(description))
+    if not bound:
+        return ["merge_request.md names no candidate (candidate-sha256=...): the text is bound to nothing"]
+    other = sorted(b for b in bound if b != sha)
+    if other:
+        return [
+            f"merge_request.md was written for candidate {other[0][:12] or '-'}, not {sha[:12]}: "
+            "a text for another candidate is void"
+        ]
+    return []
 
 
 def _load(path: Path, model: type[_M], problems: list[str]) -> _M | None:

@@ -84,6 +84,7 @@ def _draft_for(state: RunState) -> MergeRequestDraft:
     m = state.manifest
     if m.status == "succeeded":
         return draft
-    header = f"**Not ready — status `{m.status}` (exit {m.exit_code}).** {m.reason}\n\n"
+    # The reason stays in run.json: it may carry tool output (an install's log tail as the hint).
+    header = f"**Not ready — status `{m.status}` (exit {m.exit_code}).** run.json holds the reason.\n\n"
     title = draft.title if draft.title.startswith("[not ready]") else f"[not ready] {draft.title}"
     return MergeRequestDraft(title=title, description=header + draft.description, ready=False)

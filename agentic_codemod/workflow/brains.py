@@ -12,6 +12,8 @@ from string import Template
 from typing import Protocol
 
 from agentic_codemod import __version__
+from agentic_codemod.config import MR_ITEM_MAX_CHARS
+from agentic_codemod.gitlab import inert_text, inert_title
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
 from agentic_codemod.workflow.state import RunState
 
@@ -92,6 +94,23 @@ def mechanical_review(state: RunState, gate_findings: list[Finding], reviewer: s
     )
 
 
+def bound_draft(title: str, description: str, state: RunState, *, ready: bool) -> MergeRequestDraft:
+    """The draft as merge_request.md carries it: a one-line title, no line that GitLab would run as a
+    quick action, and the candidate's sha256 (publish refuses a text bound to another candidate)."""
+    cand = state.candidate
+    binding = f"\n\n<!-- agentic-codemod candidate-sha256={cand.sha256} -->\n" if cand else "\n"
+    return MergeRequestDraft(
+        title=inert_title(title), description=inert_text(description.rstrip() + binding), ready=ready
+    )
+
+
+def _item(text: str) -> str:
+    """One line of an item for the MR text: tool output (a lockfile tool's stderr, an install log) that
+    rode along in a reason stays in run.json and the trace, never in the merge request."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first[:MR_ITEM_MAX_CHARS]
+
+
 def templated_draft(state: RunState) -> MergeRequestDraft:
     task, plan, verdict, cand = state.task, state.plan, state.verdict, state.candidate
     last = state.last_verification
@@ -112,21 +131,27 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         verification = f"`{' '.join(last.command[-4:])}` exit {last.exit_code} ({tally}), {last.duration_s}s"
     findings = (
         "\n".join(
-            f"- {f.severity}: {f.message}" + (f" (`{f.path}`)" if f.path else "")
+            f"- {f.severity}: {_item(f.message)}" + (f" (`{f.path}`)" if f.path else "")
             for f in (verdict.findings if verdict else [])
         )
         or "- none"
     )
     human = (
         "\n".join(
-            f"- {h.reason}" + (f" — `{h.file}" + (f":{h.line}`" if h.line else "`") if h.file else "")
+            f"- {_item(h.reason)}" + (f" — `{h.file}" + (f":{h.line}`" if h.line else "`") if h.file else "")
             for h in (plan.requires_human if plan else [])
         )
         or "- nothing"
     )
+    reviewed = verdict is not None and verdict.reviewer != "none"
+    summary = (
+        _item(verdict.summary)
+        if verdict is not None and reviewed
+        else f"Not reviewed: the run ended `{state.manifest.status}`; run.json holds the reason."
+    )
     text = Template((TEMPLATES / "merge_request.md").read_text(encoding="utf-8")).safe_substitute(
         title=title,
-        summary=(verdict.summary if verdict else state.manifest.reason) or "",
+        summary=summary,
         changes=changes,
         verification=verification,
         verdict=verdict.verdict if verdict else "none",
@@ -135,9 +160,9 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         base=(state.base_commit[:12] or "none"),
         findings=findings,
         human=human,
-        criteria="\n".join(f"- {c}" for c in task.acceptance_criteria),
+        criteria="\n".join(f"- {' '.join(c.split())}" for c in task.acceptance_criteria),
         version=__version__,
         run_id=state.manifest.run_id,
         mode=state.manifest.mode,
     )
-    return MergeRequestDraft(title=title, description=text, ready=approved)
+    return bound_draft(title, text, state, ready=approved)

@@ -6,16 +6,20 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.models import Dependency
+from agentic_codemod.task import SdkSpec
 from agentic_codemod.workflow.state import RunState, need
 
 
 def pending_declarations(state: RunState) -> list[Dependency]:
     """Declarations to bump: those that exclude the target, or still admit the old range."""
-    sdk = state.task.sdk
+    return pending(state.task.sdk, need(state.profile).sdk_declarations)
+
+
+def pending(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
     old = SpecifierSet(sdk.from_range, prereleases=True)
     return [
         d
-        for d in need(state.profile).sdk_declarations
+        for d in declarations
         if sdk.to not in SpecifierSet(d.specifier, prereleases=True)
         or overlaps(SpecifierSet(d.specifier, prereleases=True), old)
     ]

@@ -40,7 +40,7 @@ from agentic_codemod.models import (
 )
 from agentic_codemod.workflow.agent_replies import silent_failure, structured_reply
 from agentic_codemod.workflow.agent_tools import AgentTools, cut, describe, evidence
-from agentic_codemod.workflow.brains import mechanical_review, templated_draft
+from agentic_codemod.workflow.brains import bound_draft, mechanical_review, templated_draft
 from agentic_codemod.workflow.state import RunState
 
 S = TypeVar("S", bound=BaseModel)
@@ -205,9 +205,7 @@ class LlmBrain:
         draft, _, _ = self._run(state, "scribe", prompt, MergeRequestDraft)
         facts = templated_draft(state).description
         details = f"<details><summary>Run evidence</summary>\n\n{facts}\n</details>\n"
-        return MergeRequestDraft(
-            title=draft.title[:200], description=f"{draft.description.rstrip()}\n\n{details}", ready=approved
-        )
+        return bound_draft(draft.title, f"{draft.description.rstrip()}\n\n{details}", state, ready=approved)
 
     # -- running one agent ---------------------------------------------------------------------------
 

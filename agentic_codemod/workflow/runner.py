@@ -4,8 +4,9 @@
 
     1. check_candidate(run_dir)        the re-check: nothing below runs for an unapproved candidate
     2. GitLab preflight (list MRs)     a bad token pauses (75) before anything changes remotely
-    3. commit, in a scratch repo       base commit fetched, changes.patch applied, the patch regenerated
-                                       from the index must hash to the approved sha256 (tree == base + patch)
+    3. commit, in a scratch repo       base commit fetched, changes.patch applied to the index only; the
+                                       patch regenerated from base..tree must hash to the approved sha256,
+                                       and the deterministic gates must pass again (publish_gates.prove)
     4. push                            codemod/<task-id>-<short hash>; never forced; idempotent
     5. merge request                   opened, or the open one updated (gitlab.py)
     6. publish.json                    what was published where (no token, no credentials in URLs)
@@ -16,7 +17,6 @@ so publishing the same run twice pushes the same commit and changes nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -33,6 +33,7 @@ from agentic_codemod.gitlab import (
     RetryPolicy,
 )
 from agentic_codemod.publish_check import ApprovedCandidate, PublishRefused, check_candidate
+from agentic_codemod.workflow.publish_gates import prove
 from agentic_codemod.workflow.remote_git import Git, safe_url
 
 BRANCH_PREFIX = "codemod/"
@@ -116,11 +117,13 @@ def publish(options: PublishOptions) -> PublishResult:
         assert options.token is not None
         client = GitLabClient(options.gitlab.api_url, options.gitlab.project, options.token, options.policy)
     try:
-        if client is not None:  # preflight: a bad token or a down GitLab stops here, before the push
-            client.find_open(branch, options.target_branch)
         with tempfile.TemporaryDirectory(prefix="codemod-publish-") as tmp:
             work = Path(tmp)
-            commit = _commit(git, work, candidate, options)
+            commit = _commit(
+                git, work, candidate, options
+            )  # proves the candidate: GitLab sees nothing before
+            if client is not None:  # preflight: a bad token or a down GitLab stops here, before the push
+                client.find_open(branch, options.target_branch)
             push = _push(git, work, options.remote, branch, commit)
         mr = client.upsert(merge_request_spec(candidate, options)) if client is not None else None
     finally:
@@ -151,34 +154,23 @@ def _commit(git: Git, work: Path, c: ApprovedCandidate, options: PublishOptions)
                 hint="the base commit must still exist in the repository",
             ),
         )
-    git.run("checkout", "--quiet", "-b", branch_name(c), c.base_commit, cwd=work)
+    # Index only, never a checkout: no attribute, filter or hook of the repository takes part.
+    git.run("read-tree", c.base_commit, cwd=work)
     applied = git.run(
-        "apply", "--index", "--binary", "--whitespace=nowarn", str(c.patch.resolve()), cwd=work, check=False
+        "apply", "--cached", "--binary", "--whitespace=nowarn", str(c.patch.resolve()), cwd=work, check=False
     )
     if applied.code != 0:
         raise PublishRefused(
             c.run_dir,
             [f"changes.patch does not apply on {c.base_commit[:12]}: {git.redact(applied.stderr)[-300:]}"],
         )
-    diff = git.run(
-        "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", c.base_commit, cwd=work
-    )
-    if hashlib.sha256(diff.raw).hexdigest() != c.sha256:
-        raise PublishRefused(c.run_dir, ["base + changes.patch does not reproduce the approved candidate"])
+    tree = git.run("write-tree", cwd=work).stdout.strip()
+    prove(work, c, tree)  # the same patch bytes, and every deterministic gate passes again
     dated = {"GIT_AUTHOR_DATE": c.finished_at, "GIT_COMMITTER_DATE": c.finished_at}
-    git.run(
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "--no-gpg-sign",
-        "--cleanup=verbatim",
-        "-F",
-        "-",
-        cwd=work,
-        input_text=commit_message(c),
-        env=dated,
+    made = git.run(
+        "commit-tree", tree, "-p", c.base_commit, "-F", "-", cwd=work, input_text=commit_message(c), env=dated
     )
-    return git.run("rev-parse", "HEAD", cwd=work).stdout.strip()
+    return made.stdout.strip()
 
 
 def _push(
