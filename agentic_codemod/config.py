@@ -7,7 +7,7 @@ A task may narrow budgets and add deny globs; it can never widen them (see `Sett
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -89,6 +89,24 @@ MAX_LISTED = 400  # paths shown to an agent by list_files
 OUTPUT_TAIL_CHARS = 3_000  # test output shown to the coder
 EVIDENCE_TAIL_CHARS = 4_000  # test output shown to the reviewer
 DIFF_CHARS = 20_000  # diff shown by show_diff
+FLEET_MAX_VALUE_CHARS = 2_048  # one project, ref, index_url or find_links value of a fleet file
+
+# What a codemod rule's edit may not bring into a file without a human's look (workflow/rule_risk.py): the
+# modules and callables that reach the network, processes, files or dynamic code. An entry covers the
+# dotted name itself and everything under it, after import aliases are resolved; "*" is a glob.
+RULE_EDIT_RISKY_NAMES: tuple[str, ...] = (
+    *("socket", "ssl", "urllib", "http", "requests", "httpx", "aiohttp", "ftplib", "smtplib", "webbrowser"),
+    *("subprocess", "pty", "multiprocessing", "shutil", "tempfile", "pathlib", "ctypes", "importlib"),
+    *("pickle", "marshal", "builtins", "io.open", "codecs.open", "sys.modules", "sys.path", "sys.meta_path"),
+    *("os.system", "os.popen", "os.exec*", "os.spawn*", "os.fork*", "os.posix_spawn*", "os.kill*"),
+    *("os.remove", "os.unlink", "os.rmdir", "os.removedirs", "os.rename", "os.replace", "os.open"),
+    *("os.write", "os.putenv", "os.environ", "os.chmod", "os.chown", "os.symlink", "os.link"),
+    *("exec", "eval", "compile", "open", "__import__", "globals", "breakpoint", "setattr", "delattr"),
+)
+
+# A file with one of these suffixes that appears in the test copy during a verification (beside the
+# candidate's files) is code the test run planted, e.g. a .pyc or .pth shadowing a module: not green.
+CODE_SUFFIXES: tuple[str, ...] = (".py", ".pyc", ".pyo", ".pth", ".so", ".pyd")
 
 # Never readable, never writable: files that usually hold credentials.
 SECRET_FILE_GLOBS: tuple[str, ...] = (
@@ -131,6 +149,8 @@ class Budgets(BaseModel):
     verification_timeout_s: float = Field(600.0, gt=0)  # one verification run
     max_verification_total_s: float = Field(3600.0, gt=0)  # every verification of one run together
     install_timeout_s: float = Field(600.0, gt=0)
+    # Address space of each process that runs repository code (installs, tests) inside the sandbox.
+    sandbox_memory_bytes: int = Field(8 * 1024**3, ge=64 * 1024**2)
     output_tail_bytes: int = Field(6_000, ge=256)
     trace_field_chars: int = Field(2_000, ge=64)
 
@@ -160,6 +180,18 @@ class PythonEnvSettings(BaseModel):
     extra_test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
 
 
+class ScanSettings(BaseModel):
+    """Bounds of the codemod scans (ast-grep, workflow/scan.py). A scan is computed once per file content
+    and rule; exceeding a cap ends the run with requires_human naming the file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timeout_s: float = Field(120.0, gt=0)  # one ast-grep process
+    max_output_bytes: int = Field(16_000_000, ge=1_000)  # JSON read from ast-grep for one rule
+    max_matches_per_rule: int = Field(5_000, ge=1)  # matches of one rule in the whole repository
+    max_argv_bytes: int = Field(64_000, ge=1_000)  # file names given to one ast-grep process
+
+
 class GateSettings(BaseModel):
     """Optional gates. The deterministic ones (scope, tamper, evidence) are always on."""
 
@@ -172,12 +204,17 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gates: GateSettings = Field(default_factory=GateSettings)
+    # How repository code runs: "sandbox" (bubblewrap; the run pauses with 75 where it cannot start) or
+    # "process" (a plain process group; only on the user's explicit --isolation process, stated in every
+    # artifact).
+    isolation: Literal["sandbox", "process"] = "sandbox"
 
     budgets: Budgets = Field(default_factory=Budgets)
     deny_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_DENY_GLOBS))
     secret_name_markers: list[str] = Field(default_factory=lambda: list(SECRET_NAME_MARKERS))
     verification_env_allowlist: list[str] = Field(default_factory=lambda: list(VERIFICATION_ENV_ALLOWLIST))
     python: PythonEnvSettings = Field(default_factory=PythonEnvSettings)
+    scan: ScanSettings = Field(default_factory=ScanSettings)
     # Cap on the SKILL.md text + rule notes handed to a run (bytes).
     context_budget_bytes: int = Field(64_000, ge=1_000)
     # Cap on the lesson text (hypotheses from earlier runs) handed to one plan (bytes).

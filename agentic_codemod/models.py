@@ -45,6 +45,16 @@ class RuleMatch(Artifact):
     fixable: bool
 
 
+class RuleEdit(Artifact):
+    """One file a codemod rule changed: its provenance, and what the edit brings in (rule_risk.py)."""
+
+    rule: str
+    file: str
+    count: int  # matches of the rule replaced in the file
+    adds: list[str] = Field(default_factory=list)  # imports, import-time calls, risky APIs it added
+    requires_human: bool = False
+
+
 class HumanItem(Artifact):
     """Something the rules cannot do; an agent or a human must."""
 
@@ -87,6 +97,9 @@ class VerificationResult(Artifact):
     output_tail: str = ""
     tests: Tally | None = None
     candidate_sha256: str | None = None
+    isolation: str | None = None  # "sandbox" (bubblewrap) or "process" (explicitly accepted)
+    canary: Literal["failed", "passed", "missing"] | None = None  # the tool's must-fail test
+    tampered: list[str] = Field(default_factory=list)  # candidate files the test run wrote
 
 
 class Finding(Artifact):
@@ -140,5 +153,7 @@ class RunManifest(Artifact):
     models: dict[str, str] = Field(default_factory=dict)
     apm: dict[str, Any] = Field(default_factory=dict)
     tokens: dict[str, Any] | None = None  # None: unknown (offline, or the endpoint reported no usage)
+    rule_edits: list[RuleEdit] = Field(default_factory=list)
     steps: list[dict[str, Any]] = Field(default_factory=list)
+    isolation: str | None = None  # how repository code ran: "sandbox" (bubblewrap) or "process"
     error: str | None = None

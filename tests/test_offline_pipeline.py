@@ -35,7 +35,10 @@ def test_rule_fixable_task_is_approved_and_patch_applies_to_base(
     assert m["format"] == "agentic-codemod/run@1" and m["status"] == "succeeded"
     assert m["classification"] == "green"
     assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
-    assert all(v["exit_code"] == 0 and v["tests"]["passed"] == 17 for v in m["verifications"])
+    # exit 1 is the canary's own failure (the tool's must-fail test); every test of the repository passed
+    assert all(v["exit_code"] == 1 and v["canary"] == "failed" for v in m["verifications"])
+    assert all(v["passed"] and v["tests"]["passed"] == 17 and not v["tests"]["failed"] for v in m["verifications"])
+    assert all(v["isolation"] == "sandbox" and not v["tampered"] for v in m["verifications"])
     for name, fmt in (("plan.json", "plan@1"), ("profile.json", "profile@1"), ("review.json", "review@1")):
         assert result.json(name)["format"] == f"agentic-codemod/{fmt}"
 

@@ -22,6 +22,7 @@ SIGKILL at once after a normal exit.
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import select
 import signal
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
+from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.trace import Redactor, Trace
 
 RUN_TAG_VAR = "AGENTIC_CODEMOD_RUN"
@@ -137,13 +139,36 @@ class SandboxRunner:
         self.tail_bytes = tail_bytes
         self.grace_s = grace_s
         self.env = self._admit(dict(env))
+        self.box: Box | None = None
+
+    def boxed(self, box: Box) -> SandboxRunner:
+        """The same runner, running every command inside `box` (tools/sandbox.py)."""
+        runner = copy.copy(self)
+        runner.box = box
+        return runner
 
     def __call__(
         self, argv: Sequence[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None
     ) -> ProcessResult:
         merged = {**self.env, **self._admit(dict(env or {}))}
+        outer, outer_cwd = [str(a) for a in argv], cwd
+        if self.box is not None:
+            outer, outer_cwd, merged = self.box.wrap(argv, cwd, merged)
         result = run_process(
-            argv, cwd=cwd, timeout_s=timeout_s, env=merged, tail_bytes=self.tail_bytes, grace_s=self.grace_s
+            outer,
+            cwd=outer_cwd,
+            timeout_s=timeout_s,
+            env=merged,
+            tail_bytes=self.tail_bytes,
+            grace_s=self.grace_s,
+        )
+        result = ProcessResult(
+            [str(a) for a in argv],
+            result.exit_code,
+            result.duration_s,
+            result.output_tail,
+            timed_out=result.timed_out,
+            error=result.error,
         )
         if self.redactor is not None:
             result = ProcessResult(
@@ -158,7 +183,12 @@ class SandboxRunner:
             self.trace.record(
                 self.actor,
                 "run_process",
-                {"argv": list(result.argv), "cwd": str(cwd), "timeout_s": timeout_s},
+                {
+                    "argv": list(result.argv),
+                    "cwd": str(cwd),
+                    "timeout_s": timeout_s,
+                    "isolation": self.box.isolation if self.box else "none",
+                },
                 f"exit={result.exit_code} duration={result.duration_s:.2f}s\n{result.output_tail}",
                 decision="refused" if result.timed_out else "allowed",
                 reason=result.error or "",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from agentic_codemod.adapters import get_adapter
-from agentic_codemod.errors import EXIT_OK, EXIT_REJECTED, EXIT_REQUIRES_HUMAN
+from agentic_codemod.errors import EXIT_OK, EXIT_REJECTED, EXIT_REQUIRES_HUMAN, EnvironmentUnavailable
+from agentic_codemod.tools import sandbox
+from agentic_codemod.tools.sandbox import Policy
 from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
 from agentic_codemod.tools.workspace import Workspace
 from agentic_codemod.workflow import codemod, verify
@@ -23,6 +26,7 @@ def intake(state: RunState) -> str:
     paths, settings = state.paths, state.settings
     state.base_commit = clone_worktree(state.repo, paths.worktree)
     state.manifest.base_commit = state.base_commit
+    state.policy = sandbox_policy(state)
     for d in (paths.home, paths.tmp):
         d.mkdir(parents=True, exist_ok=True)
     env = scrubbed_env(
@@ -41,6 +45,32 @@ def intake(state: RunState) -> str:
         trace=state.trace,
     )
     return f"base {state.base_commit[:12]}, context lock {state.context.lock_sha256[:12]}"
+
+
+def sandbox_policy(state: RunState) -> Policy:
+    """The boxes repository code runs in; a sandbox that cannot start pauses the run (75)."""
+    settings, paths = state.settings, state.paths
+    state.manifest.isolation = settings.isolation
+    if settings.isolation == "sandbox":
+        reason = sandbox.probe()
+        if reason is not None:
+            raise EnvironmentUnavailable(
+                f"the sandbox for the repository's code cannot start: {reason}",
+                hint="install bubblewrap and allow unprivileged user namespaces (docs/gitlab.md), "
+                "or accept --isolation process, which every artifact then states",
+            )
+    index = settings.python
+    wheel_dirs = tuple(Path(link).resolve() for link in index.find_links if "://" not in link)
+    remote = [link for link in index.find_links if "://" in link]
+    return Policy(
+        settings.isolation,
+        paths.env_dir,
+        wheel_dirs=wheel_dirs,
+        index_network=not index.no_index or bool(remote),
+        memory_bytes=settings.budgets.sandbox_memory_bytes,
+        home=paths.home,
+        tmp=paths.tmp,
+    )
 
 
 def decide(state: RunState) -> str:
@@ -70,18 +100,22 @@ def decide(state: RunState) -> str:
 
 
 def _unaddressed_human_items(state: RunState) -> list[str]:
-    """What is still a human's job in the candidate: every item that is not a rule match (a lockfile
-    the tool could not refresh, ...), and every applicable detect-only rule match that is still there —
-    unless the brain works on such items (agents) and the candidate changed the flagged file, which the
-    verification and the review then judged."""
+    """What is still a human's job in the candidate: every item that is not a detect-only rule match (a
+    lockfile the tool could not refresh, a file a rule could not edit, a rule edit that brings in
+    import-time code, ...), and every applicable detect-only rule match that is still there — unless the
+    brain works on such items (agents) and the candidate changed the flagged file, which the verification
+    and the review then judged. The scan reuses the plan's results for every file that did not change."""
     target = state.task.sdk.to
     detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target)]
-    matches = codemod.find_matches(detect_only, state.paths.worktree) if detect_only else []
+    worktree = state.paths.worktree
+    matches = codemod.find_matches(detect_only, worktree, state.scanner) if detect_only else []
     touched = set(state.candidate.files) if state.candidate else set()
     items = [
         f"{m.rule_id} {m.file}:{m.line}"
         for m in matches
         if not (state.addresses_human_items and m.file in touched)
     ]
-    items += [h.reason for h in (state.plan.requires_human if state.plan else []) if h.rule_id is None]
+    for h in state.plan.requires_human if state.plan else []:
+        if h.rule_id is None:
+            items.append(f"{h.reason} ({h.file})" if h.file and h.file not in h.reason else h.reason)
     return items

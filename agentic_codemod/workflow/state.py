@@ -20,10 +20,13 @@ from agentic_codemod.models import (
 from agentic_codemod.task import TaskSpec
 
 if TYPE_CHECKING:
-    from agentic_codemod.adapters.types import Adapter, Runner, TestCommand, VerificationEnv
+    from agentic_codemod.adapters.types import Adapter, TestCommand, VerificationEnv
+    from agentic_codemod.tools.sandbox import Policy
     from agentic_codemod.tools.trace import Trace
+    from agentic_codemod.tools.verification import SandboxRunner
     from agentic_codemod.tools.workspace import Workspace
     from agentic_codemod.workflow.codemod import Rule
+    from agentic_codemod.workflow.scan import Scanner
 
 
 @dataclass
@@ -47,6 +50,11 @@ class RunPaths:
         return self.run_dir / "tmp"
 
     @property
+    def copy(self) -> Path:
+        """The disposable copy of the candidate that installs and tests run on (tools/repo_copy.py)."""
+        return self.run_dir / "sandbox" / "repo"
+
+    @property
     def reports(self) -> Path:
         return self.run_dir / "reports"
 
@@ -65,11 +73,13 @@ class RunState:
     trace: Trace
     workspace: Workspace | None = None
     adapter: Adapter | None = None
-    runner: Runner | None = None
+    runner: SandboxRunner | None = None
+    policy: Policy | None = None  # the sandbox boxes of this run (installs, tests)
     base_commit: str = ""
     context: Any = None  # apm.Context
     skill: Any = None  # apm.Skill
     rules: list[Rule] = field(default_factory=list)
+    scanner: Scanner | None = None  # the rules' scans of this run, cached per file content
     test_command: TestCommand | None = None
     env: VerificationEnv | None = None
     profile: RepoProfile | None = None

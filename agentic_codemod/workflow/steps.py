@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentic_codemod import experience
+from agentic_codemod.config import CODE_SUFFIXES
 from agentic_codemod.errors import (
     BudgetExceeded,
     CandidateRejected,
@@ -13,8 +14,9 @@ from agentic_codemod.errors import (
     RequiresHuman,
 )
 from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile, VerificationResult
+from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
-from agentic_codemod.workflow import codemod, verify
+from agentic_codemod.workflow import codemod, oracle, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, freeze
 from agentic_codemod.workflow.declarations import pending_declarations
@@ -54,7 +56,8 @@ def plan(state: RunState, brain: Brain) -> str:
     state.skill = _find_skill(state)  # no migration notes: nobody can tell whether there is work to do
     rules_dir = state.skill.rules_dir
     state.rules = codemod.load_rules(rules_dir, task.migration.disabled_rules) if rules_dir else []
-    draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree)
+    state.scanner = codemod.Scanner(state.paths.worktree, state.settings.scan)  # one cache for the run
+    draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree, state.scanner)
     relevant = [m for m in draft.rule_matches if _rule(state, m.rule_id).applies_to(target)]
     # Detect-only matches alone do not make work on a repository that is already migrated: they flag a
     # construct, not a break. They still become requires_human items of any run that does work.
@@ -92,24 +95,54 @@ def plan(state: RunState, brain: Brain) -> str:
 
 
 def timed_tests(state: RunState, phase: str) -> VerificationResult:
-    """One run of the fixed test command, charged to the run's verification time budget."""
+    """One run of the fixed test command on a fresh copy of the candidate, inside the test box,
+    charged to the run's verification time budget."""
     budgets = state.settings.budgets
     left = budgets.max_verification_total_s - state.verification_s
     if left <= 0:
         raise BudgetExceeded(
             "max_verification_total_s", budgets.max_verification_total_s, round(state.verification_s)
         )
-    result = verify.run_tests(
-        need(state.test_command),
-        python=need(state.env).python,
-        cwd=state.paths.worktree,
-        runner=need(state.runner),
-        timeout_s=min(budgets.verification_timeout_s, left),
-        phase=phase,
-        reports_dir=state.paths.reports,
-    )
+    paths, policy = state.paths, need(state.policy)
+    stamp = repo_copy.fresh_copy(paths.worktree, paths.copy)
+    reports = paths.reports / phase
+    box = policy.for_tests(paths.copy, reports)
+    try:
+        result = verify.run_tests(
+            need(state.test_command),
+            python=need(state.env).python,
+            copy=paths.copy,
+            stamp=stamp,
+            runner=need(state.runner).boxed(box),
+            box=box,
+            timeout_s=min(budgets.verification_timeout_s, left),
+            phase=phase,
+            reports_dir=reports,
+            code_suffixes=CODE_SUFFIXES,
+        )
+    finally:
+        repo_copy.discard(paths.copy)
     state.verification_s += result.duration_s
     return result
+
+
+def untrusted(state: RunState, result: VerificationResult) -> RequiresHuman | None:
+    """Why a verification's results cannot be trusted at all, or None: the canary passed, or went
+    missing from a run that completed (exit 0 or 1; an interrupted collection explains its absence, and
+    such a run is not green anyway)."""
+    if result.canary == "failed" or (result.canary == "missing" and result.exit_code not in (0, 1)):
+        return None
+    repo_copy.fresh_copy(state.paths.worktree, state.paths.copy)
+    try:
+        found = oracle.suspects(state.paths.copy)
+    finally:
+        repo_copy.discard(state.paths.copy)
+    what = "passed" if result.canary == "passed" else "went missing"
+    return RequiresHuman(
+        f"{result.phase}: the canary test that must fail {what}"
+        " — something in the repository rewrites or hides test results; no result can be trusted",
+        hint="; ".join(found[:5]) or "no conftest hook or plugin found: check the test configuration",
+    )
 
 
 def _rule(state: RunState, rule_id: str) -> codemod.Rule:
@@ -123,9 +156,17 @@ def baseline(state: RunState) -> str:
             "no test command found: without verification nothing may be published",
             hint="add a tests/ folder or a pytest configuration to the repository",
         )
-    state.env = adapter.prepare_environment(
-        state.paths.worktree, state.paths.env_dir, state.settings, need(state.runner)
-    )
+    paths, policy = state.paths, need(state.policy)
+    repo_copy.fresh_copy(paths.worktree, paths.copy)  # the install (setup.py, build backends) runs here
+    try:
+        state.env = adapter.prepare_environment(
+            paths.copy,
+            paths.env_dir,
+            state.settings,
+            need(state.runner).boxed(policy.for_install(paths.copy)),
+        )
+    finally:
+        repo_copy.discard(paths.copy)
     failed = [r for r in state.env.install_log if not r.ok]
     if failed:
         raise RequiresHuman(
@@ -140,6 +181,14 @@ def baseline(state: RunState) -> str:
             f"{' '.join(state.baseline.command)}",
             hint="fix the repository's test set-up; verification is required to publish",
         )
+    distrust = untrusted(state, state.baseline)
+    if distrust is not None:
+        raise distrust
+    if state.baseline.tampered:
+        raise RequiresHuman(
+            "the repository's own test run writes its files: " + ", ".join(state.baseline.tampered[:5]),
+            hint="a test run that changes the code under test proves nothing; make the tests write to tmp",
+        )
     counts = state.baseline.tests
     return f"baseline: exit {state.baseline.exit_code}, " + (
         f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
@@ -150,25 +199,41 @@ def bump(state: RunState) -> str:
     adapter, ws, target = need(state.adapter), need(state.workspace), state.task.sdk.to
     plan_ = need(state.plan)
     bumped = 0
+    runner, policy, paths = need(state.runner), need(state.policy), state.paths
     for dep in pending_declarations(state):
         content = ws.read(dep.file, actor="bump")
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
         bumped += 1
-        for notice in adapter.update_lockfiles(state.paths.worktree, dep, target, need(state.runner)) or []:
-            state.trace.record(
-                actor="bump",
-                tool="update_lockfile",
-                arguments={"file": notice.file},
-                result=notice.message or "updated",
-                decision="allowed",
+        repo_copy.fresh_copy(paths.worktree, paths.copy)  # the ecosystem's lock tool runs on a copy
+        try:
+            notices = adapter.update_lockfiles(
+                paths.copy, dep, target, runner.boxed(policy.for_install(paths.copy))
             )
-            if not notice.updated:
-                plan_.requires_human.append(
-                    HumanItem(reason=f"lockfile not refreshed: {notice.message}", file=notice.file)
+            for notice in notices or []:
+                if notice.updated:  # the refreshed lockfile enters the candidate through the workspace
+                    ws.write(
+                        notice.file, (paths.copy / notice.file).read_text(encoding="utf-8"), actor="bump"
+                    )
+                state.trace.record(
+                    actor="bump",
+                    tool="update_lockfile",
+                    arguments={"file": notice.file},
+                    result=notice.message or "updated",
+                    decision="allowed",
                 )
-    install = adapter.install_dependencies(
-        state.paths.worktree, need(state.env), state.settings, need(state.runner)
-    )
+                if not notice.updated:
+                    plan_.requires_human.append(
+                        HumanItem(reason=f"lockfile not refreshed: {notice.message}", file=notice.file)
+                    )
+        finally:
+            repo_copy.discard(paths.copy)
+    repo_copy.fresh_copy(paths.worktree, paths.copy)
+    try:
+        install = adapter.install_dependencies(
+            paths.copy, need(state.env), state.settings, runner.boxed(policy.for_install(paths.copy))
+        )
+    finally:
+        repo_copy.discard(paths.copy)
     state.trace.record(
         actor="bump",
         tool="install_dependencies",
@@ -185,9 +250,24 @@ def bump(state: RunState) -> str:
 
 
 def apply_codemod(state: RunState) -> str:
-    report = codemod.apply_rules(state.rules, state.paths.worktree, need(state.workspace))
+    """The fixable rules, in order. Every edit is recorded with its rule (run.json `rule_edits`, the trace,
+    the MR text); a refused write fails the run; a file a rule could not edit, or an edit that brings in
+    import-time code or a risky API, is left to a human (plan.requires_human)."""
+    report = codemod.apply_rules(state.rules, state.paths.worktree, need(state.workspace), state.scanner)
+    state.manifest.rule_edits = report.edits
+    for rule, files in report.by_rule().items():
+        edits = [e for e in report.edits if e.rule == rule]
+        state.trace.record(
+            actor="codemod",
+            tool="rule",
+            arguments={"rule": rule, "files": files, "count": sum(e.count for e in edits)},
+            result=f"changed by {rule} in {len(files)} file(s)"
+            + "".join(f"; {e.file} adds {', '.join(e.adds)}" for e in edits if e.adds),
+            decision="allowed",
+        )
     for err in report.errors:
         state.notes.append(f"rule {err['rule']} could not edit {err['file']}: {err['error']}")
+    need(state.plan).requires_human.extend([*codemod.error_items(report), *codemod.risk_items(report)])
     return f"{len(report.edits)} edit(s) in {len(report.files)} file(s), {len(report.errors)} error(s)"
 
 
@@ -195,10 +275,20 @@ def run_verification(state: RunState, phase: str) -> str:
     tested = candidate_sha256(state.paths.worktree, state.base_commit)
     result = timed_tests(state, phase)
     after = candidate_sha256(state.paths.worktree, state.base_commit)
-    result.candidate_sha256 = tested if after == tested else None  # the tests changed the tree: no proof
+    result.candidate_sha256 = tested if after == tested else None  # the tree changed: no proof
     if after != tested:
-        state.notes.append(f"{phase}: the test run changed the worktree; its result proves no candidate")
+        state.notes.append(
+            f"{phase}: the worktree changed during the test run; its result proves no candidate"
+        )
     state.verifications.append(result)
+    distrust = untrusted(state, result)
+    if distrust is not None:
+        raise distrust
+    if result.tampered:
+        raise CandidateRejected(
+            f"{phase}: the test run wrote files of the candidate: " + ", ".join(result.tampered[:5]),
+            hint="a run that changes the code under test cannot be green, even if it restores the bytes",
+        )
     return f"{phase}: {'green' if result.passed else 'red'} (exit {result.exit_code})"
 
 

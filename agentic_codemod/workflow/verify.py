@@ -1,7 +1,9 @@
 """Running the repository's own tests, and reading what they said.
 
-The command is the one the adapter fixed; nothing a model says reaches its command line.
-A run passes only when the command exits 0 *and* at least one test ran.
+The command is the one the adapter fixed; nothing a model says reaches its command line. It runs on a
+disposable copy of the candidate, inside the sandbox (tools/sandbox.py), with the canary planted
+(oracle.py). A run passes only when the command exits cleanly, at least one test ran, the canary
+failed as it must, and no file of the candidate was written, replaced or deleted during the run.
 """
 
 from __future__ import annotations
@@ -12,17 +14,21 @@ from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand
 from agentic_codemod.models import Tally, VerificationResult
+from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.repo_copy import Stamp
+from agentic_codemod.tools.sandbox import Box
+from agentic_codemod.workflow import oracle
 
 # pytest: 5 = no tests collected, 4 = usage error, 3 = internal error; 126/127 = cannot execute / not found.
 NOT_A_TEST_RUN = {3, 4, 5, 126, 127}
 
 
-def render(command: TestCommand, python: Path, junit: Path | None) -> list[str]:
+def render(command: TestCommand, python: Path, junit: str | None) -> list[str]:
     argv: list[str] = []
     for arg in command.argv:
         if "{junit}" in arg:
             if junit is not None:
-                argv.append(arg.replace("{junit}", str(junit)))
+                argv.append(arg.replace("{junit}", junit))
             continue
         argv.append(arg.replace("{python}", str(python)))
     return argv
@@ -32,30 +38,59 @@ def run_tests(
     command: TestCommand,
     *,
     python: Path,
-    cwd: Path,
+    copy: Path,
+    stamp: Stamp,
     runner: Runner,
+    box: Box,
     timeout_s: float,
     phase: str,
     reports_dir: Path,
+    code_suffixes: tuple[str, ...] = (),
 ) -> VerificationResult:
+    """Run the test command on the disposable copy (made with `stamp`) inside `box`, with the canary
+    planted. Green needs: a clean exit (the canary's own failure aside), tests that ran, the canary
+    failed, and no candidate file written during the run."""
     reports_dir.mkdir(parents=True, exist_ok=True)
-    junit = reports_dir / f"junit-{phase}.xml"
+    junit = reports_dir / "junit.xml"
     junit.unlink(missing_ok=True)
-    argv = render(command, python, junit)
-    result: ProcessResult = runner(argv, cwd=cwd, timeout_s=timeout_s)
+    canary = oracle.plant(copy, command)
+    if canary is not None:
+        repo_copy.stamp_file(copy, stamp, canary.file)  # rewriting the canary is tampering too
+    argv = render(command, python, box.inside(junit))
+    result: ProcessResult = runner(argv, cwd=copy, timeout_s=timeout_s)
+    tampered = repo_copy.touched(copy, stamp, code_suffixes)
+    ids = junit_case_ids(junit) if junit.exists() else []
     counts = read_junit(junit) if junit.exists() else counts_from_output(result.output_tail)
+    state = canary.state_in(counts, ids, result.output_tail) if canary is not None else "missing"
     ran = counts is not None and (counts.passed + counts.failed + counts.errors) > 0
+    clean = result.exit_code == 0 or (
+        state == "failed"
+        and result.exit_code == 1
+        and counts is not None
+        and not counts.failed + counts.errors
+    )
     tail = result.output_tail if result.error is None else f"{result.error}\n{result.output_tail}"
     return VerificationResult(
         phase=phase,
         command=argv,
         exit_code=result.exit_code,
         duration_s=round(result.duration_s, 3),
-        passed=result.ok and ran,
+        passed=clean and not result.timed_out and ran and state == "failed" and not tampered,
         timed_out=result.timed_out,
         output_tail=tail,
         tests=counts,
+        isolation=box.isolation,
+        canary=state,
+        tampered=tampered,
     )
+
+
+def junit_case_ids(path: Path) -> list[str]:
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError:
+        return []
+    return [f"{c.get('classname', '')}::{c.get('name', '')}" for c in root.iter("testcase")]
 
 
 def read_junit(path: Path) -> Tally | None:
@@ -107,6 +142,6 @@ def classify(baseline: VerificationResult | None, final: VerificationResult | No
     if baseline is None or baseline.tests is None or final.tests is None:
         return "unknown"
     new = set(final.tests.failing) - set(baseline.tests.failing)
-    if new or (final.tests.failing == [] and final.exit_code != 0):
+    if new or not final.tests.failing:
         return "introduced"
     return "pre-existing"

@@ -1,0 +1,119 @@
+"""The disposable copy of the candidate that repository code runs on, and what that code did to it.
+
+    stamp = fresh_copy(worktree, dest)          dest = the worktree's files (no .git), modes kept,
+                                                symlinks copied as symlinks; dest is emptied first
+    touched(dest, stamp, code_suffixes) -> list[str]
+                                                candidate files written, replaced, re-moded or deleted
+                                                since the copy was made — restoring the bytes does not
+                                                hide it (the inode change time moves with every write,
+                                                rename or chmod and cannot be set back) — and new files
+                                                that carry code (e.g. a .pyc or .pth planted beside
+                                                the sources)
+
+The tool's clone is never seen by repository code: what is hashed, reviewed and published comes from
+the clone, and the copy is thrown away after each install or test run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SKIPPED = frozenset({".git"})
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    inode: int
+    ctime_ns: int
+    mtime_ns: int
+    size: int
+    mode: int
+
+
+Stamp = dict[str, FileStamp]
+
+
+def fresh_copy(worktree: Path, dest: Path) -> Stamp:
+    """Replace dest with a copy of the worktree's files and return the stamp of every copied entry."""
+    if dest.exists() or dest.is_symlink():
+        _remove(dest)
+    dest.mkdir(parents=True)
+    stamp: Stamp = {}
+    for directory, dirs, files in os.walk(worktree):
+        rel_dir = Path(directory).relative_to(worktree)
+        dirs[:] = sorted(d for d in dirs if not (rel_dir == Path(".") and d in SKIPPED))
+        target_dir = dest / rel_dir
+        for name in [*dirs, *files]:
+            src, dst = Path(directory, name), target_dir / name
+            if src.is_symlink():
+                os.symlink(os.readlink(src), dst)
+            elif src.is_dir():
+                dst.mkdir()
+                continue
+            elif src.is_file():
+                shutil.copy2(src, dst, follow_symlinks=False)
+            else:
+                continue  # sockets, fifos, devices: never part of a candidate
+            stamp[(rel_dir / name).as_posix()] = _stamp(dst)
+    return stamp
+
+
+def stamp_file(dest: Path, stamp: Stamp, rel: str) -> None:
+    """Watch one more file of the copy (the tool's own, e.g. the canary) like a candidate file."""
+    stamp[rel] = _stamp(dest / rel)
+
+
+def touched(dest: Path, stamp: Stamp, code_suffixes: Iterable[str] = ()) -> list[str]:
+    found: list[str] = []
+    for rel, before in stamp.items():
+        try:
+            now = _stamp(dest / rel)
+        except OSError:
+            found.append(f"{rel} (deleted)")
+            continue
+        if now != before:
+            found.append(f"{rel} (written or replaced)")
+    suffixes = tuple(code_suffixes)
+    if suffixes:
+        for directory, _dirs, files in os.walk(dest):
+            for name in files:
+                rel = Path(directory, name).relative_to(dest).as_posix()
+                if rel not in stamp and name.endswith(suffixes):
+                    found.append(f"{rel} (new code file)")
+    return sorted(found)
+
+
+def discard(dest: Path) -> None:
+    if dest.exists() or dest.is_symlink():
+        _remove(dest)
+
+
+def _stamp(path: Path) -> FileStamp:
+    st = path.lstat()
+    return FileStamp(st.st_ino, st.st_ctime_ns, st.st_mtime_ns, st.st_size, st.st_mode)
+
+
+def _remove(path: Path) -> None:
+    """Remove a tree that hostile code may have made read-only or filled with odd modes."""
+
+    def unlock(func: Any, target: str, _exc: Any) -> None:
+        parent = os.path.dirname(target)
+        os.chmod(parent, stat.S_IRWXU)
+        if os.path.isdir(target) and not os.path.islink(target):
+            os.chmod(target, stat.S_IRWXU)
+        func(target)
+
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+        return
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=unlock)
+    else:
+        shutil.rmtree(path, onerror=unlock)

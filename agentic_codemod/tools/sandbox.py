@@ -1,0 +1,220 @@
+"""Where the repository's own code runs: a bubblewrap sandbox around every install and test process.
+
+    probe(bwrap="bwrap") -> str | None        why bwrap cannot start here (None: it can)
+    Box(isolation, repo, mounts, network, memory_bytes)
+    box.wrap(argv, cwd, env) -> (argv, cwd, env)   the command as the sandbox runs it
+
+The repository's code (setup.py and build backends during install, conftest.py and tests during
+verification) is as hostile as the model. Inside the sandbox (isolation "sandbox"):
+
+    namespaces      new pid, ipc, uts, net, user and cgroup namespaces; net is shared only for an install
+                    that must reach a package index (never for tests)
+    environment     --clearenv, then only the scrubbed allowlist; HOME and TMPDIR on a tmpfs
+    file system     the system (/usr, a few /etc files) and the Python installation read-only; the
+                    repository copy at REPO_MOUNT; the verification venv read-only while tests run;
+                    wheel directories read-only. Not there: the run dir, the tool's clone and its .git,
+                    the caller's HOME, the parent's /proc.
+    lifetime        --die-with-parent; every process dies with the pid namespace when the command ends
+    limits          wall clock (the caller's timeout) and address space per process (prlimit)
+
+Isolation "process" (explicit --isolation process) runs the same command as a plain process group with
+the scrubbed environment: nothing above but the environment and the group kill holds.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Isolation = Literal["sandbox", "process"]
+ISOLATIONS: tuple[Isolation, ...] = ("sandbox", "process")
+
+REPO_MOUNT = Path("/codemod/repo")
+HOME_MOUNT = Path("/codemod/home")
+TMP_MOUNT = Path("/tmp")
+# System paths the sandbox sees read-only (missing ones are skipped; top-level symlinks stay symlinks).
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+ETC_FILES = (
+    "/etc/alternatives",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/mime.types",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+)
+# Only an install that reaches a package index sees these (name resolution, the machine's pip config).
+NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/pip.conf", "/etc/xdg/pip")
+PROBE_TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: Path
+    writable: bool = False
+    target: Path | None = None  # None: the same path inside
+
+    @property
+    def inside(self) -> Path:
+        return self.target or self.source
+
+
+@dataclass(frozen=True)
+class Box:
+    """One sandboxed process: the repository copy it works on and what else it may see."""
+
+    isolation: Isolation
+    repo: Path  # host directory of the repository copy (REPO_MOUNT inside the sandbox)
+    mounts: tuple[Mount, ...] = ()
+    network: bool = False
+    memory_bytes: int | None = None
+    bwrap: str = "bwrap"
+    home: Path | None = None  # process isolation only: HOME and TMPDIR on the host
+    tmp: Path | None = None
+    env_overrides: Mapping[str, str] = field(default_factory=dict)
+
+    def inside(self, host: Path | str) -> str:
+        """The path a sandboxed process uses for a host path (identity under process isolation)."""
+        text = str(host)
+        if self.isolation != "sandbox":
+            return text
+        for source, target in self._translations():
+            if text == source or text.startswith(source + "/"):
+                return target + text[len(source) :]
+        return text
+
+    def wrap(
+        self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> tuple[list[str], Path, dict[str, str]]:
+        inner_env = {**env, **self.env_overrides}
+        if self.isolation != "sandbox":
+            if self.home is not None and self.tmp is not None:
+                inner_env.update(_home_env(self.home, self.tmp))
+            return [str(a) for a in argv], cwd, inner_env
+        inner_env.update(_home_env(HOME_MOUNT, TMP_MOUNT))
+        command = [self.inside(a) for a in argv]
+        if self.memory_bytes:
+            command = [_prlimit(), f"--as={self.memory_bytes}", "--", *command]
+        outer = [self.bwrap, *self._options(inner_env), "--chdir", self.inside(cwd), "--", *command]
+        return outer, self.repo, {"PATH": env.get("PATH", "/usr/bin:/bin")}
+
+    def _translations(self) -> list[tuple[str, str]]:
+        pairs = [(str(self.repo), str(REPO_MOUNT))]
+        pairs += [(str(m.source), str(m.inside)) for m in self.mounts]
+        return sorted(pairs, key=lambda p: len(p[0]), reverse=True)
+
+    def _options(self, env: Mapping[str, str]) -> list[str]:
+        opts = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+        opts += ["--share-net"] if self.network else []
+        for name, value in sorted(env.items()):
+            opts += ["--setenv", name, value]
+        opts += _system_mounts(network=self.network)
+        opts += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", str(TMP_MOUNT), "--tmpfs", str(HOME_MOUNT)]
+        opts += ["--bind", str(self.repo), str(REPO_MOUNT)]
+        for mount in self.mounts:
+            opts += ["--bind" if mount.writable else "--ro-bind", str(mount.source), str(mount.inside)]
+        return opts
+
+
+def _home_env(home: Path, tmp: Path) -> dict[str, str]:
+    return {"HOME": str(home), "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
+
+
+@functools.cache
+def _prlimit() -> str:
+    return shutil.which("prlimit", path="/usr/bin:/bin") or "prlimit"
+
+
+@functools.cache
+def _system_mounts(*, network: bool) -> tuple[str, ...]:
+    opts: list[str] = []
+    for path in SYSTEM_PATHS:
+        p = Path(path)
+        if p.is_symlink():
+            opts += ["--symlink", str(p.readlink()), path]
+        elif p.is_dir():
+            opts += ["--ro-bind", path, path]
+    for path in (*ETC_FILES, *(NETWORK_ETC_FILES if network else ())):
+        opts += ["--ro-bind-try", path, path]
+    for prefix in python_prefixes():
+        opts += ["--ro-bind", str(prefix), str(prefix)]
+    return tuple(opts)
+
+
+def python_prefixes() -> list[Path]:
+    """The Python installation the venvs are made from, and this tool's own environment (whose pip
+    installs into a verification venv), when they live outside the system paths."""
+    found: list[Path] = []
+    for prefix in (sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent.parent)):
+        p = Path(prefix).resolve()
+        if any(p == Path(s) or p.is_relative_to(s) for s in SYSTEM_PATHS):
+            continue
+        if not any(p == f or p.is_relative_to(f) for f in found):
+            found = [f for f in found if not f.is_relative_to(p)] + [p]
+    return found
+
+
+@functools.cache
+def probe(bwrap: str = "bwrap") -> str | None:
+    """None when bwrap can start a sandbox like the ones above on this machine, else why not."""
+    path = shutil.which(bwrap)
+    if path is None:
+        return f"{bwrap} is not installed"
+    argv = [path, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    argv += [*_system_mounts(network=False), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{bwrap} could not run: {exc}"
+    if done.returncode != 0:
+        return f"{bwrap} failed: {done.stderr.decode('utf-8', 'replace').strip()[-300:]}"
+    return None
+
+
+REPORTS_MOUNT = Path("/codemod/reports")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The boxes of one run: installs see the venv writable and the wheel dirs; tests see the venv
+    read-only, a report dir, and no network."""
+
+    isolation: Isolation
+    env_dir: Path
+    wheel_dirs: tuple[Path, ...] = ()
+    index_network: bool = False  # installs reach a package index (else wheel dirs only, no network)
+    memory_bytes: int | None = None
+    home: Path | None = None  # process isolation: HOME and TMPDIR in the run dir
+    tmp: Path | None = None
+    bwrap: str = "bwrap"
+
+    def for_install(self, repo: Path) -> Box:
+        self.env_dir.mkdir(parents=True, exist_ok=True)  # bwrap binds only what exists
+        mounts = (Mount(self.env_dir, writable=True), *(Mount(d) for d in self.wheel_dirs if d.is_dir()))
+        return self._box(repo, mounts, network=self.index_network)
+
+    def for_tests(self, repo: Path, reports: Path) -> Box:
+        return self._box(repo, (Mount(self.env_dir), Mount(reports, True, REPORTS_MOUNT)), network=False)
+
+    def _box(self, repo: Path, mounts: tuple[Mount, ...], *, network: bool) -> Box:
+        return Box(
+            self.isolation,
+            repo,
+            mounts,
+            network=network,
+            memory_bytes=self.memory_bytes,
+            bwrap=self.bwrap,
+            home=self.home,
+            tmp=self.tmp,
+        )

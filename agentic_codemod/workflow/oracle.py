@@ -1,0 +1,126 @@
+"""A test oracle that can't be flipped quietly: the canary.
+
+Every verification, the baseline included, plants one test the tool owns into the disposable copy,
+beside a test file of the repository, so it is collected under the repository's own configuration
+(conftest.py, plugins, addopts). The canary must fail. If it reads as passed, or goes missing, something
+in the repository rewrites or hides results, and no result of that run can be trusted.
+
+    canary = plant(root, command)            the canary's file in the copy (never in the candidate)
+    state = canary.state_in(tally, ids, out) "failed" (as it must) | "passed" | "missing"
+    suspects(root) -> list[str]              hooks and plugins in the copy that can rewrite results
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agentic_codemod.adapters.types import TestCommand
+from agentic_codemod.models import Tally
+
+CanaryState = Literal["failed", "passed", "missing"]
+TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+SKIPPED_DIRS = frozenset({".git", "node_modules", "site-packages", "__pycache__", ".tox", ".nox", "build"})
+# Code that can change what a test run reports (pytest hooks and plugin loading, in any file).
+SUSPECT = re.compile(
+    r"(def\s+pytest_(runtest_\w+|report_\w+|collection_modifyitems|terminal_summary|sessionfinish)"
+    r"|pluginmanager\.register|PYTEST_PLUGINS|pytest_plugins\s*=|-p\s+(?!no:)[\w.]+)"
+)
+SUSPECT_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+
+
+@dataclass(frozen=True)
+class Canary:
+    file: str  # repository-relative
+    token: str  # in the class and test names
+
+    def state_in(self, tally: Tally | None, case_ids: list[str], output: str) -> CanaryState:
+        """What happened to the canary; the canary is taken out of the tally (in place)."""
+        if tally is None:
+            return "missing"
+        if any(self.token in t for t in case_ids):  # a JUnit report lists it
+            failing = [t for t in tally.failing if self.token in t]
+            tally.failing = [t for t in tally.failing if self.token not in t]
+            if failing:
+                _uncount(tally)
+                return "failed"
+            tally.passed = max(tally.passed - 1, 0)
+            return "passed"
+        if re.search(rf"^(FAIL|ERROR): \S*{self.token}", output, re.MULTILINE):  # unittest's report
+            _uncount(tally)
+            return "failed"
+        return "missing"
+
+
+def plant(root: Path, command: TestCommand) -> Canary | None:
+    """Write the canary beside the first test file the command would collect; None if there is none."""
+    sibling = _first_test_file(root, _start_dirs(root, command))
+    if sibling is None:
+        return None
+    token = f"c{secrets.token_hex(5)}"
+    name = f"{token}_test.py" if sibling.name.endswith("_test.py") and command.runner == "pytest" else None
+    path = sibling.parent / (name or f"test_{token}.py")
+    path.write_text(
+        "import unittest\n\n\n"
+        f"class Test{token.capitalize()}(unittest.TestCase):\n"
+        f"    def test_{token}(self):\n"
+        f"        self.assertEqual({secrets.randbelow(900) + 100}, {secrets.randbelow(900) + 1000})\n",
+        encoding="utf-8",
+    )
+    return Canary(file=path.relative_to(root).as_posix(), token=token)
+
+
+def suspects(root: Path) -> list[str]:
+    """'path: hook' for every place in the copy that can rewrite or hide test results."""
+    found: list[str] = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            if name not in SUSPECT_FILES and not name.endswith(".pth"):
+                continue
+            path = Path(directory, name)
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            hooks = sorted(
+                {m.group(0).split("(")[0].replace("def ", "").strip() for m in SUSPECT.finditer(text)}
+            )
+            if hooks or name.endswith(".pth"):
+                found.append(f"{path.relative_to(root).as_posix()}: {', '.join(hooks) or 'path hook'}")
+    return found
+
+
+def _start_dirs(root: Path, command: TestCommand) -> list[Path]:
+    """Directories named on the command line (pytest tests/), else the repository root."""
+    named = [root / a for a in command.argv[1:] if not a.startswith(("-", "{")) and (root / a).is_dir()]
+    return named or [root]
+
+
+def _first_test_file(root: Path, starts: list[Path]) -> Path | None:
+    """The shallowest test file under the start dirs, preferring a tests/ or test/ folder."""
+    best: tuple[int, int, str] | None = None
+    found: Path | None = None
+    for start in starts:
+        for directory, dirs, files in os.walk(start):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+            rel = Path(directory).relative_to(root)
+            in_tests = any(part in ("tests", "test") for part in rel.parts)
+            for name in sorted(files):
+                if TEST_FILE.match(name):
+                    key = (0 if in_tests else 1, len(rel.parts), str(rel / name))
+                    if best is None or key < best:
+                        best, found = key, Path(directory, name)
+    return found
+
+
+def _uncount(tally: Tally) -> None:
+    """One failure (or error) fewer: the canary's."""
+    if tally.failed:
+        tally.failed -= 1
+    elif tally.errors:
+        tally.errors -= 1
