@@ -3,13 +3,18 @@
 An adapter package declares, in its `__init__.py`, only data and re-exports:
 
     NAME            ecosystem name used in task files ("python")
-    FILE_PATTERNS   globs of dependency files it understands
+    FILE_PATTERNS   the one definition of "dependency file": globs of every file the adapter (or the
+                    ecosystem's tool on its behalf) reads as a dependency or constraint declaration
     LOCKFILES       lockfile names it knows how to refresh (by the ecosystem's own tool)
     ADAPTER         an `Adapter` built from the functions below
 
 and one module per concern:
 
-    extract.py      extract_dependencies(root, files, sdk) -> list[Dependency]
+    dependency_files.py
+                    read_dependency_files(root) -> DependencyFiles   (never raises: files + refusals)
+                    is_dependency_file(path) -> bool                 (by name, at any depth)
+    extract.py      find_dependency_files(root) -> list[str]         (InputError on any refusal)
+                    extract_dependencies(root, files, sdk) -> list[Dependency]
     update.py       update_dependency(content, dependency, target) -> str      (pure: text in, text out)
                     update_lockfiles(root, dependency, target, runner) -> list[ArtifactNotice] | None
     test_command.py detect_test_command(root) -> TestCommand | None
@@ -18,10 +23,18 @@ and one module per concern:
 
 Writes never happen inside an adapter: the pipeline writes the returned text through the workspace,
 so the trace and the deny globs cover the bump like any other edit. Tool failures come back as data.
+
+The repository is untrusted input. Before any tool reads a dependency file, the adapter checks it: a
+file, include, constraint, editable or `file:` reference that resolves outside the repository (by path or
+through a symlink), or a repository choosing where packages come from (index options), is a `Refusal`
+naming the file and line; `find_dependency_files` and the install raise it as an InputError (exit 2),
+and the refused file's contents are never read. The manifest gate uses the same definition: every
+file `is_dependency_file` names or `read_dependency_files` reaches may change only as the bump changes it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,11 +87,34 @@ class VerificationEnv:
 
 @dataclass(frozen=True)
 class ArtifactNotice:
-    """A lockfile refreshed, or why it could not be (stderr of the ecosystem's tool)."""
+    """A lockfile refreshed, or why it could not be (stderr of the ecosystem's tool). When refreshed, the
+    message ends with the sha256 of the bytes the tool wrote: the manifest gate lets a lockfile change
+    only to exactly those bytes."""
 
     file: str
     updated: bool
     message: str = ""
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A dependency file the adapter will not let any tool read, or one line of it it will not pass on."""
+
+    file: str  # repository-relative
+    line: int | None
+    reason: str  # what is wrong; never the contents of a file outside the repository
+
+    def __str__(self) -> str:
+        return f"{self.file} line {self.line}: {self.reason}" if self.line else f"{self.file}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class DependencyFiles:
+    """Every dependency, constraint and lock file the adapter reads in one tree, and what it refuses."""
+
+    files: list[str] = field(default_factory=list)  # repository-relative POSIX paths, sorted
+    refused: list[Refusal] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -86,6 +122,8 @@ class Adapter:
     name: str
     file_patterns: tuple[str, ...]
     lockfiles: tuple[str, ...]
+    is_dependency_file: Callable[[str], bool]
+    read_dependency_files: Callable[[Path], DependencyFiles]
     find_dependency_files: Callable[[Path], list[str]]
     extract_dependencies: Callable[[Path, list[str], str], list[Dependency]]
     update_dependency: Callable[[str, Dependency, str], str]
@@ -93,3 +131,14 @@ class Adapter:
     detect_test_command: Callable[[Path], TestCommand | None]
     prepare_environment: Callable[[Path, Path, Settings, Runner], VerificationEnv]
     install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner], ProcessResult]
+
+
+def refreshed_message(command: str, sha256: str) -> str:
+    """The message of a refreshed lockfile's notice: it carries the hash the manifest gate holds it to."""
+    return f"refreshed by `{command}` (sha256 {sha256})"
+
+
+def refreshed_sha256(message: str) -> str | None:
+    """The hash in a refreshed_message (as recorded in the trace), else None."""
+    match = re.fullmatch(r"refreshed by `.*` \(sha256 ([0-9a-f]{64})\)", message, flags=re.DOTALL)
+    return match.group(1) if match else None

@@ -3,6 +3,7 @@ semantic gate last. Every result is recorded in run.json bound to the candidate'
 
 from __future__ import annotations
 
+from agentic_codemod.adapters.types import refreshed_sha256
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Finding
 from agentic_codemod.tools.snapshot import read_blob
@@ -25,7 +26,8 @@ def judge_candidate(state: RunState) -> list[Finding]:
             state.paths.worktree,
             changes,
             _expected_manifests(state),
-            lockfiles=need(state.adapter).lockfiles,
+            need(state.adapter),
+            refreshed=_refreshed_lockfiles(state),
             trace=state.trace,
         ),
         _test_count_gate(state),
@@ -37,7 +39,9 @@ def judge_candidate(state: RunState) -> list[Finding]:
 
 
 def _expected_manifests(state: RunState) -> dict[str, str]:
-    """Every dependency file as the deterministic bump alone makes it, from the base commit."""
+    """Every dependency file as the deterministic bump alone makes it, from the base commit. The files
+    are the adapter's one list, as recon found them in the base (find_dependency_files: patterns,
+    lockfiles and what they include); lockfiles keep their base text (see _refreshed_lockfiles)."""
     adapter, base, target = need(state.adapter), state.base_commit, state.task.sdk.to
     pending = pending_declarations(state)
     expected: dict[str, str] = {}
@@ -47,6 +51,18 @@ def _expected_manifests(state: RunState) -> dict[str, str]:
             text = adapter.update_dependency(text, dep, target)
         expected[path] = text
     return expected
+
+
+def _refreshed_lockfiles(state: RunState) -> dict[str, str]:
+    """Lockfile -> sha256 of the bytes its own tool wrote during the bump, from the bump's trace lines."""
+    refreshed: dict[str, str] = {}
+    for line in state.trace.lines():
+        if line.get("actor") == "bump" and line.get("tool") == "update_lockfile":
+            digest = refreshed_sha256(str(line.get("result", "")))
+            file = line.get("arguments", {}).get("file")
+            if digest and isinstance(file, str):
+                refreshed[file] = digest
+    return refreshed
 
 
 def _test_count_gate(state: RunState) -> GateResult:

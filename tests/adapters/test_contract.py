@@ -16,9 +16,11 @@ from agentic_codemod.adapters.types import Adapter
 from agentic_codemod.errors import InputError
 
 ADAPTERS = sorted(registry().items())
-MODULES = ("extract.py", "update.py", "test_command.py", "environment.py")
+MODULES = ("dependency_files.py", "extract.py", "update.py", "test_command.py", "environment.py")
 # Adapter field -> number of positional parameters of the function.
 FUNCTIONS = {
+    "is_dependency_file": 1,
+    "read_dependency_files": 1,
     "find_dependency_files": 1,
     "extract_dependencies": 3,
     "update_dependency": 3,

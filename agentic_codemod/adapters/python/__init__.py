@@ -5,18 +5,48 @@ Declarations only; each concern lives in its own module (see README.md beside th
 
 from __future__ import annotations
 
-from agentic_codemod.adapters.python.environment import install_dependencies, prepare_environment
-from agentic_codemod.adapters.python.extract import FILE_PATTERNS, extract_dependencies, find_dependency_files
-from agentic_codemod.adapters.python.test_command import detect_test_command
-from agentic_codemod.adapters.python.update import LOCKFILES, update_dependency, update_lockfiles
-from agentic_codemod.adapters.types import Adapter
-
 NAME = "python"
+
+# The one definition of "dependency file": every file this adapter (or pip on its behalf) reads as a
+# dependency or constraint declaration. Globs, matched from the right (so at any depth) and without case
+# by the manifest gate; at the repository root (and its requirements/ folder) when the adapter looks for
+# files to read. Files reached through `-r`/`-c` or a setuptools `file:` directive count too (see
+# dependency_files.py). Declared before the imports below: those modules read them.
+FILE_PATTERNS: tuple[str, ...] = (
+    "requirements*.txt",
+    "requirements*.in",
+    "*-requirements.txt",
+    "*_requirements.txt",
+    "requirements/*.txt",
+    "requirements/*.in",
+    "constraints*.txt",
+    "*.pip",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "Pipfile",
+    "pylock.toml",
+    "pylock.*.toml",
+)
+# Lockfiles, refreshed only by their own tool during the bump (update.py); dependency files as well.
+LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
+
+from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
+    is_dependency_file,
+    read_dependency_files,
+)
+from agentic_codemod.adapters.python.environment import install_dependencies, prepare_environment  # noqa: E402
+from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
+from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
+from agentic_codemod.adapters.python.update import update_dependency, update_lockfiles  # noqa: E402
+from agentic_codemod.adapters.types import Adapter  # noqa: E402
 
 ADAPTER = Adapter(
     name=NAME,
     file_patterns=FILE_PATTERNS,
     lockfiles=LOCKFILES,
+    is_dependency_file=is_dependency_file,
+    read_dependency_files=read_dependency_files,
     find_dependency_files=find_dependency_files,
     extract_dependencies=extract_dependencies,
     update_dependency=update_dependency,

@@ -1,7 +1,10 @@
 """Which files declare Python dependencies, and where one named dependency is declared in them.
 
-    find_dependency_files(root) -> ["pyproject.toml", "requirements.txt", "requirements/dev.txt", ...]
+    find_dependency_files(root) -> ["poetry.lock", "pyproject.toml", "requirements.txt", ...]
     extract_dependencies(root, files, sdk) -> [Dependency(name, specifier, file, kind, line), ...]
+
+Files of a kind that declares nothing this adapter bumps (setup.py, Pipfile, lockfiles) are listed and
+skipped by extraction.
 
 Names compare PEP 503-normalised (`Acme_SDK` == `acme-sdk`); name and specifier are returned as written.
 A pyproject.toml or setup.cfg that cannot be parsed stops extraction (InputError naming the file):
@@ -13,27 +16,18 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python import pep508, pyproject, requirements_file, setup_cfg
+from agentic_codemod.adapters.python.dependency_files import REQUIREMENTS_SUFFIXES, checked_dependency_files
 from agentic_codemod.adapters.python.pep508 import DependencyFormat
 from agentic_codemod.errors import InputError
 from agentic_codemod.models import Dependency
 
-# Globs relative to the repository root. Subprojects deeper in the tree are not looked at.
-FILE_PATTERNS: tuple[str, ...] = ("requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg")
-
 
 def find_dependency_files(root: Path) -> list[str]:
-    """Repository-relative POSIX paths of the files matching FILE_PATTERNS that declare dependencies.
-
-    A pyproject.toml or setup.cfg without a dependency table is left out; one that cannot be parsed is
-    kept, so that extraction reports it. Symlinks leading out of the repository are ignored.
+    """Repository-relative POSIX paths of every dependency, constraint and lock file the adapter reads
+    (FILE_PATTERNS and LOCKFILES at the root, and what they include). InputError, naming each file and
+    line, when one of them is refused (see dependency_files.py): nothing has read it yet.
     """
-    root = root.resolve()
-    found: set[str] = set()
-    for pattern in FILE_PATTERNS:
-        for path in root.glob(pattern):
-            if path.is_file() and path.resolve().is_relative_to(root) and _declares(path):
-                found.add(path.relative_to(root).as_posix())
-    return sorted(found)
+    return checked_dependency_files(root)
 
 
 def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Dependency]:
@@ -63,19 +57,9 @@ def file_format(file: str) -> DependencyFormat | None:
         return pyproject
     if name == "setup.cfg":
         return setup_cfg
-    if name.endswith(".txt"):
+    if name.endswith(REQUIREMENTS_SUFFIXES):
         return requirements_file
     return None
-
-
-def _declares(path: Path) -> bool:
-    if path.suffix == ".txt":
-        return True
-    try:
-        module = pyproject if path.name == "pyproject.toml" else setup_cfg
-        return bool(module.declares_dependencies(path.read_text(encoding="utf-8")))
-    except (ValueError, OSError):
-        return True
 
 
 def _read(root: Path, file: str) -> str:

@@ -1,7 +1,8 @@
 """What the verification environment installs for a repository (pure: reads files, runs nothing).
 
-    requirements files   every requirements*.txt / requirements/*.txt whose name says runtime, dev or
-                         test (requirements.txt, requirements-dev.txt, requirements/test.txt ...)  -r FILE
+    requirements files   every requirements file at the root or in requirements/ whose name says
+                         runtime, dev or test (requirements.txt, requirements-dev.txt,
+                         test-requirements.txt, requirements/test.txt ...)  -r FILE
     the project          a pyproject.toml with [build-system], or a setup.py: -e .[test,dev] with
                          the declared extras among PROJECT_EXTRAS; PEP 735 groups of the same names
                          as --group NAME. A PEP 621 project without a build system (an application)
@@ -11,18 +12,22 @@
 
 Poetry dependency groups are not installable by pip; they are covered only through requirements
 files or the extra test requirements.
+
+Every dependency file is checked first (dependency_files.py): a refused one is an InputError naming the
+file and line, raised before pip is given anything.
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import tomlkit
 
 from agentic_codemod.adapters.python import pep508, requirements_file, setup_cfg
+from agentic_codemod.adapters.python.dependency_files import checked_dependency_files
 from agentic_codemod.adapters.python.test_command import detect_test_command
 from agentic_codemod.config import Settings
 
@@ -54,7 +59,7 @@ class InstallPlan:
 
 
 def plan_install(root: Path, settings: Settings) -> InstallPlan:
-    files = requirement_files(root)
+    files = requirement_files(root)  # InputError when any dependency file is refused
     project = _pyproject(root)
     installable = ("build-system" in project and not _poetry_app(project)) or (root / "setup.py").is_file()
     extras = [e for e in _declared_extras(root, project) if pep508.canonical(e) in PROJECT_EXTRAS]
@@ -75,13 +80,19 @@ def plan_install(root: Path, settings: Settings) -> InstallPlan:
 
 
 def requirement_files(root: Path) -> list[str]:
-    """The runtime/dev/test requirements files, repository-relative."""
-    candidates = sorted(root.glob("requirements*.txt")) + sorted(root.glob("requirements/*.txt"))
-    return [p.relative_to(root).as_posix() for p in candidates if p.is_file() and _is_runtime_or_test(p)]
+    """The runtime/dev/test requirements files (at the root and in requirements/), repository-relative."""
+    return [f for f in checked_dependency_files(root) if _is_runtime_or_test(root, PurePosixPath(f))]
 
 
-def _is_runtime_or_test(path: Path) -> bool:
-    stem = path.stem.lower().removeprefix("requirements")
+def _is_runtime_or_test(root: Path, path: PurePosixPath) -> bool:
+    name = path.name.lower()
+    if str(path.parent) not in (".", "requirements") or not name.endswith((".txt", ".pip")):
+        return False
+    if name.startswith("constraints") or not (root / path).is_file():
+        return False
+    if str(path.parent) == "." and "requirements" not in name and not name.endswith(".pip"):
+        return False
+    stem = path.stem.lower().replace("requirements", "")
     words = {w for w in stem.replace("_", "-").replace(".", "-").split("-") if w}
     return not words or bool(words & REQUIREMENT_FILE_ROLES)
 

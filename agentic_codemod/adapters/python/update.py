@@ -14,6 +14,7 @@ pipeline has written the bumped file; a missing tool or a failing tool comes bac
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from pathlib import Path
@@ -21,14 +22,13 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.adapters.python import pep508, pyproject, requirements_file, setup_cfg
+from agentic_codemod.adapters.python import LOCKFILES, pep508, pyproject, requirements_file, setup_cfg
 from agentic_codemod.adapters.python.extract import file_format
 from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
-from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner
+from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner, refreshed_message
 from agentic_codemod.config import Budgets
 from agentic_codemod.models import Dependency
 
-LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
 
 # The adapter contract passes no Settings to update_lockfiles: lock tools get the configured default.
@@ -144,7 +144,8 @@ def _refresh(root: Path, lockfile: Path, dependency: Dependency, runner: Runner)
         return ArtifactNotice(name, False, f"`{command}` failed: {_failure(result)}")
     if lockfile.is_file() and lockfile.read_bytes() == before:
         return ArtifactNotice(name, False, f"`{command}` left {name} unchanged")
-    return ArtifactNotice(name, True, f"refreshed by `{command}`")
+    digest = hashlib.sha256(lockfile.read_bytes()).hexdigest() if lockfile.is_file() else ""
+    return ArtifactNotice(name, True, refreshed_message(command, digest), sha256=digest)
 
 
 def _failure(result: ProcessResult) -> str:

@@ -121,22 +121,37 @@ def test_names_compare_pep503_normalised(tmp_path: Path, spelling: str) -> None:
     assert [d.name for d in extract(tmp_path, spelling)] == ["Acme_SDK"]
 
 
-def test_dependency_files_found_by_pattern_and_content(tmp_path: Path) -> None:
+def test_dependency_files_are_every_file_the_adapter_reads_at_the_root(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
-            "requirements.txt": "acme-sdk==1.4.0\n",
-            "requirements-dev.txt": "pytest\n",
+            "requirements.txt": "acme-sdk==1.4.0\n-c constraints.txt\n",
+            "requirements-dev.txt": "-r deps/common.in\npytest\n",
+            "deps/common.in": "requests\n",  # reached through -r: pip reads it
             "requirements/test.txt": "pytest\n",
-            "setup.cfg": "[flake8]\nmax-line-length = 100\n",  # no dependencies: not a dependency file
-            "pyproject.toml": "[tool.ruff]\nline-length = 100\n",  # idem
+            "constraints.txt": "urllib3<3\n",
+            "test-requirements.txt": "pytest-cov\n",
+            "setup.cfg": "[flake8]\nmax-line-length = 100\n",  # read by pip when it installs the project
+            "pyproject.toml": "[tool.ruff]\nline-length = 100\n",
+            "setup.py": "from setuptools import setup\nsetup()\n",
+            "Pipfile": "[packages]\n",
+            "poetry.lock": "# lock\n",
             "docs/requirements.txt": "sphinx\n",  # subprojects are not looked at
+            "src/app.py": "print(1)\n",
         },
     )
     assert find_dependency_files(tmp_path) == [
+        "Pipfile",
+        "constraints.txt",
+        "deps/common.in",
+        "poetry.lock",
+        "pyproject.toml",
         "requirements-dev.txt",
         "requirements.txt",
         "requirements/test.txt",
+        "setup.cfg",
+        "setup.py",
+        "test-requirements.txt",
     ]
 
 

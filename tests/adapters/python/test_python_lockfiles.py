@@ -6,6 +6,7 @@ tests assert the exact command without needing poetry or uv installed.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.adapters.python.update import lock_command, update_lockfiles
-from agentic_codemod.adapters.types import ArtifactNotice, Runner
+from agentic_codemod.adapters.types import ArtifactNotice, Runner, refreshed_message, refreshed_sha256
 from agentic_codemod.models import Dependency
 
 DEP = Dependency(name="acme-sdk", specifier="==1.4.0", file="pyproject.toml", kind="pep621", line=5)
@@ -71,16 +72,20 @@ def test_poetry_lock_command_follows_the_poetry_version(
     repo.mkdir()
     (repo / "poetry.lock").write_text("# locked\n")
     notices = update_lockfiles(repo, DEP, "2.0.0", runner)
-    assert notices == [ArtifactNotice("poetry.lock", True, f"refreshed by `poetry {argv}`")]
+    digest = sha256(repo / "poetry.lock")
+    assert notices == [
+        ArtifactNotice("poetry.lock", True, refreshed_message(f"poetry {argv}", digest), sha256=digest)
+    ]
+    assert refreshed_sha256(notices[0].message) == digest
     assert calls(only_bin) == ["--version", argv]
 
 
 def test_uv_upgrades_only_the_bumped_package(tmp_path: Path, runner: Runner, only_bin: Path) -> None:
     tool(only_bin, "uv", "echo new >> uv.lock")
     (tmp_path / "uv.lock").write_text("version = 1\n")
-    assert update_lockfiles(tmp_path, DEP, "2.0.0", runner) == [
-        ArtifactNotice("uv.lock", True, "refreshed by `uv lock --upgrade-package acme-sdk`")
-    ]
+    [notice] = update_lockfiles(tmp_path, DEP, "2.0.0", runner) or []
+    assert (notice.updated, notice.sha256) == (True, sha256(tmp_path / "uv.lock"))
+    assert notice.message.startswith("refreshed by `uv lock --upgrade-package acme-sdk` (sha256 ")
     assert calls(only_bin) == ["lock --upgrade-package acme-sdk"]
 
 
@@ -107,3 +112,7 @@ def test_lock_commands() -> None:
     assert lock_command("uv.lock", DEP) == ["uv", "lock", "--upgrade-package", "acme-sdk"]
     assert lock_command("pdm.lock", DEP) == ["pdm", "lock", "--update-reuse"]
     assert lock_command("Pipfile.lock", DEP) == ["pipenv", "lock"]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

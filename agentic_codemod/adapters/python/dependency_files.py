@@ -1,0 +1,238 @@
+"""The dependency files of a repository, each checked before any tool reads it (the repository is input).
+
+    read_dependency_files(root) -> DependencyFiles(files, refused)
+    is_dependency_file(path) -> bool
+    checked_dependency_files(root) -> files      (InputError naming every refusal)
+
+The files: FILE_PATTERNS and LOCKFILES at the root (and its requirements/ folder), plus every file they
+reach: `-r` / `-c` includes of requirements files, setup.cfg `file:` and pyproject.toml
+`[tool.setuptools.dynamic]` dependency files. Refused, with the file and line, before pip sees them:
+
+    a file, or a folder on its way, that is a symlink leading outside the repository
+    -r / -c / -e, a path requirement, a `file:` URL, a Poetry `path`, a setuptools `file:` that
+    resolves outside the repository (by `..`, an absolute path or a symlink); -r / -c from a URL
+    --index-url, --extra-index-url, -i, --find-links, -f, --trusted-host: a repository may not choose
+    where packages come from (the index is the tool's configuration: python.index_url / find_links)
+    ${VAR} (pip would expand the environment), unknown options, text that is not UTF-8
+
+A refused file is never read: its contents reach no artifact.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+import urllib.request
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import tomlkit
+
+from agentic_codemod.adapters.python import FILE_PATTERNS, LOCKFILES, pep508, requirement_options, setup_cfg
+from agentic_codemod.adapters.types import DependencyFiles, Refusal
+from agentic_codemod.errors import InputError
+
+# Options by which a requirements file would choose where packages come from.
+INDEX_OPTIONS = frozenset(
+    {"--index-url", "--pypi-url", "--extra-index-url", "--find-links", "--trusted-host"}
+)
+# Files that pip reads as requirements-file syntax (the rest are TOML, setup.cfg, Python or lockfiles).
+REQUIREMENTS_SUFFIXES = (".txt", ".in", ".pip")
+SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+HINT = (
+    "keep every requirements, constraints, editable and file: path inside the repository (no symlink out "
+    "of it), and leave package indexes to the tool's configuration (python.index_url / python.find_links)"
+)
+
+
+def is_dependency_file(path: str) -> bool:
+    """Whether a path names a dependency, constraint or lock file (by name, at any depth, any case)."""
+    pure = PurePosixPath(path.lower())
+    return any(pure.match(pattern.lower()) for pattern in (*FILE_PATTERNS, *LOCKFILES))
+
+
+def checked_dependency_files(root: Path) -> list[str]:
+    """read_dependency_files, or an InputError naming each refused file and line."""
+    found = read_dependency_files(root)
+    if found.refused:
+        listed = "; ".join(str(r) for r in found.refused[:10])
+        more = f" (and {len(found.refused) - 10} more)" if len(found.refused) > 10 else ""
+        raise InputError(f"dependency files refused before any tool reads them: {listed}{more}", hint=HINT)
+    return found.files
+
+
+def read_dependency_files(root: Path) -> DependencyFiles:
+    """Every dependency file the adapter reads in `root`, and every refusal (never raises)."""
+    walk = _Walk(root.resolve())
+    lockfiles_beside = [f"{folder}/{name}" for folder in ("requirements",) for name in LOCKFILES]
+    for pattern in (*FILE_PATTERNS, *LOCKFILES, *lockfiles_beside):  # update_lockfiles looks there too
+        for path in sorted(walk.root.glob(pattern)):
+            walk.visit(path.relative_to(walk.root).as_posix())
+    return DependencyFiles(files=sorted(walk.files), refused=walk.refused)
+
+
+class _Walk:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: set[str] = set()
+        self.refused: list[Refusal] = []
+
+    def visit(self, rel: str, *, requirements: bool = False) -> None:
+        """Check one file and what it reaches; `requirements`: pip or setuptools reads it as requirement
+        lines whatever its name (an include, a setuptools dependency file)."""
+        if rel in self.files:
+            return
+        self.files.add(rel)
+        path = self.root / rel
+        real = path.resolve()
+        if not self.inside(real):
+            self.refuse(rel, None, f"resolves outside the repository through a symlink ({_link(path)})")
+            return
+        self.files.add(real.relative_to(self.root).as_posix() if real != self.root else rel)  # what is read
+        name = PurePosixPath(rel).name
+        if (requirements or name.endswith(REQUIREMENTS_SUFFIXES)) and path.is_file():
+            self.requirements(rel, path)
+        elif name == "pyproject.toml" and path.is_file():
+            self.pyproject(rel, path)
+        elif name == "setup.cfg" and path.is_file():
+            self.setup_cfg(rel, path)
+
+    def requirements(self, rel: str, path: Path) -> None:
+        try:
+            text = requirement_options.decode(path.read_bytes())
+        except (OSError, ValueError) as exc:
+            self.refuse(rel, None, f"cannot be read safely: {exc}")
+            return
+        options, problems = requirement_options.scan(text)
+        for line, problem in problems:
+            self.refuse(rel, line, problem)
+        for option in options:
+            self.option(rel, path.parent, option)
+
+    def option(self, rel: str, directory: Path, option: requirement_options.Option) -> None:
+        name, value, line = option.name, option.value, option.line
+        if name in INDEX_OPTIONS:
+            self.refuse(rel, line, f"{name}: a repository may not choose where packages come from")
+        elif name in ("--requirement", "--constraint"):
+            if SCHEME_RE.match(value) and not value.lower().startswith("file:"):
+                self.refuse(rel, line, f"{name} {value}: includes a file from outside the repository")
+                return
+            target = self.location(_file_url_path(value), directory)
+            if target is None:
+                self.refuse(rel, line, f"{name} {value}: resolves outside the repository")
+            elif target.is_file():
+                self.visit(target.relative_to(self.root).as_posix(), requirements=True)
+        elif name == "--editable" or name == "requirement":
+            path = _local_path(value, editable=name == "--editable")
+            if path is not None and self.location(path, self.root) is None:
+                self.refuse(rel, line, f"{_shown(name)} {value}: resolves outside the repository")
+
+    def pyproject(self, rel: str, path: Path) -> None:
+        try:
+            doc = tomlkit.parse(path.read_text(encoding="utf-8")).unwrap()
+        except (OSError, ValueError, tomlkit.exceptions.TOMLKitError):
+            return  # extraction reports a broken pyproject.toml, naming it
+        project = _table(doc, "project")
+        strings = list(_strings(project.get("dependencies")))
+        strings += [s for extra in _table(project, "optional-dependencies").values() for s in _strings(extra)]
+        strings += [s for group in _table(doc, "dependency-groups").values() for s in _strings(group)]
+        strings += list(_strings(_table(doc, "build-system").get("requires")))
+        for text in strings:
+            self.option(rel, path.parent, requirement_options.Option(0, "requirement", text))
+        poetry = _table(_table(doc, "tool"), "poetry")
+        for table in _poetry_dependency_tables(poetry):
+            for spec in table.values():
+                for entry in spec if isinstance(spec, list) else [spec]:
+                    if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                        self.file_reference(rel, "path", entry["path"], dependency=False)
+        dynamic = _table(_table(_table(doc, "tool"), "setuptools"), "dynamic")
+        for key, spec in dynamic.items():
+            specs = spec.values() if key == "optional-dependencies" and isinstance(spec, dict) else [spec]
+            for entry in specs:
+                files = entry.get("file") if isinstance(entry, dict) else None
+                for file in [files] if isinstance(files, str) else list(_strings(files)):
+                    self.file_reference(rel, "file", file, dependency="dependencies" in key)
+
+    def setup_cfg(self, rel: str, path: Path) -> None:
+        try:
+            parser = setup_cfg.read(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return  # extraction reports it
+        for section in parser.sections():
+            for key, value in parser.items(section, raw=True):
+                dependency = (section, key) == ("options", "install_requires") or section == (
+                    "options.extras_require"
+                )
+                if value.strip().startswith("file:"):
+                    for file in value.strip().removeprefix("file:").split(","):
+                        self.file_reference(rel, "file:", file.strip(), dependency=dependency)
+                elif dependency:
+                    for text in filter(None, (v.strip() for v in value.splitlines())):
+                        self.option(rel, path.parent, requirement_options.Option(0, "requirement", text))
+
+    def file_reference(self, rel: str, kind: str, value: str, *, dependency: bool) -> None:
+        target = self.location(value, self.root)
+        if target is None:
+            self.refuse(rel, None, f"{kind} {value}: resolves outside the repository")
+        elif dependency and target.is_file():
+            self.visit(target.relative_to(self.root).as_posix(), requirements=True)
+
+    def location(self, value: str, directory: Path) -> Path | None:
+        """The path `value` names (relative to `directory`) when it stays inside the repository."""
+        lexical = Path(os.path.normpath(directory / value))
+        if not self.inside(lexical) or not self.inside(lexical.resolve()):
+            return None
+        return lexical
+
+    def inside(self, path: Path) -> bool:
+        return path == self.root or path.is_relative_to(self.root)
+
+    def refuse(self, rel: str, line: int | None, reason: str) -> None:
+        self.refused.append(Refusal(rel, line or None, reason))
+
+
+def _local_path(value: str, *, editable: bool) -> str | None:
+    """The local path a requirement or `-e` value makes pip read, if any (URLs to other hosts: None)."""
+    requirement = None if editable else pep508.parse(value)
+    if requirement is not None:
+        url = requirement.url or ""
+        return _file_url_path(url) if url.lower().startswith("file:") else None
+    text = value.split(";")[0].strip()
+    if SCHEME_RE.match(text) and not re.match(r"^[A-Za-z]:[\\/]", text):
+        return _file_url_path(text) if text.lower().startswith("file:") else None
+    text = re.sub(r"\[[^\]]*\]$", "", text)
+    if editable or "/" in text or "\\" in text or text.startswith((".", "~")):
+        return text
+    return None
+
+
+def _file_url_path(value: str) -> str:
+    if not value.lower().startswith("file:"):
+        return value
+    parsed = urllib.parse.urlsplit(value)
+    return urllib.request.url2pathname(parsed.path) if parsed.netloc in ("", "localhost") else "/" + value
+
+
+def _link(path: Path) -> str:
+    return os.readlink(path) if path.is_symlink() else "a folder on its way is a symlink"
+
+
+def _shown(name: str) -> str:
+    return "requirement" if name == "requirement" else name
+
+
+def _poetry_dependency_tables(poetry: dict[str, Any]) -> list[dict[str, Any]]:
+    tables = [_table(poetry, "dependencies"), _table(poetry, "dev-dependencies")]
+    return tables + [
+        _table(g, "dependencies") for g in _table(poetry, "group").values() if isinstance(g, dict)
+    ]
+
+
+def _strings(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _table(parent: Any, key: str) -> dict[str, Any]:
+    value = parent.get(key) if isinstance(parent, dict) else None
+    return value if isinstance(value, dict) else {}
