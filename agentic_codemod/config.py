@@ -208,6 +208,7 @@ class Settings(BaseModel):
     # "process" (a plain process group; only on the user's explicit --isolation process, stated in every
     # artifact).
     isolation: Literal["sandbox", "process"] = "sandbox"
+    bwrap: str = "bwrap"  # the bubblewrap program (name on PATH or absolute path)
 
     budgets: Budgets = Field(default_factory=Budgets)
     deny_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_DENY_GLOBS))

@@ -13,7 +13,10 @@ repos:
     target_branch: main        # optional: merge request target (CI), default: its default branch
     index_url: https://...     # optional override of any default
 
-load_fleet(path) -> FleetFile         errors name the file and the field (InputError, exit 2)
+load_fleet(path) -> FleetFile         errors name the file, the entry and the field (InputError, exit 2)
+
+`project`, `ref`, `target_branch`, `index_url` and `find_links` reach git, pip and GitLab: values.py says
+what they may contain (no whitespace, no '$', nothing a shell or GitLab interprets, no leading '-').
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agentic_codemod.config import first_error
 from agentic_codemod.errors import InputError
+from agentic_codemod.fleet.values import check_link, check_value
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 
@@ -38,6 +41,21 @@ class RepoOptions(BaseModel):
     no_index: bool | None = None
     index_url: str | None = None
 
+    @field_validator("find_links")
+    @classmethod
+    def _links(cls, value: list[str] | None) -> list[str] | None:
+        for i, link in enumerate(value or []):
+            try:
+                check_link(link)
+            except ValueError as exc:
+                raise ValueError(f"entry {i}: {exc}") from None
+        return value
+
+    @field_validator("index_url")
+    @classmethod
+    def _index(cls, value: str | None) -> str | None:
+        return None if value is None else check_value("url", value)
+
 
 class FleetRepo(RepoOptions):
     name: str
@@ -49,9 +67,19 @@ class FleetRepo(RepoOptions):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not NAME.match(value):
+        if not NAME.fullmatch(value):
             raise ValueError("lower-case letters, digits, '.', '_' and '-' only (it names files and CI jobs)")
         return value
+
+    @field_validator("project")
+    @classmethod
+    def _project(cls, value: str | None) -> str | None:
+        return None if value is None else check_value("project", value)
+
+    @field_validator("ref", "target_branch")
+    @classmethod
+    def _ref(cls, value: str | None) -> str | None:
+        return None if value is None else check_value("ref", value)
 
     @model_validator(mode="after")
     def _somewhere(self) -> FleetRepo:
@@ -114,5 +142,23 @@ def load_fleet(path: Path) -> FleetFile:
     try:
         fleet = FleetFile.model_validate({**raw, "source": Path(path).resolve()})
     except ValidationError as exc:
-        raise InputError(f"{path}: {first_error(exc)}", hint="see agentic_codemod/fleet/repos.py") from exc
+        raise InputError(
+            f"{path}: {_first_error(exc, raw)}", hint="see agentic_codemod/fleet/repos.py"
+        ) from exc
     return fleet
+
+
+def _first_error(exc: ValidationError, raw: dict[str, object]) -> str:
+    """'repos[1] (name 'orders'), field 'ref': message' — the entry by position and by name."""
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    where = ""
+    if len(loc) >= 2 and loc[0] == "repos" and isinstance(loc[1], int):
+        entries = raw.get("repos")
+        entry = entries[loc[1]] if isinstance(entries, list) and loc[1] < len(entries) else None
+        name = entry.get("name") if isinstance(entry, dict) else None
+        where = f"repos[{loc[1]}]" + (f" (name {name!r})" if isinstance(name, str) else "") + ", "
+        loc = loc[2:]
+    field = ".".join(str(p) for p in loc) or "<entry>"
+    return f"{where}field {field!r}: {message}"
