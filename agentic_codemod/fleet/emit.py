@@ -11,6 +11,11 @@ The job bodies are the hidden `.codemod:*` jobs of the CI template this package 
 ci/templates/agentic-codemod.gitlab-ci.yml), inlined: a dynamic child pipeline cannot resolve variables
 in `include:`, so it carries everything it needs. The parent triggers it with
 `trigger: include: [{artifact: <file>, job: <emit job>}]`.
+
+Every variable is written as `{value: ..., expand: false}`: GitLab never expands a `$` inside it. The run
+flags travel as discrete variables (CODEMOD_OFFLINE, CODEMOD_NO_INDEX, CODEMOD_INDEX_URL, CODEMOD_FIND_LINKS
+one per line), which the template's run job turns into quoted arguments, never one word-split string. Each
+value passes the fleet file's own check (values.py) once more as it is written.
 """
 
 from __future__ import annotations
@@ -24,11 +29,22 @@ import yaml
 
 from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.repos import FleetFile, FleetRepo
+from agentic_codemod.fleet.values import Kind, check_link, check_value
 
 TEMPLATE = Path(__file__).with_name("agentic-codemod.gitlab-ci.yml")
 STAGES = ["build", "test", "deploy"]
 # Settings of the emitting job that the child keeps (the trigger forwards no variables).
 BAKED = ("CODEMOD_IMAGE", "CODEMOD_PIP_SPEC", "CODEMOD_ENVIRONMENT")
+# Set per repository on each job of its chain; the template's defaults for them are not carried.
+PER_REPO = (
+    "CODEMOD_PROJECT",
+    "CODEMOD_REF",
+    "CODEMOD_TARGET_BRANCH",
+    "CODEMOD_OFFLINE",
+    "CODEMOD_NO_INDEX",
+    "CODEMOD_INDEX_URL",
+    "CODEMOD_FIND_LINKS",
+)
 
 
 def template_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -47,11 +63,15 @@ def child_pipeline(
             f"{fleet.source}: repos {', '.join(missing)} have no `project`: a GitLab child "
             "pipeline clones each repository by its project path"
         )
-    variables, hidden = template_jobs()
+    _check_flag("--task", task_path)
+    _check_flag("--context", context)
+    defaults, hidden = template_jobs()
     env = os.environ if env is None else env
+    variables = {k: str(v) for k, v in defaults.items() if k not in PER_REPO}
     variables.update({k: env[k] for k in BAKED if env.get(k)})
     variables.update({"CODEMOD_TASK": task_path, "CODEMOD_CONTEXT": context, "CODEMOD_FLEET": ""})
-    pipeline: dict[str, Any] = {"stages": STAGES, "variables": variables, **hidden}
+    pipeline: dict[str, Any] = {"stages": STAGES, "variables": _raw(variables)}
+    pipeline.update({name: raw_job(body) for name, body in hidden.items()})
     pipeline["codemod:context"] = {"extends": ".codemod:context"}
     for repo in fleet.repos:
         pipeline.update(_chain(fleet, repo))
@@ -67,18 +87,16 @@ def write_child_pipeline(
         f"# Task {task_path}; {len(fleet.repos)} repositories; each: run -> gate (manual) -> publish.\n"
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(header + yaml.safe_dump(pipeline, sort_keys=False, width=120), encoding="utf-8")
+    partial = dest.with_name(f".{dest.name}.partial")
+    text = yaml.dump(pipeline, Dumper=_Explicit, sort_keys=False, width=120, allow_unicode=False)
+    partial.write_text(header + text, encoding="utf-8")
+    partial.replace(dest)  # a reader sees the whole pipeline or none
     return pipeline
 
 
 def _chain(fleet: FleetFile, repo: FleetRepo) -> dict[str, Any]:
     run, gate, publish = (f"codemod:{step}:{repo.name}" for step in ("run", "gate", "publish"))
-    variables = {
-        "CODEMOD_PROJECT": repo.project,
-        "CODEMOD_REF": repo.ref or "",
-        "CODEMOD_RUN_ARGS": " ".join(_ci_run_args(fleet, repo)),
-        "CODEMOD_TARGET_BRANCH": repo.target_branch or repo.ref or "main",
-    }
+    variables = _raw(repo_variables(fleet, repo))
     return {
         run: {"extends": ".codemod:run", "needs": ["codemod:context"], "variables": variables},
         gate: {
@@ -97,12 +115,66 @@ def _chain(fleet: FleetFile, repo: FleetRepo) -> dict[str, Any]:
     }
 
 
-def _ci_run_args(fleet: FleetFile, repo: FleetRepo) -> list[str]:
-    """Run flags with local paths made relative to the job's working directory (the project root)."""
-    args = fleet.run_args(repo, local=False)
+def repo_variables(fleet: FleetFile, repo: FleetRepo) -> dict[str, str]:
+    """The variables of one repository's chain, each value checked again as it is written."""
+    project = _checked(fleet, repo, "project", "project", repo.project or "")
+    ref = repo.ref or ""
+    target = repo.target_branch or repo.ref or "main"
+    index = str(fleet.option(repo, "index_url") or "")
+    return {
+        "CODEMOD_PROJECT": project,
+        "CODEMOD_REF": _checked(fleet, repo, "ref", "ref", ref) if ref else "",
+        "CODEMOD_TARGET_BRANCH": _checked(fleet, repo, "target_branch", "ref", target),
+        "CODEMOD_OFFLINE": "true" if fleet.option(repo, "offline") else "false",
+        "CODEMOD_NO_INDEX": "true" if fleet.option(repo, "no_index") else "false",
+        "CODEMOD_INDEX_URL": _checked(fleet, repo, "index_url", "url", index) if index else "",
+        "CODEMOD_FIND_LINKS": "\n".join(_ci_find_links(fleet, repo)),
+    }
+
+
+def _ci_find_links(fleet: FleetFile, repo: FleetRepo) -> list[str]:
+    """find_links with local paths made relative to the job's working directory (the project root)."""
     out: list[str] = []
-    for i, arg in enumerate(args):
-        if i > 0 and args[i - 1] == "--find-links" and "://" not in arg:
-            arg = os.path.relpath(fleet.source.parent / arg, Path.cwd())
-        out.append(arg)
+    links = fleet.option(repo, "find_links") or []
+    assert isinstance(links, list)
+    for link in links:
+        if "://" not in link:
+            link = os.path.relpath(fleet.source.parent / link, Path.cwd())
+        try:
+            out.append(check_link(link))
+        except ValueError as exc:
+            raise InputError(f"{fleet.source}: repos[{repo.name}].find_links: {link!r} {exc}") from None
     return out
+
+
+def _checked(fleet: FleetFile, repo: FleetRepo, field: str, kind: Kind, value: str) -> str:
+    try:
+        return check_value(kind, value)
+    except ValueError as exc:
+        raise InputError(f"{fleet.source}: repos[{repo.name}].{field}: {exc}") from None
+
+
+def _check_flag(flag: str, value: str) -> None:
+    try:
+        check_value("path", value)
+    except ValueError as exc:
+        raise InputError(f"fleet {flag} {value!r}: {exc}") from None
+
+
+def raw_job(body: dict[str, Any]) -> dict[str, Any]:
+    """A template job with its own variables in the `expand: false` form too."""
+    if not isinstance(body.get("variables"), dict):
+        return body
+    return {**body, "variables": _raw({k: str(v) for k, v in body["variables"].items()})}
+
+
+class _Explicit(yaml.SafeDumper):
+    """Every job spelled out: no `&id001` anchors and `*id001` aliases for shared variables."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _raw(variables: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """GitLab's `{value, expand: false}` form: a `$` in a value stays a `$`."""
+    return {name: {"value": value, "expand": False} for name, value in variables.items()}

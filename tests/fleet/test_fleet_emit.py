@@ -13,7 +13,7 @@ import yaml
 from fleet_runs import fleet_cli
 
 from agentic_codemod.errors import EXIT_BAD_INPUT
-from agentic_codemod.fleet.emit import TEMPLATE, child_pipeline, template_jobs
+from agentic_codemod.fleet.emit import TEMPLATE, child_pipeline, raw_job, template_jobs
 from agentic_codemod.fleet.repos import load_fleet
 
 NAMES = ["billing", "orders", "inventory", "reports", "search", "gateway"]
@@ -62,30 +62,45 @@ def test_one_chain_per_repository(child: dict[str, Any]) -> None:
             {"job": f"codemod:gate:{name}", "artifacts": False},
         ]
         assert publish["resource_group"] == f"codemod-publish-{name}"
-        assert run["variables"]["CODEMOD_PROJECT"] == f"shop/{name}"
+        assert run["variables"]["CODEMOD_PROJECT"] == {"value": f"shop/{name}", "expand": False}
     assert child["codemod:context"] == {"extends": ".codemod:context"}
 
 
+def values(variables: dict[str, Any]) -> dict[str, str]:
+    assert all(v["expand"] is False for v in variables.values()), variables  # GitLab expands no `$`
+    return {k: v["value"] for k, v in variables.items()}
+
+
 def test_each_repository_keeps_its_own_settings(child: dict[str, Any]) -> None:
-    billing = child["codemod:run:billing"]["variables"]
-    assert (
-        billing["CODEMOD_RUN_ARGS"] == "--offline --find-links wheels --no-index"
-    )  # relative to the job's cwd
+    billing = values(child["codemod:run:billing"]["variables"])
+    assert billing["CODEMOD_FIND_LINKS"] == "wheels"  # relative to the job's cwd
+    assert (billing["CODEMOD_OFFLINE"], billing["CODEMOD_NO_INDEX"], billing["CODEMOD_INDEX_URL"]) == (
+        "true",
+        "true",
+        "",
+    )
     assert billing["CODEMOD_TARGET_BRANCH"] == "main" and billing["CODEMOD_REF"] == ""
-    orders = child["codemod:publish:orders"]["variables"]
+    assert "CODEMOD_RUN_ARGS" not in billing and "CODEMOD_RUN_ARGS" not in child["variables"]
+    orders = values(child["codemod:publish:orders"]["variables"])
     assert (orders["CODEMOD_REF"], orders["CODEMOD_TARGET_BRANCH"]) == ("develop", "develop")
-    inventory = child["codemod:run:inventory"]["variables"]["CODEMOD_RUN_ARGS"]
-    assert "--index-url https://pypi.example/simple" in inventory and "--no-index" not in inventory
+    inventory = values(child["codemod:run:inventory"]["variables"])
+    assert inventory["CODEMOD_INDEX_URL"] == "https://pypi.example/simple"
+    assert inventory["CODEMOD_NO_INDEX"] == "false"
 
 
 def test_the_child_is_self_contained(child: dict[str, Any]) -> None:
     _, hidden = template_jobs()
     assert "include" not in child
     for name, body in hidden.items():
-        assert child[name] == body  # the same job bodies users include from ci/templates
-    assert child["variables"]["CODEMOD_TASK"] == "tasks/acme.yml"
-    assert child["variables"]["CODEMOD_FLEET"] == ""
-    assert child["variables"]["CODEMOD_IMAGE"] == "registry.example/python:3.11-git"  # baked from the emitter
+        assert child[name] == raw_job(body)  # the job bodies users include from ci/templates
+        assert {k: v for k, v in child[name].items() if k != "variables"} == {
+            k: v for k, v in body.items() if k != "variables"
+        }
+    glob = values(child["variables"])
+    assert glob["CODEMOD_TASK"] == "tasks/acme.yml"
+    assert glob["CODEMOD_FLEET"] == ""
+    assert glob["CODEMOD_IMAGE"] == "registry.example/python:3.11-git"  # baked from the emitter
+    assert "CODEMOD_PROJECT" not in glob  # its template default ($CI_PROJECT_PATH) is set per repository
     assert child["stages"] == ["build", "test", "deploy"]
     assert TEMPLATE.is_file()
 

@@ -4,12 +4,18 @@ load_ci(path) -> dict          `include: local` merged, `!reference` kept as Ref
 job(ci, name) -> dict          one job with its `extends` chain merged (hashes deep, everything else replaced)
 gitlab_ci_local() -> str|None  the gitlab-ci-local CLI when it (and rsync, for the shell executor) is here
 project_copy(dest) -> Path     this project's files (tracked + untracked, not ignored) as a fresh git repo
+schema_check(path) -> (ok, out) check-jsonschema's built-in `vendor.gitlab-ci` schema (the dev extra has it)
+run_script(script, env, cwd, shell="bash") -> Ran   a job's script for real, `agentic-codemod` a stub that
+                               records the argument vector it was given (Ran.argv; None if never called)
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,3 +115,56 @@ def project_copy(dest: Path) -> Path:
     ):
         subprocess.run(["git", *args], cwd=dest, check=True, env=env, capture_output=True)
     return dest
+
+
+def schema_check(path: Path) -> tuple[bool, str]:
+    """Validate a CI file against GitLab's own schema, as shipped inside check-jsonschema (no network).
+
+    `--data-transform gitlab-ci` teaches its YAML reader GitLab's `!reference` tag.
+    """
+    tool = Path(sys.executable).with_name("check-jsonschema")
+    assert tool.is_file(), "check-jsonschema is missing: it is in the dev extra (scripts/bootstrap.sh)"
+    done = subprocess.run(
+        [str(tool), "--builtin-schema", "vendor.gitlab-ci", "--data-transform", "gitlab-ci", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.returncode == 0, done.stdout + done.stderr
+
+
+RECORDER = """#!/bin/sh
+mkdir -p codemod-run
+for arg in "$@"; do printf '%s\\0' "$arg"; done > "$ARGV_FILE"
+printf '{"reason": "recorded"}' > codemod-run/run.json
+"""
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    stdout: str
+    stderr: str
+    argv: list[str] | None  # what `agentic-codemod` received, one entry per argument
+
+
+def run_script(script: str, env: Mapping[str, str], cwd: Path, shell: str = "bash") -> Ran:
+    """Run a job script the way the runner does (`bash -eo pipefail`, or plain `sh -e`)."""
+    bin_dir = cwd / ".stub-bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    stub = bin_dir / "agentic-codemod"
+    stub.write_text(RECORDER)
+    stub.chmod(0o755)
+    argv_file = cwd / ".argv"
+    argv_file.unlink(missing_ok=True)
+    flags = ["-eo", "pipefail"] if shell == "bash" else ["-e"]
+    done = subprocess.run(
+        [shell, *flags, "-c", script],
+        cwd=cwd,
+        env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "ARGV_FILE": str(argv_file), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    argv = argv_file.read_bytes().decode().split("\0")[:-1] if argv_file.exists() else None
+    return Ran(done.returncode, done.stdout, done.stderr, argv)

@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ci_model import ROOT, Reference, gitlab_ci_local, job, load_ci, project_copy
+from ci_model import (
+    ROOT,
+    Reference,
+    gitlab_ci_local,
+    job,
+    load_ci,
+    project_copy,
+    run_script,
+    schema_check,
+)
 
 from agentic_codemod.workflow.artifacts import ARTIFACTS
 
@@ -34,13 +43,25 @@ def test_the_package_ships_the_same_template(ci: dict[str, Any]) -> None:
     assert PACKAGED.read_bytes() == TEMPLATE.read_bytes()
 
 
+@pytest.mark.parametrize("path", [TEMPLATE, CI], ids=["template", "project"])
+def test_gitlab_s_own_schema_accepts_the_ci_files(path: Path, tmp_path: Path) -> None:
+    ok, out = schema_check(path)
+    assert ok, out
+    broken = tmp_path / "broken.gitlab-ci.yml"  # the same file with one job GitLab would refuse
+    broken.write_text(path.read_text() + "\nbroken:\n  script: [x]\n  when: sometimes\n")
+    ok, out = schema_check(broken)
+    assert not ok and "broken" in out, out
+
+
 def test_merge_request_pipelines_run_the_offline_pass_on_the_fixture(ci: dict[str, Any]) -> None:
     for name in ("test", "offline-pass"):
         rules = job(ci, name)["rules"]
         assert {"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'} in rules, name
     offline = job(ci, "offline-pass")
     assert (ROOT / offline["variables"]["CODEMOD_TASK"]).is_file()
-    assert "--offline" in offline["variables"]["CODEMOD_RUN_ARGS"].split()
+    assert (
+        offline["variables"]["CODEMOD_OFFLINE"] == "true" and "CODEMOD_RUN_ARGS" not in offline["variables"]
+    )
     assert offline["allow_failure"] is False and offline["retry"] == 0  # a quality gate: exit 0 or red
     assert offline["script"][0] == Reference((".codemod:run", "script"))  # the very job users run
     assert "publish --run-dir codemod-run --check-only" in offline["script"][1]
@@ -137,7 +158,7 @@ def test_the_run_script_says_why_in_the_job_log(
         "CODEMOD_REPO_DIR": ".",
         "CODEMOD_TASK": "t.yml",
         "CODEMOD_CONTEXT": ".",
-        "CODEMOD_RUN_ARGS": "--offline",
+        "CODEMOD_OFFLINE": "true",
         "STUB_CODE": str(code),
         "STUB_REASON": "all good",
     }
@@ -147,6 +168,71 @@ def test_the_run_script_says_why_in_the_job_log(
     assert done.returncode == code
     assert expected in done.stdout
     assert ("after-the-run" in done.stdout) == (code == 0)  # later script lines run only on success
+
+
+HOSTILE_INDEX = "https://x/simple --context /x/evil --config /x/evil.yml"
+
+
+@pytest.mark.parametrize("shell", ["bash", "sh"])
+def test_the_run_flags_reach_the_tool_one_quoted_argument_each(
+    ci: dict[str, Any], tmp_path: Path, shell: str
+) -> None:
+    script = "\n".join(job(ci, "codemod:run")["script"])
+    env = {
+        "CODEMOD_REPO_DIR": "repo dir",
+        "CODEMOD_TASK": "tasks/a b.yml",
+        "CODEMOD_CONTEXT": "ctx",
+        "CODEMOD_OFFLINE": "true",
+        "CODEMOD_NO_INDEX": "false",
+        "CODEMOD_INDEX_URL": HOSTILE_INDEX,
+        "CODEMOD_CONFIG": "$HOME/*.yml",
+        "CODEMOD_FIND_LINKS": "wheels\n\n/opt/my wheels\n`touch pwned`\n-rf",
+        "HOME": str(tmp_path),
+    }
+    ran = run_script(script, env, tmp_path, shell)
+    assert ran.code == 0, ran.stderr
+    assert ran.argv == [
+        "run",
+        "--repo=repo dir",
+        "--task=tasks/a b.yml",
+        "--context=ctx",
+        "--run-dir=codemod-run",
+        "--offline",
+        f"--index-url={HOSTILE_INDEX}",
+        "--config=$HOME/*.yml",
+        "--find-links=wheels",
+        "--find-links=/opt/my wheels",
+        "--find-links=`touch pwned`",
+        "--find-links=-rf",
+    ]
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("CODEMOD_RUN_ARGS", "--offline", "CODEMOD_RUN_ARGS is no longer read"),
+        ("CODEMOD_OFFLINE", "yes", "CODEMOD_OFFLINE must be true or false"),
+        ("CODEMOD_NO_INDEX", "1", "CODEMOD_NO_INDEX must be true or false"),
+    ],
+)
+def test_the_run_job_refuses_what_it_cannot_pass_safely(
+    ci: dict[str, Any], tmp_path: Path, variable: str, value: str, said: str
+) -> None:
+    script = "\n".join(job(ci, "codemod:run")["script"])
+    env = {"CODEMOD_REPO_DIR": ".", "CODEMOD_TASK": "t.yml", "CODEMOD_CONTEXT": ".", variable: value}
+    ran = run_script(script, env, tmp_path)
+    assert ran.code == 2 and said in ran.stderr, ran.stderr
+    assert ran.argv is None  # the tool never ran
+
+
+@pytest.mark.parametrize("project", ["-oProxyCommand=x/y", "x/y --upload-pack=touch", "x/$(id)", ""])
+def test_the_run_job_clones_only_a_project_path(ci: dict[str, Any], tmp_path: Path, project: str) -> None:
+    script = "\n".join(job(ci, "codemod:run")["script"])
+    env = {"CODEMOD_PROJECT": project, "CI_PROJECT_PATH": "g/self", "CODEMOD_TASK": "t.yml"}
+    ran = run_script(script, {**env, "GIT_TRACE": "1"}, tmp_path)
+    assert ran.code == 2 and "CODEMOD_PROJECT is not a GitLab project path" in ran.stderr, ran.stderr
+    assert "git clone" not in ran.stderr and ran.argv is None
 
 
 # -- gitlab-ci-local, when it is installed ------------------------------------------------------------

@@ -44,7 +44,9 @@ def test_the_codemod_pipeline_runs_end_to_end(tmp_path: Path, wheels: Path, acme
     variables = {
         "CODEMOD_TASK": "fixtures/tasks/acme-sdk-2-rules.yml",
         "CODEMOD_PROJECT": "acme/acme-app",
-        "CODEMOD_RUN_ARGS": f"--offline --find-links {wheels} --no-index",
+        "CODEMOD_OFFLINE": "true",
+        "CODEMOD_FIND_LINKS": str(wheels),
+        "CODEMOD_NO_INDEX": "true",
         "CODEMOD_PIP_SPEC": "",  # the tool is already installed next to this interpreter
         "CODEMOD_TARGET_BRANCH": "main",
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
