@@ -4,7 +4,8 @@
 
 Generates N copies of the acme-app fixture (tests/fleet/fleet_repos.py), runs the rule-fixable task over
 them with `agentic-codemod fleet --local`, once per job count, each in a fresh fleet directory (no resume).
-Needs the installed context (scripts/bootstrap.sh). Not a test: it prints figures and asserts nothing.
+Needs the installed context (scripts/bootstrap.sh). Not a test: it prints figures, and stops with the
+command's output when the fleet command itself fails (bad input, a crash, no fleet.json).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ sys.path.insert(0, str(ROOT / "fixtures"))
 
 from fleet_repos import TASK, VARIANTS, make_fleet  # noqa: E402
 from wheelhouse import build_wheelhouse  # noqa: E402
+
+FLEET_OUTCOMES = (0, 1, 3, 75)  # `fleet --local` exit codes that come with a fleet.json
 
 
 def run(fleet: Path, out: Path, jobs: int) -> tuple[float, dict[str, int]]:
@@ -45,11 +48,18 @@ def run(fleet: Path, out: Path, jobs: int) -> tuple[float, dict[str, int]]:
         str(ROOT),
     ]
     start = time.monotonic()
-    subprocess.run(
-        argv, cwd=ROOT, env={**os.environ, "AGNO_TELEMETRY": "false"}, capture_output=True, check=False
+    done = subprocess.run(
+        argv, cwd=ROOT, env={**os.environ, "AGNO_TELEMETRY": "false"}, capture_output=True, text=True
     )
     wall = time.monotonic() - start
-    report = json.loads((out / "fleet.json").read_text())
+    report_file = out / "fleet.json"
+    if done.returncode not in FLEET_OUTCOMES or not report_file.is_file():
+        # 2 (bad input), a traceback or a missing report: the figures would mean nothing
+        raise SystemExit(
+            f"bench/fleet.py: the fleet command failed (exit {done.returncode}):\n"
+            f"  {' '.join(argv)}\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+        )
+    report = json.loads(report_file.read_text())
     tally: dict[str, int] = {}
     for entry in report["repos"]:
         tally[entry["status"]] = tally.get(entry["status"], 0) + 1

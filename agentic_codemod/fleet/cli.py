@@ -92,10 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     return int(args.handler(args))
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -104,3 +100,7 @@ def _seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be more than 0 seconds")
     return value
+
+
+if __name__ == "__main__":  # last: everything above must be defined before main() runs
+    raise SystemExit(main())
