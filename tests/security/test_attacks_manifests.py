@@ -1,0 +1,164 @@
+"""Attacks through dependency files, end to end through the CLI.
+
+A hostile repository commits a requirements file that is a symlink out of it, includes a file from
+outside (`-r /abs`, `-c ../..`), or chooses where packages come from (`--extra-index-url`,
+`--find-links`): the run ends 2 before pip reads anything, naming the file and line, and the outside
+file's contents reach no artifact. A hostile candidate adds a dependency file (requirements/test.txt,
+constraints.txt, Pipfile.lock) with an index of its own: the manifest gate fails it, and the index is
+never contacted. Each attack also checks that the user's --repo is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+SECRET = "manifest-" + "Xq7" * 8  # planted in the file outside the repository
+GIT_ENV = {
+    "PATH": os.environ.get("PATH", os.defpath),
+    "HOME": "/nonexistent",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "h",
+    "GIT_AUTHOR_EMAIL": "h@example.invalid",
+    "GIT_COMMITTER_NAME": "h",
+    "GIT_COMMITTER_EMAIL": "h@example.invalid",
+}
+
+
+class Index:
+    """A package index / find-links server on loopback that records every request made to it."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        seen = self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                seen.append(self.path)
+                self.send_response(404)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def index() -> Iterator[Index]:
+    server = Index()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def commit_symlink(repo: Path, name: str, target: str) -> None:
+    os.symlink(target, repo / name)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "--no-verify", "-m", f"add {name}")
+
+
+def state_of(repo: Path) -> tuple[str, str]:
+    return git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain", "--ignored")
+
+
+def artifacts_text(run_dir: Path, out: str, err: str) -> str:
+    """Every regular file of the run dir (symlinks are not followed) and the console."""
+    texts = [out, err]
+    for top, _dirs, files in os.walk(run_dir):
+        for name in files:
+            path = Path(top) / name
+            if not path.is_symlink() and path.is_file():
+                texts.append(path.read_bytes().decode("utf-8", errors="replace"))
+    return "\n".join(texts)
+
+
+@pytest.fixture
+def secret_file(tmp_path: Path) -> Path:
+    path = tmp_path / "outside-secret.txt"
+    path.write_text(f"{SECRET}\n")
+    return path
+
+
+@pytest.mark.parametrize("spelling", ["absolute", "relative"])
+def test_attack_symlinked_requirements_file_leading_out_of_the_repository(
+    make_repo, run_codemod, secret_file: Path, spelling: str
+) -> None:
+    repo = make_repo("symlinked")
+    target = str(secret_file) if spelling == "absolute" else os.path.relpath(secret_file, repo)
+    commit_symlink(repo, "requirements-test.txt", target)
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 2, result.manifest.get("reason")
+    reason = result.manifest["reason"]
+    assert "requirements-test.txt: resolves outside the repository through a symlink" in reason
+    assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
+    assert not any(t["tool"] == "install_dependencies" for t in result.trace())  # pip was never started
+    assert state_of(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("-r {secret}", "requirements.txt line 4: --requirement {secret}: resolves outside the repository"),
+        ("-c ../{name}", "requirements.txt line 4: --constraint ../{name}: resolves outside the repository"),
+    ],
+    ids=["include-absolute", "constraint-relative"],
+)
+def test_attack_requirements_line_reading_a_file_outside_the_repository(
+    make_repo, run_codemod, secret_file: Path, line: str, reason: str
+) -> None:
+    fill = {"secret": str(secret_file), "name": secret_file.name}
+    requirements = (Path(__file__).parents[2] / "fixtures/acme-app/requirements.txt").read_text()
+    repo = make_repo("includes-outside", {"requirements.txt": requirements + line.format(**fill) + "\n"})
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 2, result.manifest.get("reason")
+    assert reason.format(**fill) in result.manifest["reason"]
+    assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
+    assert state_of(repo) == before
+
+
+def test_attack_repository_requirements_choose_their_own_index(make_repo, run_codemod, index: Index) -> None:
+    """pip honours --find-links from a requirements file even under --no-index: without the check it would
+    ask this server at the baseline install."""
+    hostile = f"--find-links {index.url}/links/\n--extra-index-url {index.url}/simple\nunknown-pkg-xq7\n"
+    repo = make_repo("own-index", {"requirements/test.txt": hostile})
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 2, result.manifest.get("reason")
+    reason = result.manifest["reason"]
+    assert "requirements/test.txt line 1: --find-links: a repository may not choose" in reason
+    assert "requirements/test.txt line 2: --extra-index-url: a repository may not choose" in reason
+    assert "leave package indexes to the tool's configuration (python.index_url" in reason  # what to do
+    assert index.requests == []
+    assert state_of(repo) == before
