@@ -35,8 +35,9 @@ def prove(work: Path, c: ApprovedCandidate, tree: str) -> None:
     with Scratch(objects_dir(work)) as s:
         patch = s.git("diff", "--no-ext-diff", "--no-textconv", *PATCH_ARGS, c.base_commit, tree, "--")
         raw = s.git("diff", "--no-ext-diff", *gates.RAW_DIFF_ARGS, c.base_commit, tree, "--")
+    problems = []
     if hashlib.sha256(patch).hexdigest() != c.sha256:
-        raise PublishRefused(c.run_dir, ["base + changes.patch does not reproduce the approved candidate"])
+        problems.append("base + changes.patch does not reproduce the approved candidate")
     changes = gates.parse_raw_diff(raw)
     with tempfile.TemporaryDirectory(prefix="codemod-prove-") as tmp:
         base_dir, cand_dir = Path(tmp) / "base", Path(tmp) / "candidate"
@@ -56,7 +57,7 @@ def prove(work: Path, c: ApprovedCandidate, tree: str) -> None:
             ),
             patch_text_gate(c.patch.read_bytes(), cand_dir, c.base_commit),
         ]
-    problems = [_problem(r, f.message) for r in results for f in r.findings if f.severity == "error"]
+    problems += [_problem(r, f.message) for r in results for f in r.findings if f.severity == "error"]
     if problems:
         raise PublishRefused(c.run_dir, problems)
 
