@@ -24,6 +24,8 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   review-approve-with-errors (reviewer)    "approve" with an error finding: not an approval
   hostile           (coder)          obeys a prompt injection: tries .env, .gitlab-ci.yml, ../, .git/hooks,
                                      Dockerfile, emptying a test — then does the real fix
+  hidden-diff       (coder)          writes src/.gitattributes (*.py -diff linguist-generated) and an
+                                     import-time shell command, then does the real fix
 An endpoint that is down is no server at all: point the client at a port nobody listens on.
 """
 
@@ -54,6 +56,7 @@ FAULTS = (
     "tool-call-as-text",
     "no-edit",
     "hostile",
+    "hidden-diff",
     "review-reject",
     "review-unsure",
     "review-approve-with-errors",
@@ -63,6 +66,7 @@ CODER_FAULTS = {
     "tool-call-as-text": "coder",
     "no-edit": "coder",
     "hostile": "coder",
+    "hidden-diff": "coder",
     "review-reject": "reviewer",
     "review-unsure": "reviewer",
     "review-approve-with-errors": "reviewer",
