@@ -58,7 +58,7 @@ from agentic_codemod.tools.paths import (
     normalise,
 )
 from agentic_codemod.tools.rooted import RootedFS
-from agentic_codemod.tools.snapshot import GitError, git, snapshot_diff
+from agentic_codemod.tools.snapshot import GitError, read_blob, resolve_base, snapshot_diff
 from agentic_codemod.tools.trace import Trace
 
 __all__ = ["Refused", "Workspace"]
@@ -248,7 +248,7 @@ class Workspace:
     def _at_base(self, norm: str) -> bool:
         """Whether the base commit has a file at `norm`; unknown counts as no (fail closed)."""
         try:
-            git(self.root, "cat-file", "-e", f"{self.base_commit}:{norm}")
+            read_blob(self.root, resolve_base(self.root, self.base_commit), norm)
         except GitError:
             return False
         return True
