@@ -26,6 +26,8 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
                                      Dockerfile, emptying a test — then does the real fix
   hidden-diff       (coder)          writes src/.gitattributes (*.py -diff linguist-generated) and an
                                      import-time shell command, then does the real fix
+  smuggle-manifests (coder)          adds requirements/test.txt, constraints.txt and Pipfile.lock with an
+                                     index of their own (MOCK_SMUGGLE_INDEX), then does the real fix
 An endpoint that is down is no server at all: point the client at a port nobody listens on.
 """
 
@@ -57,6 +59,7 @@ FAULTS = (
     "no-edit",
     "hostile",
     "hidden-diff",
+    "smuggle-manifests",
     "review-reject",
     "review-unsure",
     "review-approve-with-errors",
@@ -67,6 +70,7 @@ CODER_FAULTS = {
     "no-edit": "coder",
     "hostile": "coder",
     "hidden-diff": "coder",
+    "smuggle-manifests": "coder",
     "review-reject": "reviewer",
     "review-unsure": "reviewer",
     "review-approve-with-errors": "reviewer",

@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 pytestmark = pytest.mark.slow
 
 SECRET = "manifest-" + "Xq7" * 8  # planted in the file outside the repository
+SMUGGLED = ("requirements/test.txt", "constraints.txt", "Pipfile.lock")
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 GIT_ENV = {
     "PATH": os.environ.get("PATH", os.defpath),
     "HOME": "/nonexistent",
@@ -134,7 +137,7 @@ def test_attack_requirements_line_reading_a_file_outside_the_repository(
     make_repo, run_codemod, secret_file: Path, line: str, reason: str
 ) -> None:
     fill = {"secret": str(secret_file), "name": secret_file.name}
-    requirements = (Path(__file__).parents[2] / "fixtures/acme-app/requirements.txt").read_text()
+    requirements = (FIXTURES / "acme-app" / "requirements.txt").read_text()
     repo = make_repo("includes-outside", {"requirements.txt": requirements + line.format(**fill) + "\n"})
     before = state_of(repo)
 
@@ -161,4 +164,47 @@ def test_attack_repository_requirements_choose_their_own_index(make_repo, run_co
     assert "requirements/test.txt line 2: --extra-index-url: a repository may not choose" in reason
     assert "leave package indexes to the tool's configuration (python.index_url" in reason  # what to do
     assert index.requests == []
+    assert state_of(repo) == before
+
+
+def test_attack_model_adds_dependency_files_with_an_index_of_their_own(
+    make_repo, run_codemod, index: Index, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The coder (mock, fault smuggle-manifests) adds requirements/test.txt, constraints.txt and
+    Pipfile.lock pointing at an index of its own, then does the real fix. The task names the three paths
+    exactly (which waives the deny list's special names), so only the manifest gate stands in the way."""
+    from mock_llm import start_mock  # tests/llm is put on sys.path by tests/conftest.py
+
+    monkeypatch.setenv("MOCK_SMUGGLE_INDEX", index.url)
+    mock = start_mock()
+    monkeypatch.setenv("CODEMOD_LLM_BASE_URL", mock.url)
+    monkeypatch.delenv("CODEMOD_LLM_MODELS", raising=False)
+    monkeypatch.delenv("CODEMOD_LLM_MODEL", raising=False)
+    task = yaml.safe_load((FIXTURES / "tasks" / "acme-sdk-2.yml").read_text())
+    task["allowed_paths"] = [*task["allowed_paths"], *SMUGGLED]
+    task_file = tmp_path / "smuggle-task.yml"
+    task_file.write_text(yaml.safe_dump(task))
+    repo = make_repo("smuggled")
+    before = state_of(repo)
+    try:
+        mock.fault("smuggle-manifests")
+        result = run_codemod(repo, task_file, offline=False)
+    finally:
+        mock.stop()
+
+    m = result.manifest
+    assert result.code == 1, m.get("reason")
+    written = {
+        t["arguments"].get("path")
+        for t in result.trace()
+        if t["actor"] == "coder" and t["tool"] == "write" and t["decision"] == "allowed"
+    }
+    assert set(SMUGGLED) <= written, "the smuggling writes did not happen: the test proves nothing"
+    [gate] = [g for g in m["gates"] if g["name"] == "manifest"]
+    messages = [f["message"] for f in gate["findings"]]
+    for path in SMUGGLED:
+        assert f"dependency manifest added: {path}" in messages, messages
+    assert not gate["passed"]
+    assert "refused in the candidate: requirements/test.txt line 1: --extra-index-url" in " ".join(messages)
+    assert index.requests == []  # pip never asked the smuggled index
     assert state_of(repo) == before
