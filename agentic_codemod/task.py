@@ -11,6 +11,7 @@ characters names one exact path, which waives the nameable deny globs (setup.py,
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from agentic_codemod.config import first_error
 from agentic_codemod.errors import InputError
 from agentic_codemod.tools.paths import Refused, matches_everything, normalise
+from agentic_codemod.tools.safe_git import run_git
 
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -163,17 +165,15 @@ def check_repo(path: Path) -> Path:
     repo = path.resolve()
     if not repo.is_dir():
         raise InputError(f"{path}: --repo is not a directory")
-    probe = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", "--show-toplevel", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:  # the hardened git: none of the caller's environment or config
+        probe = run_git(["-C", str(repo), "rev-parse", "--show-toplevel", "HEAD"], cwd=repo)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InputError(f"{path}: cannot run git on --repo: {exc}") from exc
     if probe.returncode != 0:
         raise InputError(
             f"{path}: --repo is not a git repository with a commit (git init && git commit first)"
         )
-    top = Path(probe.stdout.splitlines()[0]).resolve()
+    top = Path(os.fsdecode(probe.stdout.splitlines()[0])).resolve()
     if top != repo:
         raise InputError(f"{path}: --repo must be the top of the work tree ({top})")
     return repo

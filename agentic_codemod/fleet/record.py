@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentic_codemod.models import RunManifest
+from agentic_codemod.tools.safe_git import run_git
 from agentic_codemod.workflow.candidate import patch_sha256
 
 Outcome = Literal["done", "failed", "paused", "needs_human"]
@@ -147,5 +148,8 @@ def can_skip(
 
 
 def _head(repo: Path) -> str | None:
-    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=False)
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    try:
+        proc = run_git(["rev-parse", "HEAD"], cwd=repo)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
