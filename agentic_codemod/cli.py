@@ -44,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--index-url", help="package index for the verification environment")
     run.add_argument("--no-index", action="store_true", help="install only from --find-links")
+    run.add_argument(
+        "--isolation",
+        choices=("sandbox", "process"),
+        help="how the repository's code (installs, tests) runs: sandbox (bubblewrap, the default; the run "
+        "pauses with 75 where it cannot start) or process (no sandbox: the repository's code can read "
+        "what the runner can; stated in run.json, the summary and the MR text)",
+    )
     run.add_argument("--quiet", action="store_true", help="no summary on stdout")
 
     from agentic_codemod.semantic import add_gate_parser
@@ -98,7 +105,9 @@ def _run(args: argparse.Namespace) -> int:
             "no_index": args.no_index or settings.python.no_index,
         }
     )
-    settings = settings.model_copy(update={"python": python})
+    settings = settings.model_copy(
+        update={"python": python, "isolation": args.isolation or settings.isolation}
+    )
     manifest = execute(
         RunOptions(
             task=task,

@@ -30,6 +30,11 @@ def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None)
             f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no test counts"
         )
         table.add_row("verification", f"{last.phase}: {'green' if last.passed else 'red'} ({tally})")
+    if m.isolation == "process":
+        table.add_row(
+            "isolation",
+            "[red]process[/]: the repository's code ran WITHOUT the sandbox (--isolation process)",
+        )
     table.add_row("review", f"{m.verdict.verdict} by {m.verdict.reviewer}" if m.verdict else "-")
     table.add_row("artifacts", str(run_dir))
     console.print(table)

@@ -18,6 +18,17 @@ quietly() {  # run a step; show its output only when it fails
   rm -f "$log"
 }
 echo "bootstrap: installing into .venv (python, tool, extras, fixture wheelhouse, APM context)"
+# The sandbox around the repository's code (bubblewrap). Installed where this user can; elsewhere a run
+# pauses with exit 75 and names the fix (or runs with the explicit --isolation process).
+if ! command -v bwrap >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    quietly apt-get update -qq || true
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap \
+      || echo "bootstrap: bubblewrap not installed: runs will pause (75) until it is" >&2
+  else
+    echo "bootstrap: bubblewrap (bwrap) is missing: install it (e.g. apt-get install bubblewrap)" >&2
+  fi
+fi
 [ -x .venv/bin/python ] || quietly python3 -m venv .venv
 quietly .venv/bin/python -m pip install --upgrade "pip>=24"
 quietly .venv/bin/python -m pip install -e '.[dev,apm,semantic]'

@@ -52,7 +52,7 @@ def sandbox_policy(state: RunState) -> Policy:
     settings, paths = state.settings, state.paths
     state.manifest.isolation = settings.isolation
     if settings.isolation == "sandbox":
-        reason = sandbox.probe()
+        reason = sandbox.probe(settings.bwrap)
         if reason is not None:
             raise EnvironmentUnavailable(
                 f"the sandbox for the repository's code cannot start: {reason}",
@@ -70,6 +70,7 @@ def sandbox_policy(state: RunState) -> Policy:
         memory_bytes=settings.budgets.sandbox_memory_bytes,
         home=paths.home,
         tmp=paths.tmp,
+        bwrap=settings.bwrap,
     )
 
 
