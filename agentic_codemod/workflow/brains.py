@@ -99,6 +99,12 @@ def bound_draft(title: str, description: str, state: RunState, *, ready: bool) -
     quick action, and the candidate's sha256 (publish refuses a text bound to another candidate)."""
     cand = state.candidate
     binding = f"\n\n<!-- agentic-codemod candidate-sha256={cand.sha256} -->\n" if cand else "\n"
+    if state.manifest.isolation == "process":
+        description = (
+            "**Isolation: process.** The repository's code (installs, tests) ran WITHOUT the sandbox "
+            "(`--isolation process`): it could read what the CI job can, so the evidence is weaker.\n\n"
+            + description
+        )
     return MergeRequestDraft(
         title=inert_title(title), description=inert_text(description.rstrip() + binding), ready=ready
     )
