@@ -11,6 +11,7 @@ from agentic_codemod.workflow import gates
 from agentic_codemod.workflow.declarations import pending_declarations
 from agentic_codemod.workflow.gates import GateResult
 from agentic_codemod.workflow.manifest_gate import manifest_gate
+from agentic_codemod.workflow.patch_gate import patch_text_gate
 from agentic_codemod.workflow.state import RunState, need
 
 
@@ -32,6 +33,9 @@ def judge_candidate(state: RunState) -> list[Finding]:
         ),
         _test_count_gate(state),
         _evidence_gate(state),
+        patch_text_gate(
+            state.paths.artifact("changes.patch").read_bytes(), state.paths.worktree, state.base_commit
+        ),
     ):
         state.gates.append({**result.to_dict(), "candidate_sha256": cand.sha256})
         findings.extend(result.findings)
