@@ -21,8 +21,9 @@ import pytest
 from fixtures_support import ACME_APP, ROOT, materialize
 
 from agentic_codemod.cli import main
+from agentic_codemod.config import MR_TITLE_MAX_CHARS
 from agentic_codemod.errors import EXIT_REJECTED, EXIT_UNAVAILABLE
-from agentic_codemod.gitlab import GitLabToken, RetryPolicy
+from agentic_codemod.gitlab import GitLabToken, RetryPolicy, inert_text, inert_title
 from agentic_codemod.publish_check import PublishRefused, check_candidate
 from agentic_codemod.workflow.artifacts import ARTIFACTS
 from agentic_codemod.workflow.publish_cli import add_publish_parser, publish_command
@@ -301,3 +302,28 @@ def test_cli_publish_of_a_tampered_run_exits_1_with_the_reason(
     )
     assert publish_command(args, {}) == EXIT_REJECTED
     assert "publish refused" in capsys.readouterr().err
+
+
+# -- text sent to GitLab is inert ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/approve", "\\/approve"),
+        ("ok\n/merge\nnot /this", "ok\n\\/merge\nnot /this"),
+        ("  /assign_reviewer @someone", "  \\/assign_reviewer @someone"),
+        ("\u200b/label ~x", "\u200b\\/label ~x"),
+        ("a\r/merge\r\n/approve", "a\n\\/merge\n\\/approve"),
+        ("```\n/merge\n```", "```\n\\/merge\n```"),  # a fence GitLab may read otherwise: escaped too
+        ("\\/approve stays", "\\/approve stays"),
+    ],
+)
+def test_inert_text_escapes_every_line_gitlab_could_run(text: str, expected: str) -> None:
+    assert inert_text(text) == expected
+    assert inert_text(inert_text(text)) == expected  # idempotent: an unchanged MR stays unchanged
+
+
+def test_an_mr_title_is_one_inert_line_within_the_limit() -> None:
+    assert inert_title("/merge\nnow\t please ") == "\\/merge now please"
+    assert len(inert_title("x" * 1000)) == MR_TITLE_MAX_CHARS
