@@ -1,0 +1,175 @@
+"""The bubblewrap box, run for real: what a process inside can see, reach and leave behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.sandbox import REPO_MOUNT, REPORTS_MOUNT, Box, Mount, Policy, probe
+from agentic_codemod.tools.verification import SandboxRunner
+
+needs_bwrap = pytest.mark.skipif(probe() is not None, reason=f"bubblewrap cannot start here: {probe()}")
+ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+
+
+def run_in(box: Box, code: str, *, cwd: Path | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    runner = SandboxRunner(env={**ENV, **(env or {})}, tail_bytes=20_000).boxed(box)
+    return runner([sys.executable, "-c", code], cwd=cwd or box.repo, timeout_s=60)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "copy"
+    root.mkdir()
+    (root / "mod.py").write_text("VALUE = 1\n")
+    return root
+
+
+@needs_bwrap
+def test_the_repository_copy_is_the_working_directory_at_a_fixed_path(repo: Path) -> None:
+    result = run_in(Box("sandbox", repo), "import os; print(os.getcwd()); print(open('mod.py').read())")
+    assert result.ok, result.output_tail
+    assert result.output_tail.splitlines()[:2] == [str(REPO_MOUNT), "VALUE = 1"]
+
+
+@needs_bwrap
+def test_the_run_dir_the_callers_home_and_its_files_are_not_there(repo: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "run-dir" / "trace.jsonl"
+    secret.parent.mkdir()
+    secret.write_text("evidence\n")
+    home = Path.home()
+    code = (
+        f"import os; print(os.path.exists({str(secret)!r}), os.path.exists({str(tmp_path)!r}), "
+        f"os.path.isdir({str(home)!r}) and sorted(os.listdir({str(home)!r})))"
+    )
+    result = run_in(Box("sandbox", repo), code)
+    assert result.ok, result.output_tail
+    found, parent, listing = result.output_tail.split(None, 2)
+    assert (found, parent) == ("False", "False")
+    assert ".bashrc" not in listing and ".ssh" not in listing  # at most the Python installation's path
+
+
+@needs_bwrap
+def test_the_environment_is_cleared_to_the_allowlist_and_home_is_a_tmpfs(repo: Path) -> None:
+    os.environ["CODEMOD_TEST_LEAK"] = "leaky-value"
+    try:
+        runner = SandboxRunner(env=ENV, tail_bytes=20_000).boxed(Box("sandbox", repo))
+        code = "import os, json; print(json.dumps(dict(os.environ)))"
+        result = runner([sys.executable, "-c", code], cwd=repo, timeout_s=60)
+    finally:
+        del os.environ["CODEMOD_TEST_LEAK"]
+    assert result.ok, result.output_tail
+    assert "leaky-value" not in result.output_tail
+    assert '"HOME": "/codemod/home"' in result.output_tail and '"TMPDIR": "/tmp"' in result.output_tail
+
+
+@needs_bwrap
+def test_the_parent_and_other_processes_are_invisible(repo: Path) -> None:
+    code = "import os; print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))"
+    result = run_in(Box("sandbox", repo), code)
+    assert result.ok, result.output_tail
+    pids = eval(result.output_tail.strip())  # a list of ints printed above
+    assert os.getpid() not in pids and max(pids) < 10
+
+
+@needs_bwrap
+def test_tests_get_no_network_not_even_the_hosts_loopback(repo: Path) -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    try:
+        code = (
+            "import socket\ntry:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=3); print('CONNECTED')\n"
+            "except OSError as exc:\n    print('REFUSED', exc)\n"
+        )
+        result = run_in(Box("sandbox", repo), code)
+    finally:
+        server.close()
+    assert result.ok, result.output_tail
+    assert result.output_tail.startswith("REFUSED")
+
+
+@needs_bwrap
+def test_the_venv_is_read_only_for_tests_and_writable_for_installs(repo: Path, tmp_path: Path) -> None:
+    env_dir, reports = tmp_path / "env", tmp_path / "reports"
+    policy = Policy("sandbox", env_dir)
+    install_box = policy.for_install(repo)  # creates env_dir
+    write = f"open({str(env_dir / 'planted.py')!r}, 'w').write('x')"
+    assert run_in(install_box, write).ok
+    reports.mkdir()
+    test_box = policy.for_tests(repo, reports)
+    result = run_in(test_box, write.replace("planted", "planted2"))
+    assert not result.ok and "Read-only file system" in result.output_tail
+    assert run_in(test_box, f"open('{REPORTS_MOUNT}/junit.xml', 'w').write('<x/>')").ok
+    assert (reports / "junit.xml").read_text() == "<x/>"
+    assert test_box.inside(reports / "junit.xml") == f"{REPORTS_MOUNT}/junit.xml"
+
+
+@needs_bwrap
+def test_a_daemon_dies_with_the_sandbox(repo: Path) -> None:
+    marker = f"codemod-box-daemon-{os.getpid()}"
+    code = (
+        "import subprocess, sys\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', {marker!r}],"
+        " start_new_session=True)\nprint('spawned')\n"
+    )
+    result = run_in(Box("sandbox", repo), code)
+    assert result.ok and "spawned" in result.output_tail
+    alive = [p for p in os.listdir("/proc") if p.isdigit() and marker.encode() in _cmdline(p)]
+    assert alive == []
+
+
+@needs_bwrap
+def test_memory_is_limited_per_process(repo: Path) -> None:
+    box = Box("sandbox", repo, memory_bytes=256 * 1024**2)
+    result = run_in(box, "b = bytearray(512 * 1024**2); print('allocated')")
+    assert not result.ok and "MemoryError" in result.output_tail
+
+
+def test_process_isolation_runs_the_command_as_it_is(repo: Path, tmp_path: Path) -> None:
+    box = Box("process", repo, (Mount(tmp_path / "env"),), home=tmp_path / "h", tmp=tmp_path / "t")
+    argv, cwd, env = box.wrap(["python", "-c", "pass"], repo, {"PATH": "/usr/bin"})
+    assert argv == ["python", "-c", "pass"] and cwd == repo
+    assert env["HOME"] == str(tmp_path / "h") and env["TMPDIR"] == str(tmp_path / "t")
+    assert box.inside(repo / "x") == str(repo / "x")
+
+
+def test_a_missing_bwrap_is_named() -> None:
+    assert probe("/nonexistent/bwrap") == "/nonexistent/bwrap is not installed"
+
+
+def test_a_restored_file_is_still_seen_as_touched(repo: Path, tmp_path: Path) -> None:
+    worktree = repo
+    (worktree / "pkg").mkdir()
+    (worktree / "pkg" / "a.py").write_text("A = 1\n")
+    (worktree / ".git").mkdir()
+    (worktree / ".git" / "config").write_text("[core]\n")
+    copy = tmp_path / "the-copy"
+    stamp = repo_copy.fresh_copy(worktree, copy)
+    assert not (copy / ".git").exists() and set(stamp) == {"mod.py", "pkg/a.py"}
+    original = (copy / "mod.py").read_bytes()
+    st = (copy / "mod.py").stat()
+    (copy / "mod.py").write_bytes(b"VALUE = 2\n")
+    (copy / "mod.py").write_bytes(original)
+    os.utime(copy / "mod.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    (copy / "pkg" / "a.py").unlink()
+    (copy / "pkg" / "__pycache__").mkdir()
+    (copy / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"planted")
+    (copy / "report.txt").write_text("a byproduct is fine\n")
+    assert repo_copy.touched(copy, stamp, (".py", ".pyc")) == [
+        "mod.py (written or replaced)",
+        "pkg/__pycache__/a.cpython-311.pyc (new code file)",
+        "pkg/a.py (deleted)",
+    ]
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
