@@ -86,9 +86,9 @@ def test_the_fleet_exit_code_is_its_worst_outcome(outcomes: list[str], code: int
     ("text", "field"),
     [
         ("repos: [{name: a, path: x}, {name: a, path: y}]", "appears twice"),
-        ("repos: [{name: Bad Name, path: x}]", "repos.0.name"),
+        ("repos: [{name: Bad Name, path: x}]", "repos[0] (name 'Bad Name'), field 'name'"),
         ("repos: [{name: a}]", "needs `path`"),
-        ("repos: [{name: a, path: x, colour: red}]", "repos.0.colour"),
+        ("repos: [{name: a, path: x, colour: red}]", "repos[0] (name 'a'), field 'colour'"),
         ("repos: []", "repos"),
     ],
 )
