@@ -7,14 +7,18 @@ listed and not counted as tried. The last line is
 
     attacks tried N, refused N, leaked 0
 
-computed from the test reports. Exit status 0 only when nothing leaked and at least one attack ran.
+computed from the test reports, after a line counting the end-to-end runs: every call of the CLI
+(`agentic_codemod.cli.main`: a run of a hostile repository, model script or package, a publish, a
+fleet) made by an attack. Exit status 0 only when nothing leaked and at least one attack ran.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +31,21 @@ class Tally:
 
     def __init__(self) -> None:
         self.outcomes: dict[str, str] = {}
+        self.current = ""
+        self.cli_calls: dict[str, int] = {}
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.current = item.nodeid
+
+    def counting(self, main: Callable[..., int]) -> Callable[..., int]:
+        """The CLI entry point, counting its calls per attack."""
+
+        def counted(*args: Any, **kwargs: Any) -> int:
+            if "::test_attack" in self.current:
+                self.cli_calls[self.current] = self.cli_calls.get(self.current, 0) + 1
+            return main(*args, **kwargs)
+
+        return counted
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if "::test_attack" not in report.nodeid:
@@ -43,6 +62,9 @@ class Tally:
 def main() -> int:
     os.environ.setdefault("AGNO_TELEMETRY", "false")
     tally = Tally()
+    import agentic_codemod.cli as cli
+
+    cli.main = tally.counting(cli.main)  # before the suite's conftest imports it
     code = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), str(SUITE)], plugins=[tally])
     outcomes = list(tally.outcomes.values())
     refused, leaked = outcomes.count("refused"), outcomes.count("leaked")
@@ -53,6 +75,8 @@ def main() -> int:
         if outcome == "leaked":
             print(f"LEAKED: {nodeid.split('::', 1)[1]}")
     tried = refused + leaked
+    e2e = [n for n in tally.cli_calls if tally.outcomes.get(n) in ("refused", "leaked")]
+    print(f"end-to-end runs through the CLI {sum(tally.cli_calls[n] for n in e2e)}, in {len(e2e)} attacks")
     print(f"attacks tried {tried}, refused {refused}, leaked {leaked}")
     return 0 if code in (pytest.ExitCode.OK,) and leaked == 0 and tried > 0 else 1
 

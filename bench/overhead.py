@@ -2,7 +2,9 @@
 
 Prints, for the acme-app fixture in offline mode (rule-fixable task):
   - wall time of the whole run vs. the wall time of its verification runs alone, as a ratio;
-  - `agentic-codemod --help` start-up time (median of several runs).
+  - `agentic-codemod --help` start-up time (median of several runs);
+  - what the sandbox adds per verification: the fixture's test command in the bubblewrap box vs. as a
+    plain process (paired runs, median difference), and the disposable copy made before each run.
 Not a test: it prints figures and asserts nothing about time.
 """
 
@@ -53,6 +55,7 @@ def main() -> None:
         )
         wall = time.perf_counter() - start
         manifest = json.loads((run_dir / "run.json").read_text())
+        sandbox_cost = _sandbox_cost(run_dir)
     verification = sum(v["duration_s"] for v in manifest["verifications"])
     startup = []
     for _ in range(5):
@@ -64,6 +67,36 @@ def main() -> None:
     print(f"verification runs      {verification:8.2f} s ({len(manifest['verifications'])} runs)")
     print(f"overhead ratio         {wall / verification if verification else float('nan'):8.2f} x")
     print(f"--help start-up        {statistics.median(startup) * 1000:8.0f} ms (median of 5)")
+    if sandbox_cost is not None:
+        box, copy = sandbox_cost
+        print(f"sandbox per verification {box:6.3f} s (bwrap box vs plain process, median of {PAIRS} pairs)")
+        print(f"disposable copy          {copy:6.3f} s (per verification, median)")
+
+
+PAIRS = 7
+
+
+def _sandbox_cost(run_dir: Path) -> tuple[float, float] | None:
+    from agentic_codemod.tools import repo_copy
+    from agentic_codemod.tools.sandbox import Box, Mount, probe
+    from agentic_codemod.tools.verification import SandboxRunner
+
+    if probe() is not None:
+        print(f"sandbox: cannot start here ({probe()})")
+        return None
+    env_dir, copy = run_dir / "env", run_dir / "bench-copy"
+    argv = [str(env_dir / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    runner = SandboxRunner(env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, tail_bytes=4000)
+    boxed, plain, copies = [], [], []
+    for _ in range(PAIRS):
+        t0 = time.perf_counter()
+        repo_copy.fresh_copy(run_dir / "worktree", copy)
+        copies.append(time.perf_counter() - t0)
+        for isolation, sink in (("sandbox", boxed), ("process", plain)):
+            box = Box(isolation, copy, (Mount(env_dir),), home=run_dir / "home", tmp=run_dir / "tmp")  # type: ignore[arg-type]
+            result = runner.boxed(box)(argv, cwd=copy, timeout_s=120)
+            sink.append(result.duration_s if result.ok else float("nan"))
+    return statistics.median(b - p for b, p in zip(boxed, plain, strict=True)), statistics.median(copies)
 
 
 if __name__ == "__main__":

@@ -119,8 +119,9 @@ class Box:
         opts += ["--share-net"] if self.network else []
         for name, value in sorted(env.items()):
             opts += ["--setenv", name, value]
-        opts += _system_mounts(network=self.network)
+        # tmpfs first: a Python installation or a venv that lives under /tmp is bound on top of it
         opts += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", str(TMP_MOUNT), "--tmpfs", str(HOME_MOUNT)]
+        opts += _system_mounts(network=self.network)
         opts += ["--bind", str(self.repo), str(REPO_MOUNT)]
         for mount in self.mounts:
             opts += ["--bind" if mount.writable else "--ro-bind", str(mount.source), str(mount.inside)]
