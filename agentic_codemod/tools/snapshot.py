@@ -91,12 +91,15 @@ def read_blob(root: Path, commit: str, path: str) -> bytes:
 
 def export_tree(root: Path, tree_ish: str, dest: Path) -> None:
     """Write every file of `tree_ish` into dest with its exact bytes and mode (no attribute, filter or
-    eol conversion); submodules become empty directories. dest must not exist."""
+    eol conversion); submodules become empty directories. dest must not exist, or hold only `.git`
+    (a clone made with --no-checkout: this is its checkout)."""
+    if dest.exists() and {p.name for p in dest.iterdir()} - {".git"}:
+        raise GitError(f"{dest}: exporting needs an empty directory (or one holding only .git)")
     with Scratch(objects_dir(root)) as s:
         entries = _ls_tree(s, tree_ish)
         blobs = [e for e in entries if e[0] != GITLINK]
         contents = _cat_blobs(s, [sha for _, sha, _ in blobs])
-    dest.mkdir(parents=True)
+    dest.mkdir(parents=True, exist_ok=True)
     for mode, sha, path in entries:
         target = dest / os.fsdecode(path)
         _check_exported(path)

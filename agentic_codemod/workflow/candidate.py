@@ -10,7 +10,7 @@ import hashlib
 from pathlib import Path
 
 from agentic_codemod.models import Candidate
-from agentic_codemod.tools.snapshot import git, snapshot_diff
+from agentic_codemod.tools.snapshot import export_tree, git, snapshot_diff
 
 
 def clone_worktree(repo: Path, dest: Path) -> str:
@@ -18,7 +18,9 @@ def clone_worktree(repo: Path, dest: Path) -> str:
     dest.parent.mkdir(parents=True, exist_ok=True)
     git(dest.parent, "clone", "--quiet", "--no-hardlinks", "--no-checkout", str(repo), str(dest))
     base = git(repo, "rev-parse", "HEAD").decode().strip()
-    git(dest, "checkout", "--quiet", "--detach", base)
+    export_tree(dest, base, dest)  # the stored bytes: no eol, ident or filter of the repository's attributes
+    git(dest, "update-ref", "--no-deref", "HEAD", base)
+    git(dest, "read-tree", base)
     return base
 
 

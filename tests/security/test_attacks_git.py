@@ -180,3 +180,20 @@ def test_attack_gitattributes_added_by_the_model_cannot_hide_its_lines(
     assert any("system(" in f["message"] for f in review["findings"])
     assert result.code != 0, result.manifest["reason"]
     assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == status
+
+
+def test_attack_committed_attributes_change_neither_the_checkout_nor_the_candidate(
+    make_repo, run_codemod
+) -> None:
+    plain = run_codemod(make_repo("plain", {}), "acme-sdk-2-rules.yml")
+    repo = make_repo("attributed", {".gitattributes": "* text eol=crlf ident filter=x\n*.py -diff\n"})
+    head, status = git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain")
+
+    hostile = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert plain.code == 0, plain.manifest["reason"]
+    assert hostile.code == 0, hostile.manifest["reason"]
+    # Same edits, same bytes: the attributes neither added CRLF at checkout nor hid a line in the patch.
+    assert hostile.artifact("changes.patch").read_bytes() == plain.artifact("changes.patch").read_bytes()
+    assert hostile.manifest["candidate"]["sha256"] == plain.manifest["candidate"]["sha256"]
+    assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == status
