@@ -114,11 +114,14 @@ def test_attack_task_allowing_every_path_exits_2_naming_task_and_field(
     assert fingerprint(repo) == before
 
 
-# -- a model that writes special files or wires a hook --------------------------------------------------------
+# -- a model that writes special files or wires a hook ----------------------------------------------------
+
+
+Attempts = list[tuple[str, dict[str, Any]]]
 
 
 @pytest.fixture
-def scripted_coder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[tuple[str, dict[str, Any]]]], None]]:
+def scripted_coder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Attempts], None]]:
     """The mock endpoint, in this process, with the coder replaced by a script: first `attempts` (one tool
     call each), then the legitimate fix (replace in reports.py, run_verification, stop)."""
     monkeypatch.syspath_prepend(str(ROOT / "llm"))
@@ -131,7 +134,7 @@ def scripted_coder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[t
     monkeypatch.delenv("CODEMOD_LLM_MODELS", raising=False)
     monkeypatch.delenv("CODEMOD_LLM_MODEL", raising=False)
 
-    def script(attempts: list[tuple[str, dict[str, Any]]]) -> None:
+    def script(attempts: Attempts) -> None:
         def coder(body: dict[str, Any], fault: str | None) -> Any:
             done = scripts.tool_results(body)
             if len(done) < len(attempts):
@@ -156,7 +159,7 @@ def scripted_coder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[t
         sys.modules.pop("mock_server", None)
 
 
-def writes(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+def writes(files: dict[str, str]) -> Attempts:
     return [("write_file", {"path": path, "content": text}) for path, text in files.items()]
 
 
