@@ -15,6 +15,7 @@ from agentic_codemod import __version__
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.gitlab import inert_text, inert_title
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
+from agentic_codemod.workflow import codemod
 from agentic_codemod.workflow.state import RunState
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -125,6 +126,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     if not approved:
         title = f"[not ready] {title}"
     changes = "\n".join(f"- `{f}`" for f in (cand.files if cand else [])) or "- nothing"
+    changes += "".join(f"\n- {line}" for line in codemod.provenance(state.manifest.rule_edits))
     if last is None:
         verification = "No verification ran."
     else:

@@ -2,26 +2,43 @@
 
 A rule file holds one ast-grep rule (`id`, `language`, `message`, `rule`, optional `fix`, `metadata`).
 Rules run in file-name order (the ids are numbered so that order is explicit). A rule without `fix`
-is detect-only: its matches become `requires_human` items of the plan. Every edit goes through the
-workspace (so deny globs, budgets and the trace apply) and one bad file never stops the others.
+is detect-only: its matches become `requires_human` items of the plan. Where the rules match is found by
+scan.py (bounded, cached per file content, fail-closed).
+
+Every edit goes through the workspace (so deny globs, budgets and the trace apply) and is recorded with
+the rule that made it (`RuleEdit`: rule id, file, count, and what the edit brings in, rule_risk.py). A
+write the workspace refuses fails the run naming rule and path; any other error on one file is collected
+and leaves that file to a human, without stopping the others.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import yaml
 
-from agentic_codemod.errors import EnvironmentUnavailable, InputError
-from agentic_codemod.models import HumanItem, RuleMatch
+from agentic_codemod.errors import CandidateRejected, InputError
+from agentic_codemod.models import HumanItem, RuleEdit, RuleMatch
+from agentic_codemod.workflow import rule_risk
+from agentic_codemod.workflow.scan import SOURCE_SUFFIXES, Hit, Scanner, ast_grep_binary, source_files
 
-SOURCE_SUFFIXES = {"python": (".py",)}
+__all__ = [
+    "SOURCE_SUFFIXES",
+    "CodemodReport",
+    "Rule",
+    "Scanner",
+    "apply_rules",
+    "ast_grep_binary",
+    "error_items",
+    "find_matches",
+    "human_items",
+    "load_rules",
+    "provenance",
+    "risk_items",
+    "source_files",
+]
 
 
 @dataclass(frozen=True)
@@ -43,12 +60,19 @@ class Rule:
 
 @dataclass
 class CodemodReport:
-    edits: list[dict[str, Any]] = field(default_factory=list)  # {rule, file, replacements}
+    edits: list[RuleEdit] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)  # {rule, file, error}
 
     @property
     def files(self) -> list[str]:
-        return sorted({e["file"] for e in self.edits})
+        return sorted({e.file for e in self.edits})
+
+    def by_rule(self) -> dict[str, list[str]]:
+        """Rule id -> the files it changed, in the order the rules ran."""
+        out: dict[str, list[str]] = {}
+        for e in self.edits:
+            out.setdefault(e.rule, []).append(e.file)
+        return out
 
 
 class Writer(Protocol):
@@ -86,60 +110,21 @@ def load_rules(rules_dir: Path, disabled: list[str] | None = None) -> list[Rule]
     return [r for r in rules if r.id not in set(disabled or [])]
 
 
-def ast_grep_binary() -> str:
-    beside = Path(sys.executable).parent / "ast-grep"
-    found = str(beside) if beside.exists() else shutil.which("ast-grep")
-    if not found:
-        raise EnvironmentUnavailable("ast-grep is not installed", hint="pip install ast-grep-cli")
-    return found
-
-
-def scan(rule: Rule, root: Path, files: list[str], timeout_s: float = 120.0) -> list[dict[str, Any]]:
-    """All matches of one rule in the given repo-relative files (ast-grep JSON objects)."""
-    if not files:
-        return []
-    proc = subprocess.run(
-        [ast_grep_binary(), "scan", "--rule", str(rule.path), "--json=compact", *files],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=timeout_s,
-        check=False,
-    )
-    try:
-        matches = json.loads(proc.stdout or "[]")
-    except json.JSONDecodeError as exc:
-        raise RuntimeError(f"ast-grep failed on rule {rule.id}: {proc.stderr.strip()[:500]}") from exc
-    return [m for m in matches if m.get("ruleId", rule.id) == rule.id]
-
-
-def source_files(root: Path, language: str) -> list[str]:
-    """Tracked and untracked (not ignored) source files, repo-relative, via git (so .gitignore applies)."""
-    out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    suffixes = SOURCE_SUFFIXES.get(language, ())
-    return sorted(p for p in out.split("\0") if p.endswith(suffixes) and (root / p).is_file())
-
-
-def find_matches(rules: list[Rule], root: Path) -> list[RuleMatch]:
-    """What the rules would touch, without touching anything (for the plan)."""
-    found: list[RuleMatch] = []
-    for rule in rules:
-        for m in scan(rule, root, source_files(root, rule.language)):
-            found.append(
-                RuleMatch(
-                    rule_id=rule.id,
-                    file=m["file"],
-                    line=m["range"]["start"]["line"] + 1,
-                    message=rule.message,
-                    fixable=rule.fixable,
-                )
-            )
-    return found
+def find_matches(rules: list[Rule], root: Path, scanner: Scanner | None = None) -> list[RuleMatch]:
+    """What the rules would touch, without touching anything (for the plan and the final gate)."""
+    scanner = scanner or Scanner(root)
+    by_id = {r.id: r for r in rules}
+    return [
+        RuleMatch(
+            rule_id=h.rule_id,
+            file=h.file,
+            line=h.line,
+            message=by_id[h.rule_id].message,
+            fixable=by_id[h.rule_id].fixable,
+        )
+        for rule in rules
+        for h in scanner.matches(rule)
+    ]
 
 
 def human_items(matches: list[RuleMatch], rules: list[Rule], target: str) -> list[HumanItem]:
@@ -152,36 +137,84 @@ def human_items(matches: list[RuleMatch], rules: list[Rule], target: str) -> lis
     ]
 
 
-def apply_rules(rules: list[Rule], root: Path, writer: Writer) -> CodemodReport:
+def apply_rules(
+    rules: list[Rule], root: Path, writer: Writer, scanner: Scanner | None = None
+) -> CodemodReport:
     """Apply every fixable rule in order; each rule sees the result of the ones before it."""
+    scanner = scanner or Scanner(root)
     report = CodemodReport()
     for rule in (r for r in rules if r.fixable):
-        by_file: dict[str, list[dict[str, Any]]] = {}
-        for m in scan(rule, root, source_files(root, rule.language)):
-            if "replacement" in m:
-                by_file.setdefault(m["file"], []).append(m)
-        for rel, matches in sorted(by_file.items()):
-            try:
-                original = writer.read(rel, actor=f"codemod:{rule.id}")
-                updated = _splice(original, matches)
-                if updated != original:
-                    writer.write(rel, updated, actor=f"codemod:{rule.id}")
-                    report.edits.append({"rule": rule.id, "file": rel, "replacements": len(matches)})
-            except (PermissionError, OSError, ValueError) as exc:
-                report.errors.append({"rule": rule.id, "file": rel, "error": str(exc)})
+        by_file: dict[str, list[Hit]] = {}
+        for hit in scanner.matches(rule):
+            if hit.replacement is not None:
+                by_file.setdefault(hit.file, []).append(hit)
+        for rel, hits in sorted(by_file.items()):
+            edit = _apply_one(rule, rel, hits, writer, report)
+            if edit is not None:
+                report.edits.append(edit)
     return report
 
 
-def _splice(text: str, matches: list[dict[str, Any]]) -> str:
+def _apply_one(
+    rule: Rule, rel: str, hits: list[Hit], writer: Writer, report: CodemodReport
+) -> RuleEdit | None:
+    actor = f"codemod:{rule.id}"
+    try:
+        original = writer.read(rel, actor=actor)
+        updated = _splice(original, hits)
+        if updated == original:
+            return None
+        writer.write(rel, updated, actor=actor)
+    except PermissionError as exc:  # the workspace refused: the package's rule reaches where it may not
+        reason = getattr(exc, "reason", None) or str(exc)
+        raise CandidateRejected(
+            f"rule {rule.id} tried to change {rel}, which the workspace refused: {reason}",
+            hint="disable the rule (migration.disabled_rules) or fix the migration package",
+        ) from exc
+    except (OSError, ValueError) as exc:
+        report.errors.append({"rule": rule.id, "file": rel, "error": str(exc)})
+        return None
+    adds, human = rule_risk.assess(original, updated, rule.language)
+    return RuleEdit(rule=rule.id, file=rel, count=len(hits), adds=adds, requires_human=human)
+
+
+def error_items(report: CodemodReport) -> list[HumanItem]:
+    """A file a rule could not edit is a human's job (it still has the old API)."""
+    return [
+        HumanItem(reason=f"rule {e['rule']} could not edit the file: {e['error']}", file=e["file"])
+        for e in report.errors
+    ]
+
+
+def risk_items(report: CodemodReport) -> list[HumanItem]:
+    """A rule edit that brings in import-time code or a risky API waits for a human."""
+    return [
+        HumanItem(reason=f"rule {e.rule} edit adds {'; '.join(e.adds)}", file=e.file)
+        for e in report.edits
+        if e.requires_human
+    ]
+
+
+def provenance(edits: list[RuleEdit]) -> list[str]:
+    """One line per rule that changed files, for the MR text: "changed by ACME003 in 4 files: ..."."""
+    by_rule: dict[str, list[str]] = {}
+    for e in edits:
+        by_rule.setdefault(e.rule, []).append(e.file)
+    return [  # file names are data: each stays on its line, inside its code span
+        f"changed by {rule} in {len(files)} file{'s' if len(files) != 1 else ''}: "
+        + ", ".join(f"`{_one_line(f)}`" for f in files)
+        for rule, files in by_rule.items()
+    ]
+
+
+def _one_line(name: str) -> str:
+    return name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("`", "'")
+
+
+def _splice(text: str, hits: list[Hit]) -> str:
     """Apply replacements by byte offset, last first, refusing overlapping edits."""
     data = text.encode("utf-8")
-    spans = sorted(
-        (
-            (m["replacementOffsets"]["start"], m["replacementOffsets"]["end"], m["replacement"])
-            for m in matches
-        ),
-        reverse=True,
-    )
+    spans = sorted(((h.start, h.end, h.replacement or "") for h in hits), reverse=True)
     limit = len(data) + 1
     for start, end, replacement in spans:
         if end > limit:

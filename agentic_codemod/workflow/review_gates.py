@@ -7,7 +7,7 @@ from agentic_codemod.adapters.types import refreshed_sha256
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Finding
 from agentic_codemod.tools.snapshot import read_blob
-from agentic_codemod.workflow import gates
+from agentic_codemod.workflow import gates, rule_risk
 from agentic_codemod.workflow.declarations import pending_declarations
 from agentic_codemod.workflow.gates import GateResult
 from agentic_codemod.workflow.manifest_gate import manifest_gate
@@ -36,6 +36,7 @@ def judge_candidate(state: RunState) -> list[Finding]:
         patch_text_gate(
             state.paths.artifact("changes.patch").read_bytes(), state.paths.worktree, state.base_commit
         ),
+        rule_risk.provenance_gate(state.manifest.rule_edits),  # what each rule edit brings in
     ):
         state.gates.append({**result.to_dict(), "candidate_sha256": cand.sha256})
         findings.extend(result.findings)

@@ -55,7 +55,8 @@ class InstallPlan:
         args = [arg for file in self.requirement_files for arg in ("-r", file)]
         args += ["-e", self.project] if self.project else []
         args += [arg for group in self.groups for arg in ("--group", group)]
-        return args + self.requirements
+        # Requirement strings come from the repository: after `--`, pip reads none of them as an option.
+        return args + (["--", *self.requirements] if self.requirements else [])
 
 
 def plan_install(root: Path, settings: Settings) -> InstallPlan:

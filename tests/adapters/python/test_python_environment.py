@@ -96,7 +96,7 @@ def test_pip_command_uses_this_pip_against_the_env_interpreter(tmp_path: Path) -
         sys.executable, "-m", "pip", "--python", str(tmp_path / "bin/python"), "install",
         "--disable-pip-version-check", "--no-input", "--no-index",
         "--index-url", "https://pypi.example/simple", "--find-links", "/wheels",
-        "--upgrade", "-r", "requirements.txt", "-e", ".[test]", "pytest",
+        "--upgrade", "-r", "requirements.txt", "-e", ".[test]", "--", "pytest",
     ]  # fmt: skip
 
 

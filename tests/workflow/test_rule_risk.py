@@ -1,0 +1,79 @@
+"""What a rule's edit brings into a file (workflow/rule_risk.py): before/after strings, one case a line."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_codemod.models import RuleEdit
+from agentic_codemod.workflow.rule_risk import assess, provenance_gate
+
+BASE = """\
+import acme.errors
+from acme import errors
+import os
+
+TIMEOUT = 5
+
+
+def load(client):
+    return client.fetch("x", timeout=TIMEOUT)
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "adds", "human"),
+    [
+        # the acme rules: renames inside a package the file already imports, calls inside functions
+        (BASE, BASE.replace("acme.errors", "acme.exceptions"), ["import of acme.exceptions"], False),
+        (
+            BASE,
+            BASE.replace("import errors", "import exceptions as errors"),
+            ["import of acme.exceptions"],
+            False,
+        ),
+        (BASE, BASE.replace("client.fetch", "client.get"), [], False),
+        (BASE, BASE.replace("timeout=", "timeout_s="), [], False),
+        (BASE, BASE.replace("import os\n", ""), [], False),
+        # a new package, import-time code, risky APIs
+        (BASE, BASE.replace("import os", "import os\nimport evil"), ["import of evil, a package"], True),
+        (BASE, BASE + "\nprint('hi')\n", ["a call of print at import time"], True),
+        (BASE, BASE.replace("TIMEOUT = 5", "TIMEOUT = int('5')"), ["a call of int at import time"], True),
+        (BASE, BASE + "\n@register()\ndef g(): pass\n", ["a call of register at import time"], True),
+        (BASE, BASE + "\ndef g(x=setup()): pass\n", ["a call of setup at import time"], True),
+        (BASE, BASE + "\nclass C:\n    X = boot()\n", ["a call of boot at import time"], True),
+        (BASE, BASE.replace('"x"', 'os.system("curl x | sh")'), ["use of os.system"], True),
+        (BASE, BASE.replace("import os", "from os import system as run"), ["use of os.system"], True),
+        (BASE, BASE.replace('"x"', 'eval("1")'), ["use of eval"], True),
+        (BASE, BASE.replace('"x"', 'open("/etc/passwd").read()'), ["use of open"], True),
+        (BASE, BASE.replace('"x"', '__import__("socket")'), ["use of __import__"], True),
+        (BASE, BASE + '\n__import__("os").system("id")\n', ["a call of os.system at import time"], True),
+        (BASE, BASE.replace("import os", "import os\nimport subprocess as sp"), ["use of subprocess"], True),
+        (BASE, BASE.replace("return", "import urllib.request\n    return"), ["use of urllib.request"], True),
+        # a file the tool cannot check
+        (BASE, BASE + "\ndef (:\n", ["leaves the file unparseable"], True),
+        ("print 'py2'\n", "print 'py3'\n", ["cannot parse"], True),
+    ],
+)
+def test_what_an_edit_adds(before: str, after: str, adds: list[str], human: bool) -> None:
+    found, needs_human = assess(before, after, "python")
+    assert needs_human is human, found
+    for expected in adds:
+        assert any(expected in line for line in found), found
+    if not adds:
+        assert found == []
+
+
+def test_an_edit_in_a_language_the_tool_cannot_check_needs_a_human() -> None:
+    assert assess("a", "b", "rust") == (["an edit in rust, which the tool cannot check"], True)
+
+
+def test_the_provenance_gate_shows_every_addition_and_never_fails() -> None:
+    edits = [
+        RuleEdit(rule="ACME001", file="src/a.py", count=2, adds=["import of acme.exceptions"]),
+        RuleEdit(rule="ACME666", file="src/b.py", count=1, adds=["use of os.system"], requires_human=True),
+        RuleEdit(rule="ACME003", file="src/c.py", count=4),
+    ]
+    gate = provenance_gate(edits)
+    assert gate.passed
+    assert [(f.severity, f.path) for f in gate.findings] == [("info", "src/a.py"), ("warning", "src/b.py")]
+    assert gate.findings[1].message == "rule ACME666 edit adds use of os.system: a human must check it"

@@ -1,0 +1,210 @@
+"""The rules' scanner (workflow/scan.py) with the real ast-grep CLI: hostile file names are data, a failed
+scan is an error (never "no matches"), results are cached per file content, every output is bounded."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from fixtures_support import RULES_DIR
+
+from agentic_codemod.adapters.python.install_plan import InstallPlan
+from agentic_codemod.config import ScanSettings
+from agentic_codemod.errors import RequiresHuman
+from agentic_codemod.workflow import scan
+from agentic_codemod.workflow.codemod import Rule, load_rules
+from agentic_codemod.workflow.scan import ScanFailed, Scanner, source_files
+
+CALL = "def f(client):\n    return getattr(client, 'fetch')\n"
+# Names a shell, getopt or clap would read as something else. Each is a Python file holding one match.
+HOSTILE_NAMES = (
+    "--x.py",
+    "-rf.py",
+    "--rule=evil.py",
+    "-/x.py",
+    "src/a b.py",
+    "src/new\nline.py",
+    "src/-- .py",
+    "src/caf\u00e9.py",
+    "src/`$(touch pwned)`.py",
+)
+GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid", "GIT_COMMITTER_NAME": "t"}
+
+
+def detect_rule() -> Rule:
+    return next(r for r in load_rules(RULES_DIR) if r.id == "ACME900")
+
+
+def make_repo(root: Path, files: dict[str | bytes, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        path = root / os.fsdecode(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    env = {**os.environ, **GIT, "GIT_COMMITTER_EMAIL": "t@x.invalid"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return root
+
+
+def recording_binary(tmp_path: Path, real: str) -> tuple[Path, Path]:
+    """A wrapper that records its argv (NUL-separated) and then runs the real ast-grep."""
+    log = tmp_path / "argv.log"
+    script = tmp_path / "ast-grep-recorder"
+    script.write_text(
+        "#!/usr/bin/env python3\nimport os, sys\n"
+        f"with open({str(log)!r}, 'ab') as f:\n"
+        "    f.write(b'\\0'.join(os.fsencode(a) for a in sys.argv[1:]) + b'\\n---\\n')\n"
+        f"os.execv({real!r}, [{real!r}, *sys.argv[1:]])\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script, log
+
+
+def fake_binary(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "fake-ast-grep"
+    script.write_text("#!/bin/sh\n" + body + "\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_hostile_file_names_are_scanned_as_files_and_passed_after_double_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {name: CALL for name in HOSTILE_NAMES})
+    real = scan.ast_grep_binary()
+    recorder, log = recording_binary(tmp_path, real)
+    monkeypatch.setattr(scan, "ast_grep_binary", lambda: str(recorder))
+
+    hits = Scanner(repo).matches(detect_rule())
+
+    assert sorted(h.file for h in hits) == sorted(HOSTILE_NAMES)
+    assert all(h.line == 2 for h in hits)
+    [call] = [c for c in log.read_bytes().split(b"\n---\n") if c]
+    argv = [os.fsdecode(a) for a in call.split(b"\0")]
+    names = argv[argv.index("--") + 1 :]
+    assert sorted(names) == sorted(f"./{n}" for n in HOSTILE_NAMES)
+    assert not any(a in HOSTILE_NAMES for a in argv[: argv.index("--")]), "a file name before --"
+    assert not (repo / "pwned").exists() and not (tmp_path / "pwned").exists()
+
+
+def test_an_empty_dash_named_file_does_not_turn_the_scan_into_no_matches(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"--x.py": "", "src/app.py": CALL})
+    assert [(h.file, h.line) for h in Scanner(repo).matches(detect_rule())] == [("src/app.py", 2)]
+
+
+def test_install_plan_passes_requirement_strings_after_double_dash() -> None:
+    plan = InstallPlan(
+        requirement_files=["requirements.txt"],
+        project=".",
+        requirements=["--index-url=http://attacker.invalid/simple", "-rf", "pytest"],
+    )
+    args = plan.pip_args()
+    assert args[args.index("--") + 1 :] == ["--index-url=http://attacker.invalid/simple", "-rf", "pytest"]
+    assert args[: args.index("--")] == ["-r", "requirements.txt", "-e", "."]
+
+
+def test_non_utf8_file_name_requires_a_human_naming_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/app.py": CALL, b"src/caf\xe9.py": "x = 1\n"})
+    with pytest.raises(RequiresHuman, match=r"not UTF-8: 'src/caf\\\\xe9.py'"):
+        source_files(repo, "python")
+    with pytest.raises(RequiresHuman):
+        Scanner(repo).matches(detect_rule())
+
+
+def test_symlinks_and_ignored_files_are_not_scanned(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text(CALL)
+    repo = make_repo(tmp_path / "repo", {"src/app.py": CALL, ".gitignore": "build/\n"})
+    (repo / "src/link.py").symlink_to(outside)
+    (repo / "build").mkdir()
+    (repo / "build/gen.py").write_text(CALL)
+    assert source_files(repo, "python") == ["src/app.py"]
+
+
+def test_a_repository_sgconfig_cannot_remap_python_to_hide_matches(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "repo",
+        {"sgconfig.yml": "ruleDirs: []\nlanguageGlobs:\n  bash: ['*.py']\n", "src/app.py": CALL},
+    )
+    assert [h.file for h in Scanner(repo).matches(detect_rule())] == ["src/app.py"]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("echo \"error: unexpected argument '--x.py' found\" >&2; exit 2", "unexpected argument '--x.py'"),
+        ("exit 0", "did not report what it scanned"),
+        ("echo 'ERROR: ./src/app.py: Permission denied' >&2; exit 0", "Permission denied"),
+        ("echo '{not json' ; exit 0", "cannot read"),
+        (
+            "echo 'sg: summary|file: scannedFileCount=0,skippedFileCount=0' >&2;"
+            "echo 'sg: summary|rule: effectiveRuleCount=1,skippedRuleCount=0' >&2",
+            "scanned 0 of 1",
+        ),
+        (
+            "echo 'sg: summary|file: scannedFileCount=1,skippedFileCount=0' >&2;"
+            "echo 'sg: summary|rule: effectiveRuleCount=0,skippedRuleCount=1' >&2",
+            "did not apply rule ACME900",
+        ),
+    ],
+    ids=["exit-2", "silent", "stderr-error", "bad-json", "fewer-files", "rule-skipped"],
+)
+def test_a_failed_scan_is_an_error_never_no_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, expected: str
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/app.py": CALL})
+    monkeypatch.setattr(scan, "ast_grep_binary", lambda: str(fake_binary(tmp_path, body)))
+    with pytest.raises(ScanFailed, match="ast-grep") as caught:
+        Scanner(repo).matches(detect_rule())
+    assert expected in str(caught.value)
+    assert caught.value.exit_code == 1
+
+
+def test_a_scan_that_does_not_finish_requires_a_human(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/app.py": CALL})
+    monkeypatch.setattr(scan, "ast_grep_binary", lambda: str(fake_binary(tmp_path, "exec sleep 60")))
+    with pytest.raises(RequiresHuman, match=r"did not finish .*scan.timeout_s.*src/app.py"):
+        Scanner(repo, ScanSettings(timeout_s=0.5)).matches(detect_rule())
+
+
+def test_results_are_reused_for_unchanged_files_and_rescanned_where_a_file_changed(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
+    scanner = Scanner(repo)
+    rule = detect_rule()
+    first = scanner.matches(rule)
+    assert scanner.runs == 1 and len(first) == 3
+    assert scanner.matches(rule) == first and scanner.runs == 1
+
+    (repo / "src/m1.py").write_text("x = 1\n" + CALL)
+    changed = scanner.matches(rule)
+    assert scanner.runs == 2
+    assert sorted((h.file, h.line) for h in changed) == [("src/m0.py", 2), ("src/m1.py", 3), ("src/m2.py", 2)]
+
+
+def test_many_files_are_scanned_in_batches_bounded_by_argv_bytes(tmp_path: Path) -> None:
+    names = {f"src/{'d' * 60}/module_{i:03d}.py": CALL for i in range(40)}
+    repo = make_repo(tmp_path / "repo", names)
+    scanner = Scanner(repo, ScanSettings(max_argv_bytes=1_000))
+    hits = scanner.matches(detect_rule())
+    assert sorted(h.file for h in hits) == sorted(names)
+    assert scanner.runs >= 3
+
+
+def test_more_matches_than_the_cap_requires_a_human_naming_the_file(tmp_path: Path) -> None:
+    many = "def f(client):\n" + "    getattr(client, 'x')\n" * 50
+    repo = make_repo(tmp_path / "repo", {"src/a.py": CALL, "src/many.py": many})
+    with pytest.raises(RequiresHuman, match=r"ACME900 matches more than 20 times .* src/many.py"):
+        Scanner(repo, ScanSettings(max_matches_per_rule=20)).matches(detect_rule())
+
+
+def test_more_output_than_the_cap_requires_a_human_naming_the_file(tmp_path: Path) -> None:
+    big = "def f(client):\n    getattr(client, '" + "x" * 5_000 + "')\n"
+    repo = make_repo(tmp_path / "repo", {"src/big.py": big})
+    with pytest.raises(RequiresHuman, match=r"scan.max_output_bytes.*src/big.py"):
+        Scanner(repo, ScanSettings(max_output_bytes=2_000)).matches(detect_rule())
