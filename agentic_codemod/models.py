@@ -156,4 +156,6 @@ class RunManifest(Artifact):
     rule_edits: list[RuleEdit] = Field(default_factory=list)
     steps: list[dict[str, Any]] = Field(default_factory=list)
     isolation: str | None = None  # how repository code ran: "sandbox" (bubblewrap) or "process"
+    # What each verification environment held ("baseline", "after"): {package: version}; None unreadable.
+    environments: dict[str, dict[str, str] | None] = Field(default_factory=dict)
     error: str | None = None

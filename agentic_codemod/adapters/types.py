@@ -18,8 +18,13 @@ and one module per concern:
     update.py       update_dependency(content, dependency, target) -> str      (pure: text in, text out)
                     update_lockfiles(root, dependency, target, runner) -> list[ArtifactNotice] | None
     test_command.py detect_test_command(root) -> TestCommand | None
-    environment.py  prepare_environment(root, env_dir, settings, runner) -> VerificationEnv
-                    install_dependencies(root, venv, settings, runner) -> ProcessResult
+    environment.py  prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
+                    install_dependencies(root, venv, settings, runner, pins) -> ProcessResult
+                        pins: requirement strings of the tool's own (the bumped package at its `from`
+                        range for the baseline; at exactly its target after the bump, installed on
+                        top of the baseline environment, nothing else upgraded)
+                    installed_versions(root, venv, runner) -> {canonical name: version} | None
+                    version_matches(version, specifier) -> bool      (the ecosystem's versioning)
 
 Writes never happen inside an adapter: the pipeline writes the returned text through the workspace,
 so the trace and the deny globs cover the bump like any other edit. Tool failures come back as data.
@@ -129,8 +134,10 @@ class Adapter:
     update_dependency: Callable[[str, Dependency, str], str]
     update_lockfiles: Callable[[Path, Dependency, str, Runner], list[ArtifactNotice] | None]
     detect_test_command: Callable[[Path], TestCommand | None]
-    prepare_environment: Callable[[Path, Path, Settings, Runner], VerificationEnv]
-    install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner], ProcessResult]
+    prepare_environment: Callable[[Path, Path, Settings, Runner, Sequence[str]], VerificationEnv]
+    install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]
+    installed_versions: Callable[[Path, VerificationEnv, Runner], dict[str, str] | None]
+    version_matches: Callable[[str, str], bool]
 
 
 def refreshed_message(command: str, sha256: str) -> str:

@@ -16,7 +16,7 @@ from agentic_codemod.errors import (
 from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile, VerificationResult
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
-from agentic_codemod.workflow import codemod, oracle, verify
+from agentic_codemod.workflow import codemod, environments, oracle, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, freeze
 from agentic_codemod.workflow.declarations import pending_declarations
@@ -54,8 +54,9 @@ def plan(state: RunState, brain: Brain) -> str:
     )
     state.plan = draft
     state.skill = _find_skill(state)  # no migration notes: nobody can tell whether there is work to do
-    rules_dir = state.skill.rules_dir
-    state.rules = codemod.load_rules(rules_dir, task.migration.disabled_rules) if rules_dir else []
+    rules_dir = state.skill.rules_dir if state.skill is not None else None  # None: a plain bump
+    disabled = task.migration.disabled_rules if task.migration else []
+    state.rules = codemod.load_rules(rules_dir, disabled) if rules_dir else []
     state.scanner = codemod.Scanner(state.paths.worktree, state.settings.scan)  # one cache for the run
     draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree, state.scanner)
     relevant = [m for m in draft.rule_matches if _rule(state, m.rule_id).applies_to(target)]
@@ -150,29 +151,13 @@ def _rule(state: RunState, rule_id: str) -> codemod.Rule:
 
 
 def baseline(state: RunState) -> str:
-    adapter, command = need(state.adapter), state.test_command
+    command = state.test_command
     if command is None:
         raise RequiresHuman(
             "no test command found: without verification nothing may be published",
             hint="add a tests/ folder or a pytest configuration to the repository",
         )
-    paths, policy = state.paths, need(state.policy)
-    repo_copy.fresh_copy(paths.worktree, paths.copy)  # the install (setup.py, build backends) runs here
-    try:
-        state.env = adapter.prepare_environment(
-            paths.copy,
-            paths.env_dir,
-            state.settings,
-            need(state.runner).boxed(policy.for_install(paths.copy)),
-        )
-    finally:
-        repo_copy.discard(paths.copy)
-    failed = [r for r in state.env.install_log if not r.ok]
-    if failed:
-        raise RequiresHuman(
-            "cannot install the repository's dependencies for verification",
-            hint=failed[-1].output_tail[-400:].strip(),
-        )
+    environments.install_baseline(state)
     state.baseline = timed_tests(state, "baseline")
     state.verifications.append(state.baseline)
     if not verify.usable_baseline(state.baseline):
@@ -227,25 +212,7 @@ def bump(state: RunState) -> str:
                     )
         finally:
             repo_copy.discard(paths.copy)
-    repo_copy.fresh_copy(paths.worktree, paths.copy)
-    try:
-        install = adapter.install_dependencies(
-            paths.copy, need(state.env), state.settings, runner.boxed(policy.for_install(paths.copy))
-        )
-    finally:
-        repo_copy.discard(paths.copy)
-    state.trace.record(
-        actor="bump",
-        tool="install_dependencies",
-        arguments={"argv": install.argv},
-        result=f"exit {install.exit_code}",
-        decision="allowed",
-    )
-    if not install.ok:
-        raise CandidateRejected(
-            f"installing {state.task.sdk.name} {target} failed (exit {install.exit_code})",
-            hint=install.output_tail[-400:].strip(),
-        )
+    environments.install_target(state)
     return f"bumped {bumped} declaration(s); installed {state.task.sdk.name} {target}"
 
 
@@ -306,7 +273,10 @@ def scribe(state: RunState, brain: Brain) -> str:
 
 
 def _find_skill(state: RunState) -> Any:
+    """The migration skill the task names; None for a plain bump (a task without `migration:`)."""
     ref = state.task.migration
+    if ref is None:
+        return None
     skill = state.context.skill(ref.package, ref.skill) if state.context is not None else None
     if skill is None:
         raise RequiresHuman(

@@ -26,8 +26,10 @@ FUNCTIONS = {
     "update_dependency": 3,
     "update_lockfiles": 4,
     "detect_test_command": 1,
-    "prepare_environment": 4,
-    "install_dependencies": 4,
+    "prepare_environment": 5,
+    "install_dependencies": 5,
+    "installed_versions": 3,
+    "version_matches": 2,
 }
 
 

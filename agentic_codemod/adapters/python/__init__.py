@@ -35,7 +35,12 @@ from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
     is_dependency_file,
     read_dependency_files,
 )
-from agentic_codemod.adapters.python.environment import install_dependencies, prepare_environment  # noqa: E402
+from agentic_codemod.adapters.python.environment import (  # noqa: E402
+    install_dependencies,
+    installed_versions,
+    prepare_environment,
+    version_matches,
+)
 from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.update import update_dependency, update_lockfiles  # noqa: E402
@@ -54,6 +59,8 @@ ADAPTER = Adapter(
     detect_test_command=detect_test_command,
     prepare_environment=prepare_environment,
     install_dependencies=install_dependencies,
+    installed_versions=installed_versions,
+    version_matches=version_matches,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME"]

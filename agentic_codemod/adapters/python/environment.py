@@ -14,13 +14,21 @@ The machine's own pip configuration (pip.conf, PIP_* variables: proxies, certifi
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import EnvironmentUnavailable
+
+INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
 
 # Lower-cased fragments of pip output that mean "the index could not be reached", not "bad requirements".
 NETWORK_FAILURE_MARKERS = (
@@ -40,8 +48,12 @@ NETWORK_FAILURE_MARKERS = (
 )
 
 
-def prepare_environment(root: Path, env_dir: Path, settings: Settings, runner: Runner) -> VerificationEnv:
-    """Create the venv and install the repository's requirements into it."""
+def prepare_environment(
+    root: Path, env_dir: Path, settings: Settings, runner: Runner, pins: Sequence[str]
+) -> VerificationEnv:
+    """Create the venv and install the repository's requirements into it, together with `pins`
+    (requirement strings of the tool's own: the bumped package at its `from` range, so the baseline
+    tests the highest version both the task and the repository allow)."""
     timeout = settings.budgets.install_timeout_s
     created = runner(
         [sys.executable, "-m", "venv", "--without-pip", str(env_dir)], cwd=root, timeout_s=timeout
@@ -50,18 +62,49 @@ def prepare_environment(root: Path, env_dir: Path, settings: Settings, runner: R
     if not created.ok:
         return env
     plan = plan_install(root, settings)
+    plan = replace(plan, requirements=[*plan.requirements, *pins])
     if not plan.empty:
         env.install_log.append(_install(root, env, settings, runner, plan, upgrade=False))
     return env
 
 
 def install_dependencies(
-    root: Path, env: VerificationEnv, settings: Settings, runner: Runner
+    root: Path, env: VerificationEnv, settings: Settings, runner: Runner, pins: Sequence[str]
 ) -> ProcessResult:
-    """Re-install after a bump (upgrading); the result is also appended to `env.install_log`."""
-    result = _install(root, env, settings, runner, plan_install(root, settings), upgrade=True)
+    """The baseline environment plus the change the bump makes: only `pins` (the bumped package at
+    exactly its target) are installed, with what they require; nothing else is upgraded. The result is
+    also appended to `env.install_log`."""
+    result = _install(root, env, settings, runner, InstallPlan(requirements=list(pins)), upgrade=False)
     env.install_log.append(result)
     return result
+
+
+# Printed by the environment's own interpreter: {canonical name: version} of every installed distribution.
+_LIST_INSTALLED = (
+    "import importlib.metadata as m, json, re\n"
+    "print(json.dumps({re.sub(r'[-_.]+', '-', (d.metadata['Name'] or '')).lower(): d.version"
+    " for d in m.distributions() if d.metadata['Name']}, sort_keys=True))"
+)
+
+
+def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
+    """What is installed in the environment, by canonical name; None when it cannot be read."""
+    result = runner([str(env.python), "-c", _LIST_INSTALLED], cwd=root, timeout_s=INSPECT_TIMEOUT_S)
+    if not result.ok:
+        return None
+    try:
+        found = json.loads(result.output_tail.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else None
+
+
+def version_matches(version: str, specifier: str) -> bool:
+    """Whether `version` is inside `specifier` (PEP 440); an unparsable one never is."""
+    try:
+        return Version(version) in SpecifierSet(specifier)
+    except (InvalidVersion, InvalidSpecifier):
+        return False
 
 
 def pip_install_command(python: Path, settings: Settings, plan: InstallPlan, *, upgrade: bool) -> list[str]:

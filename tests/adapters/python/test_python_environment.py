@@ -129,7 +129,7 @@ def test_real_environment_installs_from_local_wheels_and_reinstalls_after_a_bump
     repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg==0.1.0  # pinned\n", "app.py": ""})
     config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
 
-    env = prepare_environment(repo, tmp_path / "env", config, runner)
+    env = prepare_environment(repo, tmp_path / "env", config, runner, [])
 
     assert [r.ok for r in env.install_log] == [True, True], env.install_log[-1].output_tail
     assert env.python == tmp_path / "env" / "bin" / "python"
@@ -138,7 +138,7 @@ def test_real_environment_installs_from_local_wheels_and_reinstalls_after_a_bump
     dependency = Dependency(name="tinypkg", specifier="==0.1.0", file="requirements.txt", kind="requirements")
     bumped = update_dependency((repo / "requirements.txt").read_text(), dependency, "0.2.0")
     (repo / "requirements.txt").write_text(bumped)
-    result = install_dependencies(repo, env, config, runner)
+    result = install_dependencies(repo, env, config, runner, ["tinypkg==0.2.0"])
 
     assert result.ok, result.output_tail
     assert env.install_log[-1] is result
@@ -149,7 +149,7 @@ def test_real_environment_installs_from_local_wheels_and_reinstalls_after_a_bump
 def test_install_failure_is_data(tmp_path: Path, runner: Runner) -> None:
     repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg-never-published==1.0\n"})
     config = settings(find_links=[str(tmp_path)], no_index=True, extra_test_requirements=[])
-    env = prepare_environment(repo, tmp_path / "env", config, runner)
+    env = prepare_environment(repo, tmp_path / "env", config, runner, [])
     assert not env.install_log[-1].ok
     assert "No matching distribution" in env.install_log[-1].output_tail
 
@@ -162,4 +162,4 @@ def test_unreachable_index_pauses_the_run(
     repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg-never-published==1.0\n"})
     config = settings(index_url="https://127.0.0.1:9/simple", extra_test_requirements=[])
     with pytest.raises(EnvironmentUnavailable, match="package index cannot be reached"):
-        prepare_environment(repo, tmp_path / "env", config, runner)
+        prepare_environment(repo, tmp_path / "env", config, runner, [])

@@ -1,0 +1,103 @@
+"""The two verification environments of a run, and proof of what each holds.
+
+    install_baseline(state)     the repository's own requirements + the bumped package pinned to the
+                                task's `from` range: the highest version both allow (or the repository's
+                                own pin or lock) — never a fresh resolve that already runs the new major
+    install_target(state)       the baseline environment plus the change the bump makes: the package at
+                                exactly `to`, with what it requires; nothing else is upgraded
+
+Each install runs in the sandbox's install box on a disposable copy. Afterwards the environment's own
+interpreter lists what is installed (in the test box); the list goes to run.json `environments`, and
+a baseline outside `from`, or an after-environment that does not hold exactly `to`, ends the run with
+the reason — never green.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentic_codemod.adapters.types import ProcessResult
+from agentic_codemod.errors import CandidateRejected, RequiresHuman
+from agentic_codemod.tools import repo_copy
+from agentic_codemod.workflow.state import RunState, need
+
+
+def install_baseline(state: RunState) -> None:
+    adapter, sdk, paths, policy = need(state.adapter), state.task.sdk, state.paths, need(state.policy)
+    repo_copy.fresh_copy(paths.worktree, paths.copy)  # the install (setup.py, build backends) runs here
+    try:
+        state.env = adapter.prepare_environment(
+            paths.copy,
+            paths.env_dir,
+            state.settings,
+            need(state.runner).boxed(policy.for_install(paths.copy)),
+            [f"{sdk.name}{sdk.from_range}"],
+        )
+    finally:
+        repo_copy.discard(paths.copy)
+    failed = [r for r in state.env.install_log if not r.ok]
+    if failed:
+        raise RequiresHuman(
+            f"cannot install the repository's dependencies with {sdk.name}{sdk.from_range} for verification",
+            hint=failed[-1].output_tail[-400:].strip(),
+        )
+    version = _record(state, "baseline")
+    if version is None or not adapter.version_matches(version, sdk.from_range):
+        raise RequiresHuman(
+            f"the baseline environment holds {sdk.name} {version or '(not installed)'}, "
+            f"outside the task's from range {sdk.from_range}: the baseline would not test the old version",
+            hint="check the repository's pins and locks against the task's sdk.from",
+        )
+
+
+def install_target(state: RunState) -> ProcessResult:
+    adapter, sdk, paths, policy = need(state.adapter), state.task.sdk, state.paths, need(state.policy)
+    repo_copy.fresh_copy(paths.worktree, paths.copy)
+    try:
+        install = adapter.install_dependencies(
+            paths.copy,
+            need(state.env),
+            state.settings,
+            need(state.runner).boxed(policy.for_install(paths.copy)),
+            [f"{sdk.name}=={sdk.to}"],
+        )
+    finally:
+        repo_copy.discard(paths.copy)
+    state.trace.record(
+        actor="bump",
+        tool="install_dependencies",
+        arguments={"argv": install.argv},
+        result=f"exit {install.exit_code}",
+        decision="allowed",
+    )
+    if not install.ok:
+        raise CandidateRejected(
+            f"installing {sdk.name} {sdk.to} failed (exit {install.exit_code})",
+            hint=install.output_tail[-400:].strip(),
+        )
+    version = _record(state, "after")
+    if version is None or not adapter.version_matches(version, f"=={sdk.to}"):
+        raise CandidateRejected(
+            f"the environment after the bump holds {sdk.name} {version or '(not installed)'}, not {sdk.to}",
+            hint="a run must test exactly the target version",
+        )
+    return install
+
+
+def _record(state: RunState, phase: str) -> str | None:
+    """List the environment into run.json `environments[phase]`; the bumped package's version."""
+    adapter, paths, policy = need(state.adapter), state.paths, need(state.policy)
+    paths.copy.mkdir(parents=True, exist_ok=True)
+    reports = paths.reports / f"{phase}-environment"
+    reports.mkdir(parents=True, exist_ok=True)
+    try:
+        box = policy.for_tests(paths.copy, reports)
+        versions = adapter.installed_versions(paths.copy, need(state.env), need(state.runner).boxed(box))
+    finally:
+        repo_copy.discard(paths.copy)
+    state.manifest.environments[phase] = versions
+    return (versions or {}).get(canonical(state.task.sdk.name))
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
