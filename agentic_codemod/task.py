@@ -74,7 +74,8 @@ class TaskSpec(BaseModel):
     id: str
     title: str = Field(min_length=1)
     sdk: SdkSpec
-    migration: MigrationRef
+    # None: a plain bump (bump + verify); red then ends requires_human, never a migration from memory
+    migration: MigrationRef | None = None
     allow_all_paths: bool = False  # declared before allowed_paths: its validator reads it
     allowed_paths: list[str] = Field(min_length=1)
     deny_globs: list[str] = Field(default_factory=list)

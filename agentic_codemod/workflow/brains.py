@@ -118,6 +118,24 @@ def _item(text: str) -> str:
     return first[:MR_ITEM_MAX_CHARS]
 
 
+def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:
+    sdk, cand, base = state.task.sdk, state.candidate, state.baseline
+    touched = set(cand.files) if cand else set()
+    bumps = [d for d in (state.profile.sdk_declarations if state.profile else []) if d.file in touched]
+    lines = "".join(f"\n- `{d.file}`: `{d.name}{d.specifier}` now admits {sdk.to}" for d in bumps)
+    changes = (
+        f"No code change was needed: a plain bump of {sdk.name} ({sdk.from_range} -> {sdk.to}); the task "
+        f"names no migration package, so only the version declaration changed.{lines}\n\n{changes}"
+    )
+    if base is not None:
+        counts = base.tests
+        tally = f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
+        verification = (
+            f"Before the bump (baseline): exit {base.exit_code} ({tally}).\n\nAfter the bump: {verification}"
+        )
+    return changes, verification
+
+
 def templated_draft(state: RunState) -> MergeRequestDraft:
     task, plan, verdict, cand = state.task, state.plan, state.verdict, state.candidate
     last = state.last_verification
@@ -137,6 +155,8 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
             else "no counts"
         )
         verification = f"`{' '.join(last.command[-4:])}` exit {last.exit_code} ({tally}), {last.duration_s}s"
+    if task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
+        changes, verification = _plain_bump_text(state, changes, verification)
     findings = (
         "\n".join(
             f"- {f.severity}: {_item(f.message)}" + (f" (`{f.path}`)" if f.path else "")

@@ -15,7 +15,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from agentic_codemod.workflow import outcome, steps
+from agentic_codemod.config import MR_ITEM_MAX_CHARS
+from agentic_codemod.errors import RequiresHuman
+from agentic_codemod.workflow import outcome, steps, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.state import RunState
 
@@ -39,6 +41,9 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
         return "yes"
 
     def implement(s: RunState) -> str:
+        if s.task.migration is None:  # a plain bump: no notes, so nothing may migrate (ARCHITECTURE §10)
+            s.brain_done = True
+            return "plain bump: no migration package, nothing to implement"
         iteration = len(s.verifications)  # baseline counts as 0 → first iteration is 1
         changed = brain.implement(s, iteration, s.last_verification)
         s.brain_done = not changed
@@ -48,7 +53,10 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
         iteration = len(s.verifications)
         if iteration > 1 and s.brain_done:
             return "skipped: nothing changed since the last verification"
-        return steps.run_verification(s, f"iteration-{iteration}")
+        result = steps.run_verification(s, f"iteration-{iteration}")
+        if s.task.migration is None:
+            _plain_bump_red(s)
+        return result
 
     def loop_done(_outputs: list[StepOutput]) -> bool:
         last = state.last_verification
@@ -93,6 +101,23 @@ def run_workflow(state: RunState, brain: Brain) -> None:
         raise RuntimeError(
             f"the workflow ended without reaching the gate (ran: {', '.join(ran) or 'nothing'})"
         )
+
+
+def _plain_bump_red(state: RunState) -> None:
+    """A plain bump (no `migration:`) whose tests broke is a human's job: no notes, no migration. Failures
+    the baseline already had are left to the gate, which calls them pre-existing."""
+    last = state.last_verification
+    if last is None or last.passed or verify.classify(state.baseline, last) == "pre-existing":
+        return
+    failing = last.tests.failing if last.tests else []
+    which = ", ".join(failing) if failing else f"exit {last.exit_code}, no failing test id"
+    if len(which) > MR_ITEM_MAX_CHARS:
+        which = which[:MR_ITEM_MAX_CHARS] + f" ... ({len(failing)} failing)"
+    raise RequiresHuman(
+        f"tests fail after the bump and no migration notes exist for {state.task.sdk.name}: {which}",
+        hint="write a migration package for it (agentic-codemod init, docs/tutorial.md) and name it in "
+        "the task's migration:",
+    )
 
 
 class _Guard:
