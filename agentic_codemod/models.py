@@ -22,8 +22,17 @@ class Dependency(Artifact):
     name: str
     specifier: str  # as written, e.g. "==1.4.0" or ">=1.2,<2"
     file: str  # repository-relative path
-    kind: str  # requirements | pep621 | poetry | setup.cfg
+    kind: str  # requirements | pep621 | pep735 | poetry | setup.cfg | setup.py | tox.ini | lockfile
     line: int | None = None
+    # What the declaration is for (adapters/python/roles.py): the bump edits runtime, extra, test, dev and
+    # build declarations; constraint (minimum pins, constraints files) and lock stay unless the task
+    # names them (sdk.also_bump).
+    role: Literal["runtime", "extra", "test", "dev", "constraint", "lock", "build"] = "runtime"
+    section: str = ""  # where in the file: "project.optional-dependencies.test", "testenv:lint" ...
+    # Why the tool cannot edit it, e.g. a setup.py install_requires computed at run time; "" when it can.
+    uneditable: str = ""
+    # How the bump rewrites its range (adapters/python/ranges.py); set by the bump plan from the task.
+    range_strategy: Literal["auto", "bump", "widen", "replace", "pin"] = "auto"
 
 
 class RepoProfile(Artifact):

@@ -1,4 +1,5 @@
-"""The Python ecosystem adapter: requirements files, PEP 621 / Poetry pyproject.toml, setup.cfg.
+"""The Python ecosystem adapter: requirements files, PEP 621 / PEP 735 / Poetry pyproject.toml, setup.cfg,
+setup.py (read with ast), tox.ini deps, lockfiles.
 
 Declarations only; each concern lives in its own module (see README.md beside this file).
 """
@@ -24,6 +25,7 @@ FILE_PATTERNS: tuple[str, ...] = (
     "pyproject.toml",
     "setup.py",
     "setup.cfg",
+    "tox.ini",
     "Pipfile",
     "pylock.toml",
     "pylock.*.toml",

@@ -6,7 +6,8 @@
 
 The files: FILE_PATTERNS and LOCKFILES at the root (and its requirements/ folder), plus every file they
 reach: `-r` / `-c` includes of requirements files, setup.cfg `file:` and pyproject.toml
-`[tool.setuptools.dynamic]` dependency files. Refused, with the file and line, before pip sees them:
+`[tool.setuptools.dynamic]` dependency files; tox.ini deps lines are checked as requirement lines.
+Refused, with the file and line, before pip sees them:
 
     a file, or a folder on its way, that is a symlink leading outside the repository
     -r / -c / -e, a path requirement, a `file:` URL, a Poetry `path`, a setuptools `file:` that
@@ -29,7 +30,14 @@ from typing import Any
 
 import tomlkit
 
-from agentic_codemod.adapters.python import FILE_PATTERNS, LOCKFILES, pep508, requirement_options, setup_cfg
+from agentic_codemod.adapters.python import (
+    FILE_PATTERNS,
+    LOCKFILES,
+    pep508,
+    requirement_options,
+    setup_cfg,
+    tox_ini,
+)
 from agentic_codemod.adapters.types import DependencyFiles, Refusal
 from agentic_codemod.errors import InputError
 
@@ -60,6 +68,20 @@ def checked_dependency_files(root: Path) -> list[str]:
         more = f" (and {len(found.refused) - 10} more)" if len(found.refused) > 10 else ""
         raise InputError(f"dependency files refused before any tool reads them: {listed}{more}", hint=HINT)
     return found.files
+
+
+def check_requirement_lines(root: Path, source: str, lines: list[str]) -> None:
+    """Requirement lines from elsewhere (a tox testenv, a nox session, the task's verification) checked
+    as a requirements file at the root would be; InputError naming `source` and each refusal."""
+    walk = _Walk(root.resolve())
+    options, problems = requirement_options.scan("\n".join(lines))
+    for line, problem in problems:
+        walk.refuse(source, line, problem)
+    for option in options:
+        walk.option(source, walk.root, option)
+    if walk.refused:
+        listed = "; ".join(str(r) for r in walk.refused[:10])
+        raise InputError(f"test requirements refused before any tool reads them: {listed}", hint=HINT)
 
 
 def read_dependency_files(root: Path) -> DependencyFiles:
@@ -97,6 +119,8 @@ class _Walk:
             self.pyproject(rel, path)
         elif name == "setup.cfg" and path.is_file():
             self.setup_cfg(rel, path)
+        elif name == "tox.ini" and path.is_file():
+            self.tox_ini(rel, path)
 
     def requirements(self, rel: str, path: Path) -> None:
         try:
@@ -170,6 +194,22 @@ class _Walk:
                 elif dependency:
                     for text in filter(None, (v.strip() for v in value.splitlines())):
                         self.option(rel, path.parent, requirement_options.Option(0, "requirement", text))
+
+    def tox_ini(self, rel: str, path: Path) -> None:
+        """tox passes deps lines to pip as requirements-file lines: checked as such, at their own line."""
+        try:
+            content = path.read_text(encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            self.refuse(rel, None, f"cannot be read safely: {exc}")
+            return
+        lines = [""] * len(content.splitlines())
+        for number, text, _section in tox_ini.deps_lines(content):
+            lines[number - 1] = text
+        options, problems = requirement_options.scan("\n".join(lines))
+        for line, problem in problems:
+            self.refuse(rel, line, problem)
+        for option in options:
+            self.option(rel, path.parent, option)
 
     def file_reference(self, rel: str, kind: str, value: str, *, dependency: bool) -> None:
         target = self.location(value, self.root)

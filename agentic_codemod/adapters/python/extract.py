@@ -1,21 +1,35 @@
-"""Which files declare Python dependencies, and where one named dependency is declared in them.
+"""Which files declare Python dependencies, and where one named dependency is declared in them, with roles.
 
     find_dependency_files(root) -> ["poetry.lock", "pyproject.toml", "requirements.txt", ...]
-    extract_dependencies(root, files, sdk) -> [Dependency(name, specifier, file, kind, line), ...]
+    extract_dependencies(root, files, sdk) -> [Dependency(name, specifier, file, kind, line, role, ...), ...]
 
-Files of a kind that declares nothing this adapter bumps (setup.py, Pipfile, lockfiles) are listed and
-skipped by extraction.
+Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735, Poetry, build-system),
+setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini deps, and lockfiles (each
+locked version, role "lock"; refreshed by its own tool, never edited). Pipfile declares nothing here.
+Roles come from roles.py; a requirements file reached through `-c` is a constraint file.
 
 Names compare PEP 503-normalised (`Acme_SDK` == `acme-sdk`); name and specifier are returned as written.
-A pyproject.toml or setup.cfg that cannot be parsed stops extraction (InputError naming the file):
-the dependency might be declared there, and a bump that misses a declaration is worse than none.
+A file that cannot be parsed stops extraction (InputError naming the file): the dependency might be
+declared there, and a bump that misses a declaration is worse than none.
 """
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path, PurePosixPath
 
-from agentic_codemod.adapters.python import pep508, pyproject, requirements_file, setup_cfg
+from agentic_codemod.adapters.python import (
+    LOCKFILES,
+    lockfile,
+    pep508,
+    pyproject,
+    requirement_options,
+    requirements_file,
+    roles,
+    setup_cfg,
+    setup_py,
+    tox_ini,
+)
 from agentic_codemod.adapters.python.dependency_files import REQUIREMENTS_SUFFIXES, checked_dependency_files
 from agentic_codemod.adapters.python.pep508 import DependencyFormat
 from agentic_codemod.errors import InputError
@@ -31,8 +45,9 @@ def find_dependency_files(root: Path) -> list[str]:
 
 
 def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Dependency]:
-    """Every declaration of `sdk` in `files`, in file order then line order."""
+    """Every declaration of `sdk` in `files`, in file order then line order, each with its role."""
     canonical = pep508.canonical(sdk)
+    constraints = constraint_files(root, files)
     dependencies = []
     for file in files:
         module = file_format(file)
@@ -43,11 +58,39 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             declarations = module.find(content, canonical)
         except ValueError as exc:
             raise InputError(f"{file}: {exc}", hint="fix the file, or leave it out of the task") from exc
+        compiled = module is requirements_file and roles.is_compiled(content)
         dependencies += [
-            Dependency(name=d.name, specifier=d.specifier, file=file, kind=d.kind, line=d.line)
+            Dependency(
+                name=d.name,
+                specifier=d.specifier,
+                file=file,
+                kind=d.kind,
+                line=d.line,
+                role=roles.role(file, d.kind, d.section, constraints=constraints, compiled=compiled),
+                section=d.section,
+                uneditable=d.uneditable,
+            )
             for d in declarations
         ]
     return dependencies
+
+
+def constraint_files(root: Path, files: list[str]) -> frozenset[str]:
+    """Repository-relative paths of the files some requirements file names with `-c` / `--constraint`."""
+    named: set[str] = set()
+    for file in files:
+        if not file.endswith(REQUIREMENTS_SUFFIXES):
+            continue
+        try:
+            text = requirement_options.decode((root / file).read_bytes())
+        except (OSError, ValueError):
+            continue  # find_dependency_files refused it already
+        options, _problems = requirement_options.scan(text)
+        folder = PurePosixPath(file).parent
+        for option in options:
+            if option.name == "--constraint":
+                named.add(posixpath.normpath((folder / option.value.removeprefix("file:")).as_posix()))
+    return frozenset(named)
 
 
 def file_format(file: str) -> DependencyFormat | None:
@@ -57,6 +100,12 @@ def file_format(file: str) -> DependencyFormat | None:
         return pyproject
     if name == "setup.cfg":
         return setup_cfg
+    if name == "setup.py":
+        return setup_py
+    if name == "tox.ini":
+        return tox_ini
+    if name in LOCKFILES or (name.startswith("pylock.") and name.endswith(".toml")):
+        return lockfile
     if name.endswith(REQUIREMENTS_SUFFIXES):
         return requirements_file
     return None

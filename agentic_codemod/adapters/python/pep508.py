@@ -28,8 +28,10 @@ class Declaration:
     name: str
     specifier: str  # "" when declared without a version (or by URL / path / git)
     line: int
-    kind: str  # requirements | pep621 | pep735 | poetry | setup.cfg
+    kind: str  # requirements | pep621 | pep735 | poetry | setup.cfg | setup.py | tox.ini | lockfile
     style: Style
+    section: str = ""  # where in the file (roles.py reads it): "project.optional-dependencies.test" ...
+    uneditable: str = ""  # why the tool cannot edit it (a computed setup.py value); "" when it can
 
 
 # A bump maps a declaration to its new specifier text, or None to leave it as written.

@@ -34,6 +34,7 @@ class _Slot:
     name: str  # as written (the Poetry key, or the name inside the requirement string)
     kind: str
     style: Style
+    section: str = ""  # "project.dependencies", "dependency-groups.test", "tool.poetry.group.dev" ...
 
 
 def parse(content: str) -> TOMLDocument:
@@ -52,7 +53,7 @@ def declares_dependencies(content: str) -> bool:
             "dependencies" in project,
             "optional-dependencies" in project,
             "dependency-groups" in doc,
-            any(table for table in _poetry_tables(poetry)),
+            any(table for _, table in _poetry_tables(poetry)),
         )
     )
 
@@ -70,7 +71,12 @@ def _declarations(content: str, canonical: str) -> list[Declaration]:
         value = str(slot.container[slot.key])
         found.append(
             Declaration(
-                slot.name, _specifier(value, slot), _line(content, canonical, index), slot.kind, slot.style
+                slot.name,
+                _specifier(value, slot),
+                _line(content, canonical, index),
+                slot.kind,
+                slot.style,
+                slot.section,
             )
         )
     return found
@@ -89,16 +95,23 @@ def rewrite(content: str, canonical: str, bump: Bump) -> str:
 
 def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
     project = _table(doc, "project")
-    arrays = [("pep621", project.get("dependencies"))]
-    arrays += [("pep621", extra) for extra in _table(project, "optional-dependencies").values()]
-    arrays += [("pep735", group) for group in _table(doc, "dependency-groups").values()]
-    slots = [slot for kind, array in arrays for slot in _requirement_slots(array, canonical, kind)]
-    for table in _poetry_tables(_table(_table(doc, "tool"), "poetry")):
-        slots += _poetry_slots(table, canonical)
+    arrays = [("pep621", "project.dependencies", project.get("dependencies"))]
+    arrays += [
+        ("pep621", f"project.optional-dependencies.{name}", extra)
+        for name, extra in _table(project, "optional-dependencies").items()
+    ]
+    groups = _table(doc, "dependency-groups")
+    arrays += [("pep735", f"dependency-groups.{name}", group) for name, group in groups.items()]
+    arrays += [("pep518", "build-system.requires", _table(doc, "build-system").get("requires"))]
+    slots = [
+        slot for kind, where, array in arrays for slot in _requirement_slots(array, canonical, kind, where)
+    ]
+    for section, table in _poetry_tables(_table(_table(doc, "tool"), "poetry")):
+        slots += _poetry_slots(table, canonical, section)
     return slots
 
 
-def _requirement_slots(array: Any, canonical: str, kind: str) -> list[_Slot]:
+def _requirement_slots(array: Any, canonical: str, kind: str, section: str) -> list[_Slot]:
     if not isinstance(array, list):
         return []
     slots = []
@@ -106,40 +119,48 @@ def _requirement_slots(array: Any, canonical: str, kind: str) -> list[_Slot]:
         requirement = pep508.parse(item) if isinstance(item, str) else None
         if requirement is not None and pep508.matches(requirement, canonical):
             start, end = pep508.name_span(item)
-            slots.append(_Slot(array, index, item[start:end], kind, "pep440"))
+            slots.append(_Slot(array, index, item[start:end], kind, "pep440", section))
     return slots
 
 
-def _poetry_tables(poetry: dict[str, Any]) -> list[dict[str, Any]]:
-    tables = [_table(poetry, "dependencies"), _table(poetry, "dev-dependencies")]
-    tables += [_table(group, "dependencies") for group in _table(poetry, "group").values()]
+def _poetry_tables(poetry: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    tables = [
+        ("tool.poetry.dependencies", _table(poetry, "dependencies")),
+        ("tool.poetry.dev-dependencies", _table(poetry, "dev-dependencies")),
+    ]
+    tables += [
+        (f"tool.poetry.group.{name}", _table(group, "dependencies"))
+        for name, group in _table(poetry, "group").items()
+    ]
     return tables
 
 
-def _poetry_slots(table: dict[str, Any], canonical: str) -> list[_Slot]:
+def _poetry_slots(table: dict[str, Any], canonical: str, section: str) -> list[_Slot]:
     """`name = "^1.4"`, `name = {version = "^1.4", ...}`, or a list of such tables (per-python)."""
     slots = []
     for key, value in table.items():
         if pep508.canonical(key) != canonical:
             continue
+        optional = isinstance(value, dict) and value.get("optional") is True
+        where = f"{section}.optional" if optional else section
         if isinstance(value, str):
-            slots.append(_Slot(table, key, key, "poetry", "poetry"))
+            slots.append(_Slot(table, key, key, "poetry", "poetry", where))
         elif isinstance(value, dict):
-            slots.append(_version_slot(table, key, value, key))
+            slots.append(_version_slot(table, key, value, key, where))
         elif isinstance(value, list):
             slots += [
-                _version_slot(value, i, entry, key)
+                _version_slot(value, i, entry, key, section)
                 for i, entry in enumerate(value)
                 if isinstance(entry, dict)
             ]
     return slots
 
 
-def _version_slot(parent: Any, key: int | str, entry: dict[str, Any], name: str) -> _Slot:
+def _version_slot(parent: Any, key: int | str, entry: dict[str, Any], name: str, section: str) -> _Slot:
     """The `version` of a Poetry table, or the whole table when it has none (git, path, url)."""
     if isinstance(entry.get("version"), str):
-        return _Slot(entry, "version", name, "poetry", "poetry")
-    return _Slot(parent, key, name, "poetry", "poetry")
+        return _Slot(entry, "version", name, "poetry", "poetry", section)
+    return _Slot(parent, key, name, "poetry", "poetry", section)
 
 
 def _span(value: str, slot: _Slot) -> tuple[int, int] | None:

@@ -1,4 +1,5 @@
-"""setup.cfg: find and rewrite one dependency in `[options] install_requires` and `[options.extras_require]`.
+"""setup.cfg: find and rewrite one dependency in `[options] install_requires`, `tests_require`,
+`setup_requires`, `[options.extras_require]` and pbr's `[extras]`.
 
 Lines are walked the way configparser reads them (a section header, `key = value` or `key: value` at
 column 0, indented continuation lines, full-line `#`/`;` comments), so each requirement keeps its line
@@ -40,38 +41,38 @@ def extras(content: str) -> list[str]:
 
 def find(content: str, canonical: str) -> list[Declaration]:
     found = []
-    for index, _offset, text, requirement in _requirements(content, canonical):
+    for index, _offset, text, requirement, section in _requirements(content, canonical):
         start, end = pep508.name_span(text)
         span = pep508.specifier_span(text, requirement)
         specifier = text[span[0] : span[1]] if span else ""
-        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440"))
+        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440", section))
     return found
 
 
 def rewrite(content: str, canonical: str, bump: Bump) -> str:
     lines = content.splitlines(keepends=True)
-    for index, offset, text, requirement in _requirements(content, canonical):
+    for index, offset, text, requirement, section in _requirements(content, canonical):
         span = pep508.specifier_span(text, requirement)
         if span is None:
             continue
         start, end = pep508.name_span(text)
-        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440"))
+        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440", section))
         if new is not None:
             line = lines[index]
             lines[index] = line[: offset + span[0]] + new + line[offset + span[1] :]
     return "".join(lines)
 
 
-def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str, Requirement]]:
-    """(line index, offset of the value in the line, value text, requirement) for each match."""
-    for index, offset, text in _dependency_values(content):
+def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str, Requirement, str]]:
+    """(line index, offset of the value in the line, value text, requirement, section.key) per match."""
+    for index, offset, text, section in _dependency_values(content):
         requirement = pep508.parse(text)
         if requirement is not None and pep508.matches(requirement, canonical):
-            yield index, offset, text, requirement
+            yield index, offset, text, requirement, section
 
 
-def _dependency_values(content: str) -> Iterator[tuple[int, int, str]]:
-    """Every value line of install_requires and of each extra: (line index, offset, text)."""
+def _dependency_values(content: str) -> Iterator[tuple[int, int, str, str]]:
+    """Every value line of a dependency key: (line index, offset, text, "section.key")."""
     section, key = "", ""
     for index, line in enumerate(content.splitlines()):
         stripped = line.strip()
@@ -90,10 +91,11 @@ def _dependency_values(content: str) -> Iterator[tuple[int, int, str]]:
             offset = min(positions) + 1
             key = line[: offset - 1].strip().lower()
         if _holds_dependencies(section, key):
-            yield index, offset, line[offset:]
+            yield index, offset, line[offset:], f"{section}.{key}"
 
 
 def _holds_dependencies(section: str, key: str) -> bool:
     return bool(key) and (
-        (section == "options" and key == "install_requires") or section == "options.extras_require"
+        (section == "options" and key in ("install_requires", "tests_require", "setup_requires"))
+        or section in ("options.extras_require", "extras")
     )

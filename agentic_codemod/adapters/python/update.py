@@ -1,12 +1,16 @@
 """Bump one dependency's version declaration (pure text in, text out) and refresh lockfiles.
 
-Policy, applied to every declaration of the dependency in the file (so applying it twice is a no-op):
+The declaration's range is rewritten by its range strategy (`Dependency.range_strategy`, from the task's
+`sdk.range_strategy`; ranges.py): `auto` (= Renovate's `bump`) keeps the operator and the shape, moves
+floors and pins to the target, lifts only a cap that excludes it, and never adds one:
 
-    exact pin         ==1.4.0 / === 1.4.0 / Poetry 1.4.0   ->  same operator and spacing, target version
-    Poetry caret/tilde ^1.4 / ~1.4                          ->  ^<target> / ~<target>
-    any other range   >=1.2,<2 / ~=1.4 / ==1.* / 1.4.*      ->  >=<target>,<next major of target>
-    no version        acme-sdk / Poetry "*" / URL, git, path  ->  left as written
+    ==1.4.0 / === 1.4.0 / Poetry 1.4.0   ->  ==2.0.0 / === 2.0.0 / 2.0.0
+    ~=1.4 / ==1.* / Poetry ^1.4, ~1.4    ->  ~=2.0 / ==2.* / ^2.0.0, ~2.0.0
+    >=1.2 (open) / >=1.2,<2              ->  >=2.0.0 / >=2.0.0,<3
+    no version: acme-sdk / "*" / URL      ->  left as written
 
+With `dependency.line` set only the declarations on that line change (the one the bump plan chose: a
+test-minimum pin in the same file stays); without it, every declaration of the dependency in the text.
 Only the specifier changes: name, extras, markers, comments, quoting and every other line stay byte for
 byte. Lockfiles are refreshed by the ecosystem's own tool, run in the lockfile's directory after the
 pipeline has written the bumped file; a missing tool or a failing tool comes back as an ArtifactNotice.
@@ -19,10 +23,18 @@ import re
 import shutil
 from pathlib import Path
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.adapters.python import LOCKFILES, pep508, pyproject, requirements_file, setup_cfg
+from agentic_codemod.adapters.python import (
+    LOCKFILES,
+    pep508,
+    pyproject,
+    ranges,
+    requirements_file,
+    setup_cfg,
+    setup_py,
+    tox_ini,
+)
 from agentic_codemod.adapters.python.extract import file_format
 from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner, refreshed_message
@@ -40,16 +52,19 @@ FORMATS_BY_KIND: dict[str, DependencyFormat] = {
     "pep735": pyproject,
     "poetry": pyproject,
     "setup.cfg": setup_cfg,
+    "setup.py": setup_py,
+    "tox.ini": tox_ini,
 }
 
 
 def update_dependency(content: str, dependency: Dependency, target: str) -> str:
-    """`content` with every declaration of `dependency` bumped to `target` by the policy above.
+    """`content` with the declaration of `dependency` (at its line; every one when it has no line) bumped
+    to `target` by its range strategy.
 
-    ValueError when the target is not a version, the dependency is not declared in the text, or none
-    of its declarations carries a version that can be edited.
+    ValueError when the target is not a version, the dependency is not declared in the text (at that
+    line), none of its declarations carries a version that can be edited, or the declaration is computed.
     """
-    version = _version(target)
+    _version(target)
     module = file_format(dependency.file) or FORMATS_BY_KIND.get(dependency.kind)
     if module is None:
         raise ValueError(f"{dependency.file}: unknown kind of dependency file ({dependency.kind!r})")
@@ -58,48 +73,31 @@ def update_dependency(content: str, dependency: Dependency, target: str) -> str:
         declarations = module.find(content, canonical)
     except ValueError as exc:
         raise ValueError(f"{dependency.file}: {exc}") from exc
+    if dependency.line is not None:
+        declarations = [d for d in declarations if d.line == dependency.line]
     if not declarations:
-        raise ValueError(f"{dependency.name!r} is not declared in {dependency.file}")
-    if all(bump_specifier(d, target, version) is None for d in declarations):
+        at = f" at line {dependency.line}" if dependency.line is not None else ""
+        raise ValueError(f"{dependency.name!r} is not declared in {dependency.file}{at}")
+    blocked = [d.uneditable for d in declarations if d.uneditable]
+    if blocked:
+        raise ValueError(f"{dependency.file}: {blocked[0]}; change it by hand")
+    strategy = dependency.range_strategy
+
+    def bump(declaration: Declaration) -> str | None:
+        if dependency.line is not None and declaration.line != dependency.line:
+            return None
+        try:
+            return ranges.new_range(declaration.specifier, declaration.style, target, strategy)
+        except ValueError as exc:
+            raise ValueError(f"{dependency.file} line {declaration.line}: {exc}") from exc
+
+    if all(bump(d) is None for d in declarations):
         lines = ", ".join(str(d.line) for d in declarations)
         raise ValueError(
             f"{dependency.file} declares {dependency.name!r} without a version this tool can edit "
             f"(line {lines}: unpinned, URL, git or path); change it by hand"
         )
-    return module.rewrite(content, canonical, lambda d: bump_specifier(d, target, version))
-
-
-def bump_specifier(declaration: Declaration, target: str, version: Version) -> str | None:
-    """The new specifier text for one declaration, or None to leave it as written."""
-    written = declaration.specifier.strip()
-    if not written or written == "*":
-        return None
-    if declaration.style == "poetry":
-        return _bump_poetry(written, target, version)
-    return _bump_pep440(written, target, version)
-
-
-def _bump_pep440(written: str, target: str, version: Version) -> str:
-    specifiers = list(SpecifierSet(written))
-    if len(specifiers) == 1 and specifiers[0].operator in ("==", "===") and "*" not in specifiers[0].version:
-        old = specifiers[0].version
-        at = written.rfind(old)
-        return written[:at] + target + written[at + len(old) :]
-    return f">={target},<{version.major + 1}"
-
-
-def _bump_poetry(written: str, target: str, version: Version) -> str:
-    if written[0] == "^" or (written[0] == "~" and not written.startswith("~=")):
-        return written[0] + target
-    try:
-        Version(written)
-        return target  # a bare Poetry version is an exact pin
-    except InvalidVersion:
-        pass
-    try:
-        return _bump_pep440(written, target, version)
-    except InvalidSpecifier:
-        return f">={target},<{version.major + 1}"  # Poetry-only syntax: "1.4.*", ">=1.2 <2", "a || b"
+    return module.rewrite(content, canonical, bump)
 
 
 def update_lockfiles(

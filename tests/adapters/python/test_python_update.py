@@ -44,10 +44,10 @@ def test_requirements_exact_pin_keeps_extras_markers_comments_and_spacing() -> N
     ("before", "after"),
     [
         ("acme-sdk>=1.2,<2\n", "acme-sdk>=2.0.0,<3\n"),
-        ("acme-sdk~=1.4\n", "acme-sdk>=2.0.0,<3\n"),
-        ("acme-sdk==1.*\n", "acme-sdk>=2.0.0,<3\n"),
-        ("acme-sdk>=1.2\n", "acme-sdk>=2.0.0,<3\n"),
-        ("acme-sdk (>=1.2, <2) ; os_name == 'posix'\n", "acme-sdk (>=2.0.0,<3) ; os_name == 'posix'\n"),
+        ("acme-sdk~=1.4\n", "acme-sdk~=2.0\n"),
+        ("acme-sdk==1.*\n", "acme-sdk==2.*\n"),
+        ("acme-sdk>=1.2\n", "acme-sdk>=2.0.0\n"),  # open stays open: no cap is added
+        ("acme-sdk (>=1.2, <2) ; os_name == 'posix'\n", "acme-sdk (>=2.0.0, <3) ; os_name == 'posix'\n"),
         ("acme-sdk===1.4.0\n", "acme-sdk===2.0.0\n"),
         (
             "acme-sdk==1.4.0 --hash=sha256:abc \\\n    --hash=sha256:def\n",
@@ -64,7 +64,7 @@ def test_every_declaration_is_bumped_and_a_second_bump_changes_nothing() -> None
     before = 'acme-sdk==1.4.0 ; python_version < "3.10"\nacme-sdk>=1.5 ; python_version >= "3.10"\n'
     once = update_dependency(before, dep("requirements.txt", "requirements"), "2.0.0")
     assert (
-        once == 'acme-sdk==2.0.0 ; python_version < "3.10"\nacme-sdk>=2.0.0,<3 ; python_version >= "3.10"\n'
+        once == 'acme-sdk==2.0.0 ; python_version < "3.10"\nacme-sdk>=2.0.0 ; python_version >= "3.10"\n'
     )
     assert update_dependency(once, dep("requirements.txt", "requirements"), "2.0.0") == once
 
@@ -129,7 +129,7 @@ def test_poetry_caret_tilde_exact_and_range() -> None:
             'acme_sdk = [{ version = "1.4.0", python = "<3.10" }, { git = "https://git.invalid/a.git" }]\n',
             'acme_sdk = [{ version = "2.0.0", python = "<3.10" }, { git = "https://git.invalid/a.git" }]\n',
         ),
-        ('version = ">=1.2,<2.0"\n', 'version = ">=2.0.0,<3"\n'),
+        ('version = ">=1.2,<2.0"\n', 'version = ">=2.0.0,<3.0"\n'),
     ]
 
 
@@ -140,8 +140,8 @@ def test_poetry_caret_tilde_exact_and_range() -> None:
         ("~1.4", "~2.1"),
         ("1.4.0", "2.1"),
         ("==1.4.0", "==2.1"),
-        ("1.4.*", ">=2.1,<3"),
-        (">=1.2 <2", ">=2.1,<3"),
+        ("1.4.*", "2.1.*"),
+        (">=1.2 <2", ">=2.1 <3"),
     ],
 )
 def test_poetry_constraint_policy(constraint: str, bumped: str) -> None:
@@ -172,7 +172,7 @@ def test_setup_cfg_install_requires_and_single_line_extra() -> None:
         ("    acme-sdk==1.4.0\n", "    acme-sdk==2.0.0\n"),
         (
             'async = ACME_SDK[async] >=1.2 ; python_version>"3.8"\n',
-            'async = ACME_SDK[async] >=2.0.0,<3 ; python_version>"3.8"\n',
+            'async = ACME_SDK[async] >=2.0.0 ; python_version>"3.8"\n',
         ),
     ]
 

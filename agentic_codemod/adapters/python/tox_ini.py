@@ -1,0 +1,85 @@
+"""tox.ini: find and rewrite one dependency in the `deps` of `[testenv]` and `[testenv:NAME]` sections.
+
+Lines are walked the way tox's ini reader sees them (a section header, `key = value` at column 0, indented
+continuation lines, full-line `#`/`;` comments). A deps line may start with factor conditions
+(`py311,py312: acme-sdk==1.4`, `!lint: ...`), which are skipped; option lines (`-r`, `-c`) and
+substitutions (`{[testenv]deps}`) declare nothing here. Every byte outside a specifier stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from packaging.requirements import Requirement
+
+from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python.pep508 import Bump, Declaration
+
+KIND = "tox.ini"
+FACTORS_RE = re.compile(r"\s*!?[A-Za-z0-9_.-]+(?:\s*,\s*!?[A-Za-z0-9_.-]+)*\s*:\s+")
+COMMENT_RE = re.compile(r"\s+#.*$")
+
+
+def find(content: str, canonical: str) -> list[Declaration]:
+    found = []
+    for index, _offset, text, requirement, section in _requirements(content, canonical):
+        start, end = pep508.name_span(text)
+        span = pep508.specifier_span(text, requirement)
+        specifier = text[span[0] : span[1]] if span else ""
+        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440", section))
+    return found
+
+
+def rewrite(content: str, canonical: str, bump: Bump) -> str:
+    lines = content.splitlines(keepends=True)
+    for index, offset, text, requirement, section in _requirements(content, canonical):
+        span = pep508.specifier_span(text, requirement)
+        if span is None:
+            continue
+        start, end = pep508.name_span(text)
+        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440", section))
+        if new is not None:
+            line = lines[index]
+            lines[index] = line[: offset + span[0]] + new + line[offset + span[1] :]
+    return "".join(lines)
+
+
+def deps_lines(content: str) -> Iterator[tuple[int, str, str]]:
+    """(1-based line, deps text without factor conditions, section) of every deps value line."""
+    for index, offset, line, section in _deps_values(content):
+        yield index + 1, line[offset:], section
+
+
+def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str, Requirement, str]]:
+    for index, offset, line, section in _deps_values(content):
+        text = COMMENT_RE.sub("", line[offset:]).rstrip()
+        requirement = pep508.parse(text) if not text.lstrip().startswith(("-", "{")) else None
+        if requirement is not None and pep508.matches(requirement, canonical):
+            yield index, offset, text, requirement, section
+
+
+def _deps_values(content: str) -> Iterator[tuple[int, int, str, str]]:
+    """(line index, offset of the requirement in the line, the line, section) of each deps value line."""
+    section, key = "", ""
+    for index, line in enumerate(content.splitlines()):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0].isspace():
+            offset = 0
+        elif stripped.startswith("[") and stripped.endswith("]"):
+            section, key = stripped[1:-1].strip(), ""
+            continue
+        else:
+            equals = line.find("=")
+            if equals < 0:
+                key = ""
+                continue
+            key, offset = line[:equals].strip().lower(), equals + 1
+        if key == "deps" and (section == "testenv" or section.startswith("testenv:")):
+            factors = FACTORS_RE.match(line, offset)
+            offset = factors.end() if factors else offset
+            while offset < len(line) and line[offset].isspace():
+                offset += 1
+            yield index, offset, line, section
