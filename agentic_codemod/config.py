@@ -90,6 +90,7 @@ OUTPUT_TAIL_CHARS = 3_000  # test output shown to the coder
 EVIDENCE_TAIL_CHARS = 4_000  # test output shown to the reviewer
 DIFF_CHARS = 20_000  # diff shown by show_diff
 FLEET_MAX_VALUE_CHARS = 2_048  # one project, ref, index_url or find_links value of a fleet file
+MAX_IMPORT_SCAN_BYTES = 2_000_000  # one source file read for import statements (is the SDK imported?)
 
 # What a codemod rule's edit may not bring into a file without a human's look (workflow/rule_risk.py): the
 # modules and callables that reach the network, processes, files or dynamic code. An entry covers the

@@ -37,6 +37,32 @@ class SdkSpec(BaseModel):
     ecosystem: Literal["python"]
     from_range: str = Field(alias="from")
     to: str
+    # How the bump rewrites a range (Renovate's rangeStrategy; adapters/python/ranges.py). auto = bump.
+    range_strategy: Literal["auto", "bump", "widen", "replace", "pin"] = "auto"
+    # Names the SDK is imported by, when the distribution's metadata (top_level.txt, RECORD) is not at hand.
+    import_names: list[str] = Field(default_factory=list)
+    # Constraint and minimum-pin files (requirements/tests-min.txt, constraints.txt) the bump edits too;
+    # without them named here they stay as they are.
+    also_bump: list[str] = Field(default_factory=list)
+
+    @field_validator("import_names")
+    @classmethod
+    def _import_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not all(part.isidentifier() for part in name.split(".")):
+                raise ValueError(f"not a Python import name: {name!r} (e.g. 'acme' or 'acme.client')")
+        return value
+
+    @field_validator("also_bump")
+    @classmethod
+    def _also_bump(cls, value: list[str]) -> list[str]:
+        spelled = []
+        for entry in value:
+            try:
+                spelled.append(normalise(entry))
+            except Refused as exc:
+                raise ValueError(f"{entry!r}: {exc.reason}") from exc
+        return spelled
 
     @field_validator("from_range")
     @classmethod

@@ -57,6 +57,8 @@ def role(file: str, kind: str, section: str, *, constraints: frozenset[str], com
         return "runtime"
     if section == "install_requires":
         return "runtime"
+    if section == "extras_require":  # a computed extras_require: which extra is unknown
+        return "extra"
     if section.endswith("tests_require"):
         return "test"
     if section.startswith("testenv"):
