@@ -20,9 +20,7 @@ Failures are never "no matches":
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -35,37 +33,23 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from agentic_codemod.config import ScanSettings
-from agentic_codemod.errors import CodemodError, EnvironmentUnavailable, RequiresHuman
+from agentic_codemod.errors import EnvironmentUnavailable, RequiresHuman
 from agentic_codemod.tools.snapshot import GitError, git
+from agentic_codemod.workflow.scan_output import (
+    TOOL,
+    Budget,
+    Hit,
+    Read,
+    ScanFailed,
+    checked_report,
+    read_stream,
+)
 
 if TYPE_CHECKING:
     from agentic_codemod.workflow.codemod import Rule
 
 SOURCE_SUFFIXES = {"python": (".py",)}
-TOOL = "ast-grep"
-# `--inspect entity` prints these (and per-file lines) on stderr; anything else on stderr is an error.
-_SUMMARY = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)$")
-_RULES = re.compile(r"^sg: summary\|rule: effectiveRuleCount=(\d+),skippedRuleCount=(\d+)$")
-_INSPECT = "sg: "
 _OUR_CONFIG = "ruleDirs: []\n"
-
-
-class ScanFailed(CodemodError):
-    """The scanning tool failed: its matches are unknown, so the run fails (never "no matches")."""
-
-    status = "failed"
-
-
-@dataclass(frozen=True)
-class Hit:
-    """What the tool keeps of one ast-grep match."""
-
-    rule_id: str
-    file: str
-    line: int  # 1-based
-    start: int  # byte offsets of the replaced span (replacementOffsets, else the match range)
-    end: int
-    replacement: str | None
 
 
 def ast_grep_binary() -> str:
@@ -136,7 +120,7 @@ class Scanner:
     def _scan(self, rule: Rule, files: list[str], cached: list[Hit]) -> dict[str, list[Hit]]:
         self._cap_matches(rule, cached)
         found: dict[str, list[Hit]] = {}
-        budget = _Budget(self.settings.max_output_bytes)
+        budget = Budget(self.settings.max_output_bytes)
         with tempfile.TemporaryDirectory(prefix="codemod-scan-") as tmp:
             config = Path(tmp) / "sgconfig.yml"
             config.write_text(_OUR_CONFIG, encoding="utf-8")
@@ -152,7 +136,7 @@ class Scanner:
         batch: list[str],
         config: Path,
         found: dict[str, list[Hit]],
-        budget: _Budget,
+        budget: Budget,
         limit: int,
     ) -> None:
         argv = [ast_grep_binary(), "scan", "-c", str(config), "--rule", str(rule.path), "--json=stream"]
@@ -183,10 +167,10 @@ class Scanner:
 
             timer = threading.Timer(self.settings.timeout_s, stop)
             timer.start()
-            read = _Read()
+            read = Read()
             try:
                 assert proc.stdout is not None
-                read = _read_stream(rule, proc.stdout, found, budget, limit)
+                read = read_stream(rule.id, proc.stdout, found, budget, limit)
             finally:
                 if not read.complete and proc.poll() is None:
                     proc.kill()  # the tool stopped reading (a cap, an error): the scanner must not linger
@@ -212,88 +196,14 @@ class Scanner:
         self._check_exit(rule, batch, code, stderr)
 
     def _check_exit(self, rule: Rule, batch: list[str], code: int, stderr: str) -> None:
-        """Exit code, error lines and the tool's own count of what it scanned and skipped."""
-        reasons = {f: _skip_reason(stderr, f) for f in batch}
-        for f in batch:  # a name may hold a newline: take the names out before reading lines
-            stderr = stderr.replace(f"{_INSPECT}entity|file|{f}: ", f"{_INSPECT}entity|file|-: ")
-        lines = stderr.splitlines()
-        problems = [ln for ln in lines if ln.strip() and not ln.startswith(_INSPECT)]
-        if code != 0 or problems:
-            detail = "; ".join(problems) or stderr.strip() or "no error output"
-            raise ScanFailed(f"{TOOL} failed on rule {rule.id} (exit {code}): {detail[:1_000]}")
-        summary = next((m for m in map(_SUMMARY.match, lines) if m), None)
-        if summary is None:
-            raise ScanFailed(f"{TOOL} did not report what it scanned for rule {rule.id}: {stderr[:500]!r}")
-        rules = next((m for m in map(_RULES.match, lines) if m), None)
-        if rules is None or rules.group(1) != "1":
-            raise ScanFailed(f"{TOOL} did not apply rule {rule.id}: {stderr[:500]!r}")
-        scanned, skipped = int(summary.group(1)), int(summary.group(2))
-        unseen = sorted((f for f, why in reasons.items() if why and why != "emptyFile"), key=str)
-        if unseen or skipped > sum(1 for why in reasons.values() if why):
-            where = ", ".join(f"{f} ({reasons[f]})" for f in unseen[:3]) or _largest(self.root, batch)
+        skipped, named = checked_report(rule.id, batch, code, stderr)
+        if skipped:
+            where = ", ".join(f"{f} ({why})" for f, why in sorted(named.items())[:3])
             raise RequiresHuman(
-                f"{TOOL} skipped {skipped} file(s) for rule {rule.id}, so the rules cannot see into {where}",
+                f"{TOOL} skipped {skipped} file(s) for rule {rule.id}, so the rules cannot see into "
+                + (where or _largest(self.root, batch)),
                 hint="split the file, or migrate it by hand",
             )
-        if scanned != len(batch):
-            raise ScanFailed(f"{TOOL} scanned {scanned} of {len(batch)} file(s) for rule {rule.id}")
-
-
-class _Budget:
-    """Bytes of JSON still allowed for one rule's scan."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.left = cap
-
-
-@dataclass
-class _Read:
-    count: int = 0  # matches of this process
-    complete: bool = False  # read to the end of the stream
-    over: str | None = None  # over the byte budget: the file of the last match read ("" when none)
-
-
-def _read_stream(
-    rule: Rule, stream: IO[bytes], found: dict[str, list[Hit]], budget: _Budget, limit: int
-) -> _Read:
-    """One JSON object per line, within the byte budget; only the fields the tool needs are kept."""
-    read, last = _Read(), ""
-    while True:
-        line = stream.readline(budget.left + 1)
-        if not line:
-            read.complete = True
-            return read
-        budget.left -= len(line)
-        if budget.left < 0:
-            read.over = last
-            return read
-        hit = _hit(rule, line)
-        if hit is None:
-            continue
-        found.setdefault(hit.file, []).append(hit)
-        last = hit.file
-        read.count += 1
-        if read.count >= limit:
-            return read
-
-
-def _hit(rule: Rule, line: bytes) -> Hit | None:
-    try:
-        m = json.loads(line)
-        if m.get("ruleId", rule.id) != rule.id:
-            return None
-        offsets = m.get("replacementOffsets") or m["range"]["byteOffset"]
-        return Hit(
-            rule_id=rule.id,
-            file=str(m["file"]).removeprefix("./"),
-            line=int(m["range"]["start"]["line"]) + 1,
-            start=int(offsets["start"]),
-            end=int(offsets["end"]),
-            replacement=m.get("replacement"),
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ScanFailed(f"{TOOL} printed a match the tool cannot read for rule {rule.id}: {exc}") from exc
 
 
 def _batches(files: list[str], max_bytes: int) -> list[list[str]]:
@@ -327,16 +237,6 @@ def _regular(path: Path) -> bool:
 def _largest(root: Path, files: list[str]) -> str:
     sizes = {f: os.lstat(root / f).st_size for f in files if _regular(root / f)}
     return max(sizes, key=lambda f: sizes[f]) if sizes else (files[0] if files else "?")
-
-
-def _skip_reason(stderr: str, name: str) -> str | None:
-    """Why ast-grep skipped a file (`--inspect entity`: "sg: entity|file|NAME: skipped=REASON"), or None."""
-    marker = f"{_INSPECT}entity|file|{name}: skipped="
-    at = stderr.find(marker)
-    if at < 0:
-        return None
-    rest = stderr[at + len(marker) :]
-    return rest.split("\n", 1)[0].strip() or "unknown"
 
 
 def _head(handle: IO[bytes], limit: int) -> str:
