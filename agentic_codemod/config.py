@@ -6,11 +6,14 @@ A task may narrow budgets and add deny globs; it can never widen them (see `Sett
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from packaging.requirements import InvalidRequirement, Requirement
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentic_codemod.errors import InputError
 from agentic_codemod.semantic.settings import SemanticSettings
@@ -90,6 +93,7 @@ OUTPUT_TAIL_CHARS = 3_000  # test output shown to the coder
 EVIDENCE_TAIL_CHARS = 4_000  # test output shown to the reviewer
 DIFF_CHARS = 20_000  # diff shown by show_diff
 FLEET_MAX_VALUE_CHARS = 2_048  # one project, ref, index_url or find_links value of a fleet file
+MAX_TEST_REPORT_BYTES = 256_000_000  # a test runner's report (stestr's subunit record) read after a run
 MAX_IMPORT_SCAN_BYTES = 2_000_000  # one source file read for import statements (is the SDK imported?)
 
 # What a codemod rule's edit may not bring into a file without a human's look (workflow/rule_risk.py): the
@@ -181,6 +185,76 @@ class PythonEnvSettings(BaseModel):
     extra_test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
 
 
+# Packages that check style, types or docs rather than behaviour: left out of the test requirements the
+# install plan takes from a repository's test extras, groups, tox deps and nox sessions (pytest plugins
+# among them fail a baseline on code style, which says nothing about the bump).
+LINT_PACKAGES: tuple[str, ...] = (
+    *("flake8", "pytest-flake8", "pyflakes", "pycodestyle", "pytest-pycodestyle", "pydocstyle", "pylint"),
+    *("pytest-pylint", "mypy", "pytest-mypy", "pytest-mypy-plugins", "black", "pytest-black", "ruff"),
+    *("pytest-ruff", "isort", "pytest-isort", "pytest-checkdocs", "pytest-codestyle", "pre-commit"),
+    *("bandit", "pyright", "pytype", "doc8", "sphinx", "codespell", "pytest-pep8", "hacking"),
+)
+
+
+class VerificationSettings(BaseModel):
+    """What verifies a repository where detection is wrong (the task's fields win over the config's):
+    `command` (e.g. "python -m pytest tests/unit"; python, pytest, unittest or stestr, run in the venv),
+    `requirements` (PEP 508 strings or `-r FILE` / `-c FILE` inside the repository: the test requirements
+    instead of the detected ones) and `extras` (of the project, instead of the detected test extras)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str | list[str] | None = None
+    requirements: list[str] | None = None
+    extras: list[str] | None = None
+
+    @field_validator("command")
+    @classmethod
+    def _command(cls, value: str | list[str] | None) -> str | list[str] | None:
+        from agentic_codemod.adapters.python.ci_config import runner_of
+
+        if value is None:
+            return None
+        try:
+            tokens = value if isinstance(value, list) else shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"cannot be split into arguments: {exc}") from exc
+        if not tokens or runner_of(tokens) is None or any("\0" in t for t in tokens):
+            raise ValueError(
+                f"{value!r} runs no test runner this tool reads "
+                "(pytest, python -m pytest, python -m unittest, stestr)"
+            )
+        return value
+
+    @field_validator("requirements")
+    @classmethod
+    def _requirements(cls, value: list[str] | None) -> list[str] | None:
+        for entry in value or []:
+            if re.fullmatch(r"-[rc] [^\s$]+", entry.strip()):
+                continue
+            try:
+                Requirement(entry)
+            except InvalidRequirement as exc:
+                raise ValueError(f"{entry!r} is neither a PEP 508 requirement nor -r/-c FILE") from exc
+        return value
+
+    @field_validator("extras")
+    @classmethod
+    def _extras(cls, value: list[str] | None) -> list[str] | None:
+        for entry in value or []:
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", entry):
+                raise ValueError(f"{entry!r} is not an extra name")
+        return value
+
+    def over(self, base: VerificationSettings) -> VerificationSettings:
+        """These fields where set, else `base`'s."""
+        return VerificationSettings(
+            command=self.command if self.command is not None else base.command,
+            requirements=self.requirements if self.requirements is not None else base.requirements,
+            extras=self.extras if self.extras is not None else base.extras,
+        )
+
+
 class ScanSettings(BaseModel):
     """Bounds of the codemod scans (ast-grep, workflow/scan.py). A scan is computed once per file content
     and rule; exceeding a cap ends the run with requires_human naming the file."""
@@ -216,6 +290,7 @@ class Settings(BaseModel):
     secret_name_markers: list[str] = Field(default_factory=lambda: list(SECRET_NAME_MARKERS))
     verification_env_allowlist: list[str] = Field(default_factory=lambda: list(VERIFICATION_ENV_ALLOWLIST))
     python: PythonEnvSettings = Field(default_factory=PythonEnvSettings)
+    verification: VerificationSettings = Field(default_factory=VerificationSettings)
     scan: ScanSettings = Field(default_factory=ScanSettings)
     # Cap on the SKILL.md text + rule notes handed to a run (bytes).
     context_budget_bytes: int = Field(64_000, ge=1_000)

@@ -37,12 +37,17 @@ def now() -> str:
 
 def execute(options: RunOptions) -> RunManifest:
     """Run the workflow and always write the artifacts. Never raises for a run outcome."""
+    from agentic_codemod.adapters.python import pip_config
     from agentic_codemod.tools.trace import Redactor, Trace
     from agentic_codemod.workflow import artifacts
     from agentic_codemod.workflow.state import RunPaths, RunState
 
     os.environ["AGNO_TELEMETRY"] = "false"
     settings = options.settings.for_task(options.task.deny_globs, options.task.budgets)
+    if options.task.verification is not None:  # the task's verification fields win over the config's
+        settings = settings.model_copy(
+            update={"verification": options.task.verification.over(settings.verification)}
+        )
     paths = RunPaths(options.run_dir.resolve())
     paths.run_dir.mkdir(parents=True, exist_ok=True)
     manifest = RunManifest(
@@ -54,6 +59,8 @@ def execute(options: RunOptions) -> RunManifest:
         repo=str(options.repo),
     )
     redactor = Redactor.from_environment(dict(os.environ), settings.secret_name_markers)
+    for secret in pip_config.credentials(pip_config.read_caller_config(os.environ)):
+        redactor.add(secret)  # the caller's index credentials: pip inside the sandbox gets them
     trace_path = paths.artifact("trace.jsonl")
     trace_path.unlink(missing_ok=True)
     state = RunState(

@@ -22,7 +22,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from agentic_codemod.config import first_error
+from agentic_codemod.config import VerificationSettings, first_error
 from agentic_codemod.errors import InputError
 from agentic_codemod.tools.paths import Refused, matches_everything, normalise
 from agentic_codemod.tools.safe_git import run_git
@@ -107,6 +107,8 @@ class TaskSpec(BaseModel):
     deny_globs: list[str] = Field(default_factory=list)
     acceptance_criteria: list[str] = Field(min_length=1)
     budgets: dict[str, int | float | dict[str, int]] = Field(default_factory=dict)
+    # Overrides of the detected test command and test requirements (config.VerificationSettings).
+    verification: VerificationSettings | None = None
 
     @field_validator("id")
     @classmethod

@@ -17,7 +17,7 @@ and one module per concern:
                     extract_dependencies(root, files, sdk) -> list[Dependency]
     update.py       update_dependency(content, dependency, target) -> str      (pure: text in, text out)
                     update_lockfiles(root, dependency, target, runner) -> list[ArtifactNotice] | None
-    test_command.py detect_test_command(root) -> TestCommand | None
+    test_command.py detect_test_command(root, settings) -> TestCommand | None   (settings.verification wins)
     environment.py  prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
                     install_dependencies(root, venv, settings, runner, pins) -> ProcessResult
                         pins: requirement strings of the tool's own (the bumped package at its `from`
@@ -80,7 +80,7 @@ class TestCommand:
 
     argv: list[str]
     source: str  # why this command: "pyproject.toml [tool.pytest.ini_options]", "tests/ folder", ...
-    runner: str  # "pytest" | "unittest"
+    runner: str  # "pytest" | "unittest" | "stestr"
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class Adapter:
     extract_dependencies: Callable[[Path, list[str], str], list[Dependency]]
     update_dependency: Callable[[str, Dependency, str], str]
     update_lockfiles: Callable[[Path, Dependency, str, Runner], list[ArtifactNotice] | None]
-    detect_test_command: Callable[[Path], TestCommand | None]
+    detect_test_command: Callable[[Path, Settings | None], TestCommand | None]
     prepare_environment: Callable[[Path, Path, Settings, Runner, Sequence[str]], VerificationEnv]
     install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]
     installed_versions: Callable[[Path, VerificationEnv, Runner], dict[str, str] | None]

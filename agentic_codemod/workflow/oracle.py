@@ -51,6 +51,7 @@ class Canary:
             tally.passed = max(tally.passed - 1, 0)
             return "passed"
         if re.search(rf"^(FAIL|ERROR): \S*{self.token}", output, re.MULTILINE):  # unittest's report
+            tally.failing = [t for t in tally.failing if self.token not in t]
             _uncount(tally)
             return "failed"
         return "missing"

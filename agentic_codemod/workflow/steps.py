@@ -28,7 +28,7 @@ def recon(state: RunState, brain: Brain) -> str:
     adapter, root = need(state.adapter), state.paths.worktree
     files = adapter.find_dependency_files(root)
     declarations = adapter.extract_dependencies(root, files, state.task.sdk.name)
-    state.test_command = adapter.detect_test_command(root)
+    state.test_command = adapter.detect_test_command(root, state.settings)
     state.profile = RepoProfile(
         ecosystem=adapter.name,
         dependency_files=files,
@@ -160,11 +160,13 @@ def baseline(state: RunState) -> str:
     environments.install_baseline(state)
     state.baseline = timed_tests(state, "baseline")
     state.verifications.append(state.baseline)
-    if not verify.usable_baseline(state.baseline):
+    problem = verify.baseline_problem(state.baseline)
+    if problem is not None:
         raise RequiresHuman(
-            f"the test command does not work (exit {state.baseline.exit_code}): "
-            f"{' '.join(state.baseline.command)}",
-            hint="fix the repository's test set-up; verification is required to publish",
+            f"{problem}: {' '.join(state.baseline.command)}",
+            hint="declare the test dependencies (tox deps, a test extra or group, test-requirements.txt) "
+            "or set verification: {command, requirements, extras} in the task or the config; "
+            "verification is required to publish",
         )
     distrust = untrusted(state, state.baseline)
     if distrust is not None:

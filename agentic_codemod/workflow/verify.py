@@ -9,15 +9,17 @@ failed as it must, and no file of the candidate was written, replaced or deleted
 from __future__ import annotations
 
 import re
+import secrets
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand
+from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally, VerificationResult
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.repo_copy import Stamp
 from agentic_codemod.tools.sandbox import Box
-from agentic_codemod.workflow import oracle
+from agentic_codemod.workflow import oracle, subunit
 
 # pytest: 5 = no tests collected, 4 = usage error, 3 = internal error; 126/127 = cannot execute / not found.
 NOT_A_TEST_RUN = {3, 4, 5, 126, 127}
@@ -61,6 +63,8 @@ def run_tests(
     tampered = repo_copy.touched(copy, stamp, code_suffixes)
     ids = junit_case_ids(junit) if junit.exists() else []
     counts = read_junit(junit) if junit.exists() else counts_from_output(result.output_tail)
+    if command.runner == "stestr":  # its own record of the run, in the copy: subunit
+        counts, ids = read_stestr(copy)
     state = canary.state_in(counts, ids, result.output_tail) if canary is not None else "missing"
     ran = counts is not None and (counts.passed + counts.failed + counts.errors) > 0
     clean = result.exit_code == 0 or (
@@ -83,6 +87,18 @@ def run_tests(
         canary=state,
         tampered=tampered,
     )
+
+
+def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:
+    """The tally and test ids of the newest run stestr recorded in the copy (.stestr/), or (None, [])
+    when there is none, it leads out of the copy, or is too large to read."""
+    stream = subunit.latest_stream(copy / ".stestr")
+    if stream is None or not stream.resolve().is_relative_to(copy.resolve()):
+        return None, []
+    if stream.stat().st_size > MAX_TEST_REPORT_BYTES:
+        return None, []
+    read = subunit.read_stream(stream.read_bytes())
+    return read if read is not None else (None, [])
 
 
 def junit_case_ids(path: Path) -> list[str]:
@@ -115,22 +131,86 @@ def read_junit(path: Path) -> Tally | None:
 
 
 def counts_from_output(output: str) -> Tally | None:
-    """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'."""
+    """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'. The failing tests are
+    named by id ('pkg.mod.Class.test_x', a subtest with its parameters) from the `-v` result lines
+    ('test_x (pkg.mod.Class.test_x) ... FAIL') and the report headers ('ERROR: test_x (...)'); when the
+    output was cut and fewer ids than failures are left, `failing` says so (`unnamed_failures`)."""
     ran = re.search(r"^Ran (\d+) tests?", output, re.MULTILINE)
     if not ran:
         return None
     total = int(ran.group(1))
-    failures = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", output))
-    skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", output))
-    failed = min(failures, total)
-    return Tally(passed=max(total - failed - skipped, 0), failed=failed, skipped=skipped)
+    summary = output[ran.end() :]
+    failures = sum(int(n) for n in re.findall(r"failures=(\d+)", summary))
+    errors = sum(int(n) for n in re.findall(r"errors=(\d+)", summary))
+    skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", summary))
+    failed, errors = min(failures, total), min(errors, max(total - failures, 0))
+    ids = [_unittest_id(*m) for m in UNITTEST_RESULT.findall(output) + UNITTEST_HEADER.findall(output)]
+    failing = list(dict.fromkeys(ids))
+    missing = failed + errors - len(failing)
+    failing += [unnamed_failures(missing)] if missing > 0 else []
+    return Tally(
+        passed=max(total - failed - errors - skipped, 0),
+        failed=failed,
+        errors=errors,
+        skipped=skipped,
+        failing=failing,
+    )
+
+
+def unnamed_failures(count: int) -> str:
+    """The stand-in id for failures whose names were cut from the output: unique to this run, so it never
+    matches a baseline's id and classify() never calls such failures pre-existing."""
+    return f"<{count} failing test(s) not named in the output tail, run {secrets.token_hex(4)}>"
+
+
+# `-v` result lines: 'name (id) ... FAIL', a docstring line between, a subtest's '(params)' after.
+UNITTEST_RESULT = re.compile(
+    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. (?:FAIL|ERROR)$", re.MULTILINE
+)
+# Report headers: 'FAIL: name (id)', 'ERROR: name (id) (params)'.
+UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([\w.]+)\)((?: \([^\n]*\))?)$", re.MULTILINE)
+# What an import of a test module that failed on a missing module prints (pytest, unittest, stestr).
+MISSING_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)'?")
+IMPORT_FAILURE = re.compile(
+    r"ImportError while importing test module|ERROR collecting|error(?:s)? during collection"
+    r"|Failed to import test module|unittest\.loader\._FailedTest|Failures during discovery"
+)
+
+
+def _unittest_id(name: str, where: str, params: str) -> str:
+    """Python >= 3.11 prints the full id in the parentheses; older versions print the class."""
+    test_id = where if where.endswith(f".{name}") else f"{where}.{name}"
+    return test_id + params
+
+
+def missing_test_module(output: str) -> str | None:
+    """'ModuleNotFoundError: No module named 'x'' when a test module could not be imported or collected
+    for want of a module (a missing test dependency), else None."""
+    if not IMPORT_FAILURE.search(output):
+        return None
+    found = MISSING_MODULE.search(output)
+    return f"ModuleNotFoundError: No module named '{found.group(1)}'" if found else None
+
+
+def baseline_problem(result: VerificationResult) -> str | None:
+    """Why a baseline proves no working test command, or None: it must have run tests (passing or not)
+    and lost no test module to a missing test dependency."""
+    if result.timed_out or result.exit_code is None:
+        return "the test command did not finish"
+    if result.exit_code in NOT_A_TEST_RUN:
+        return f"the test command does not work (exit {result.exit_code})"
+    missing = missing_test_module(result.output_tail)
+    if missing is not None:
+        return f"a test dependency is missing from the verification environment: {missing}"
+    if result.tests is None or (result.tests.passed + result.tests.failed + result.tests.errors) == 0:
+        return f"the test command ran no test (exit {result.exit_code})"
+    return None
 
 
 def usable_baseline(result: VerificationResult) -> bool:
-    """A baseline proves there is a working test command: it ran tests (passing or not)."""
-    if result.timed_out or result.exit_code is None or result.exit_code in NOT_A_TEST_RUN:
-        return False
-    return result.tests is not None and (result.tests.passed + result.tests.failed + result.tests.errors) > 0
+    """A baseline proves there is a working test command: it ran tests (passing or not), none of its
+    test modules failed to import for want of a module."""
+    return baseline_problem(result) is None
 
 
 def classify(baseline: VerificationResult | None, final: VerificationResult | None) -> str:

@@ -9,12 +9,16 @@
 Failures are data in `install_log` / the returned ProcessResult; the caller counts a failed install as
 a failed verification. The one exception: pip failing because the package index cannot be reached
 raises EnvironmentUnavailable (exit 75, the run pauses) — that is not the code's fault.
-The machine's own pip configuration (pip.conf, PIP_* variables: proxies, certificates) still applies.
+The caller's pip configuration (pip.conf files, PIP_* variables: index, extra index, trusted host,
+certificates, proxy) is read with pip's own reader and handed to the sandboxed pip explicitly
+(pip_config.py): index URLs as PIP_* variables (never on a recorded command line), certificate files
+copied into the repository copy. The tool's python.index_url / find_links / no_index win over it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -23,6 +27,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from agentic_codemod.adapters.python import pip_config
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
@@ -140,8 +145,12 @@ def _install(
 ) -> ProcessResult:
     if plan.empty:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
+    caller = pip_config.read_caller_config(os.environ)  # the sandbox clears the environment and HOME
     argv = pip_install_command(env.python, settings, plan, upgrade=upgrade)
-    result = runner(argv, cwd=root, timeout_s=settings.budgets.install_timeout_s)
+    argv[argv.index("install") + 1 : argv.index("install") + 1] = pip_config.cert_args(caller, root)
+    result = runner(
+        argv, cwd=root, timeout_s=settings.budgets.install_timeout_s, env=pip_config.install_env(caller)
+    )
     reason = index_unreachable(result)
     if reason is not None:
         raise EnvironmentUnavailable(

@@ -1,43 +1,45 @@
 """What the verification environment installs for a repository (pure: reads files, runs nothing).
 
-    requirements files   every requirements file at the root or in requirements/ whose name says
-                         runtime, dev or test (requirements.txt, requirements-dev.txt,
-                         test-requirements.txt, requirements/test.txt ...)  -r FILE
-    the project          a pyproject.toml with [build-system], or a setup.py: -e .[test,dev] with
-                         the declared extras among PROJECT_EXTRAS; PEP 735 groups of the same names
-                         as --group NAME. A PEP 621 project without a build system (an application)
-                         gets its [project] dependencies installed directly.
-    test runner          settings.python.extra_test_requirements when the test command runs pytest
-                         and the things above do not already declare them.
+    runtime              the runtime requirements files (requirements.txt, requirements/base.txt,
+                         prod, main, common, runtime, install ...; never test, dev, docs, lint, min,
+                         constraints or lock files)  -r FILE
+    the project          a pyproject.toml with [build-system], or a setup.py: -e . (with the test
+                         extras whose contents cannot be read: -e .[testing]). A PEP 621 project without
+                         a build system (an application) gets its [project] dependencies directly.
+    test requirements    ONE source, the narrowest the project declares (test_requirements.py): the
+                         task's or config's verification override, the tox testenv or nox session that
+                         runs the tests, the PEP 735 test group, the test extra, a test requirements
+                         file, dev as a last resort; lint-only packages left out.
+    test runner          settings.python.extra_test_requirements (pytest) or stestr, when the test
+                         command runs it and nothing above already declares it.
 
 Poetry dependency groups are not installable by pip; they are covered only through requirements
 files or the extra test requirements.
 
-Every dependency file is checked first (dependency_files.py): a refused one is an InputError naming the
-file and line, raised before pip is given anything.
+Every dependency file is checked first (dependency_files.py), and so is every line a test source yields:
+a refused one is an InputError naming the file (or source) and line, raised before pip is given anything.
 """
 
 from __future__ import annotations
 
-import contextlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import tomlkit
 
-from agentic_codemod.adapters.python import pep508, requirements_file, setup_cfg
-from agentic_codemod.adapters.python.dependency_files import checked_dependency_files
+from agentic_codemod.adapters.python import pep508, requirement_options, requirements_file, test_requirements
+from agentic_codemod.adapters.python.dependency_files import check_requirement_lines, checked_dependency_files
 from agentic_codemod.adapters.python.test_command import detect_test_command
 from agentic_codemod.config import Settings
 
-# Words in a requirements file name that say "install me for the tests" (docs, lint, typing... do not).
-REQUIREMENT_FILE_ROLES = frozenset(
-    {"base", "common", "main", "prod", "production", "runtime", "install", "ci"}
-    | {"dev", "develop", "development", "test", "tests", "testing"}
+# Words in a requirements file name that say "runtime" (test, dev, docs, lint, min ... do not).
+RUNTIME_FILE_ROLES = frozenset(
+    {"base", "common", "main", "prod", "production", "runtime", "install", "requirements"}
 )
-# Extras and PEP 735 groups installed with the project.
-PROJECT_EXTRAS = ("test", "tests", "testing", "dev")
+# Runner -> the requirement that provides it, when the plan does not declare it already.
+RUNNER_PACKAGES = {"stestr": "stestr"}
 
 
 @dataclass(frozen=True)
@@ -46,66 +48,104 @@ class InstallPlan:
     project: str | None = None  # ".", ".[test,dev]"
     groups: list[str] = field(default_factory=list)
     requirements: list[str] = field(default_factory=list)  # requirement strings given directly
+    constraint_files: list[str] = field(default_factory=list)  # -c FILE of a tox/nox test source
+    editables: list[str] = field(default_factory=list)  # -e PATH of a tox/nox test source
+    test_source: str = ""  # where the test requirements came from ("" : none found)
+    left_out: list[str] = field(default_factory=list)  # lint-only requirements not installed
 
     @property
     def empty(self) -> bool:
-        return not (self.requirement_files or self.project or self.groups or self.requirements)
+        return not (
+            self.requirement_files
+            or self.project
+            or self.groups
+            or self.requirements
+            or self.constraint_files
+            or self.editables
+        )
 
     def pip_args(self) -> list[str]:
         args = [arg for file in self.requirement_files for arg in ("-r", file)]
+        args += [arg for file in self.constraint_files for arg in ("-c", file)]
         args += ["-e", self.project] if self.project else []
+        args += [arg for path in self.editables for arg in ("-e", path)]
         args += [arg for group in self.groups for arg in ("--group", group)]
         # Requirement strings come from the repository: after `--`, pip reads none of them as an option.
         return args + (["--", *self.requirements] if self.requirements else [])
 
 
 def plan_install(root: Path, settings: Settings) -> InstallPlan:
-    files = requirement_files(root)  # InputError when any dependency file is refused
+    checked_dependency_files(root)  # InputError when any dependency file is refused
+    files = requirement_files(root)
     project = _pyproject(root)
     installable = ("build-system" in project and not _poetry_app(project)) or (root / "setup.py").is_file()
-    extras = [e for e in _declared_extras(root, project) if pep508.canonical(e) in PROJECT_EXTRAS]
-    groups = [g for g in _table(project, "dependency-groups") if pep508.canonical(g) in PROJECT_EXTRAS]
-    direct = [] if installable else _project_requirements(project, extras)
-    declared = _declared_names(root, files, project, extras, groups, installable) | {
-        pep508.canonical(name) for name in _names(direct)
-    }
-    test_command = detect_test_command(root)
-    if test_command is not None and test_command.runner == "pytest":
+    source = test_requirements.choose(root, project, installable, settings)
+    if source is not None and source.lines:
+        check_requirement_lines(root, source.label, source.lines)
+    test = _pip_lines(source.lines if source else [])
+    extras = list(dict.fromkeys([*(source.extras if source else []), *test.project_extras]))
+    direct = ([] if installable else _project_requirements(project, [])) + test.requirements
+    files += [f for f in test.files if f not in files]
+    declared = _declared_names(root, files, project, installable) | _names(direct)
+    command = detect_test_command(root, settings)
+    if command is not None and command.runner == "pytest":
         direct += [r for r in settings.python.extra_test_requirements if not _names([r]) <= declared]
+    if command is not None and command.runner in RUNNER_PACKAGES:
+        needed = RUNNER_PACKAGES[command.runner]
+        direct += [] if _names([needed]) <= declared else [needed]
     return InstallPlan(
         requirement_files=files,
         project=(f".[{','.join(extras)}]" if extras else ".") if installable else None,
-        groups=groups,
         requirements=direct,
+        constraint_files=test.constraints,
+        editables=test.editables,
+        test_source=source.label if source else "",
+        left_out=source.left_out if source else [],
     )
 
 
 def requirement_files(root: Path) -> list[str]:
-    """The runtime/dev/test requirements files (at the root and in requirements/), repository-relative."""
-    return [f for f in checked_dependency_files(root) if _is_runtime_or_test(root, PurePosixPath(f))]
+    """The runtime requirements files (at the root and in requirements/), repository-relative."""
+    return [f for f in checked_dependency_files(root) if _is_runtime(root, PurePosixPath(f))]
 
 
-def _is_runtime_or_test(root: Path, path: PurePosixPath) -> bool:
+def _is_runtime(root: Path, path: PurePosixPath) -> bool:
     name = path.name.lower()
     if str(path.parent) not in (".", "requirements") or not name.endswith((".txt", ".pip")):
         return False
-    if name.startswith("constraints") or not (root / path).is_file():
+    if not (root / path).is_file() or (str(path.parent) == "." and "requirements" not in name):
         return False
-    if str(path.parent) == "." and "requirements" not in name and not name.endswith(".pip"):
-        return False
-    stem = path.stem.lower().replace("requirements", "")
-    words = {w for w in stem.replace("_", "-").replace(".", "-").split("-") if w}
-    return not words or bool(words & REQUIREMENT_FILE_ROLES)
+    words = {w for w in path.stem.lower().replace("_", "-").replace(".", "-").split("-") if w}
+    return words <= RUNTIME_FILE_ROLES or (str(path.parent) == "requirements" and not words)
 
 
-def _declared_extras(root: Path, project: dict[str, Any]) -> list[str]:
-    extras = list(_table(_table(project, "project"), "optional-dependencies"))
-    extras += list(_table(_table(_table(project, "tool"), "poetry"), "extras"))
-    cfg = root / "setup.cfg"
-    if cfg.is_file():
-        with contextlib.suppress(OSError, ValueError):
-            extras += setup_cfg.extras(cfg.read_text(encoding="utf-8"))
-    return list(dict.fromkeys(extras))
+@dataclass
+class _PipLines:
+    files: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+    editables: list[str] = field(default_factory=list)
+    requirements: list[str] = field(default_factory=list)
+    project_extras: list[str] = field(default_factory=list)
+
+
+def _pip_lines(lines: list[str]) -> _PipLines:
+    """Requirements-file lines (already checked) as pip arguments; the project itself ('.', '.[test]',
+    '-e .[test]') becomes extras of the one `-e .`."""
+    options, _problems = requirement_options.scan("\n".join(lines))
+    out = _PipLines()
+    for option in options:
+        local = test_requirements.is_local_project(option.value)
+        if option.name in ("--editable", "requirement") and local is not None:
+            out.project_extras += [e.strip() for e in local.split(",") if e.strip()]
+        elif option.name == "--requirement":
+            out.files.append(os.path.normpath(option.value))
+        elif option.name == "--constraint":
+            out.constraints.append(os.path.normpath(option.value))
+        elif option.name == "--editable":
+            out.editables.append(option.value)
+        elif option.name == "requirement":
+            out.requirements.append(option.value)
+    return out
 
 
 def _project_requirements(project: dict[str, Any], extras: list[str]) -> list[str]:
@@ -117,20 +157,10 @@ def _project_requirements(project: dict[str, Any], extras: list[str]) -> list[st
     ]
 
 
-def _declared_names(
-    root: Path,
-    files: list[str],
-    project: dict[str, Any],
-    extras: list[str],
-    groups: list[str],
-    installable: bool,
-) -> set[str]:
+def _declared_names(root: Path, files: list[str], project: dict[str, Any], installable: bool) -> set[str]:
     """Canonical names of what the plan installs (requirements files followed through -r)."""
     names = _names_in_requirement_files(root, [root / f for f in files], set())
-    table = _table(project, "project")
-    arrays = [table.get("dependencies")] + [_table(table, "optional-dependencies").get(e) for e in extras]
-    arrays += [_table(project, "dependency-groups").get(g) for g in groups]
-    names |= _names(str(i) for a in arrays if isinstance(a, list) for i in a if isinstance(i, str))
+    names |= _names(i for i in _table(project, "project").get("dependencies") or [] if isinstance(i, str))
     if installable:
         poetry = _table(_table(project, "tool"), "poetry")
         names |= {pep508.canonical(key) for key in _table(poetry, "dependencies")}

@@ -1,28 +1,42 @@
 """The command that verifies a Python repository, decided from its files, first match wins:
 
-    1. pytest configuration: pytest.ini / .pytest.ini, pyproject.toml [tool.pytest.ini_options] or
+    0. settings.verification.command (the task's, else the config's)                -> as given
+    1. the tox testenv / nox session whose commands run a test runner (ci_config.py) -> that runner
+    2. .stestr.conf                                                                  -> stestr run
+    3. pytest configuration: pytest.ini / .pytest.ini, pyproject.toml [tool.pytest.ini_options] or
        [tool.pytest], setup.cfg [tool:pytest], tox.ini [pytest]              -> pytest
-    2. a tests/ or test/ folder holding test_*.py or *_test.py               -> pytest tests/
-    3. tox.ini whose [testenv] commands run pytest or unittest               -> that runner
-    4. any test*.py file elsewhere in the tree                               -> unittest discover
+    4. a tests/ or test/ folder holding test_*.py or *_test.py               -> pytest tests/
+    5. any test*.py file elsewhere in the tree                               -> unittest discover -v
     none of these: None (without a test suite a change cannot be verified).
 
-tox itself is never run: it builds its own environments and may reach the network.
+A declared command runs directly in the venv: its runner and the arguments given to the runner are
+kept, what wraps them (coverage run, tox/nox themselves, {posargs}) is not. Every runner reports test
+ids: pytest through --junitxml, unittest through -v (result lines and report headers), stestr through
+the subunit record of the run (.stestr/, read by workflow/verify.py).
+tox and nox are never run: they build their own environments and may reach the network.
 """
 
 from __future__ import annotations
 
 import configparser
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import tomlkit
 
+from agentic_codemod.adapters.python import ci_config
 from agentic_codemod.adapters.types import TestCommand
+from agentic_codemod.config import Settings
+from agentic_codemod.errors import InputError
 
 PYTEST = ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
-UNITTEST = ["{python}", "-m", "unittest", "discover"]
+UNITTEST = ["{python}", "-m", "unittest", "discover", "-v"]
+STESTR = ["{python}", "-m", "stestr"]
+# Arguments of a declared pytest command that would take the report away from the tool.
+PYTEST_DROPPED = ("--junitxml", "--junit-xml", "--junit-prefix", "-p", "--pastebin", "--resultlog")
+PYTEST_VALUE_OPTIONS = ("--junitxml", "--junit-xml", "--junit-prefix", "-p", "--pastebin", "--resultlog")
 
 TEST_FOLDERS = ("tests", "test")
 TEST_FILE_GLOBS = ("test_*.py", "*_test.py")
@@ -32,23 +46,83 @@ SKIPPED_DIRS = frozenset(
 )
 
 
-def detect_test_command(root: Path) -> TestCommand | None:
+def detect_test_command(root: Path, settings: Settings | None = None) -> TestCommand | None:
+    override = settings.verification.command if settings is not None else None
+    if override:
+        tokens = override if isinstance(override, list) else shlex.split(override)
+        command = declared_command(root, tokens, "verification.command")
+        if command is None:
+            raise InputError(
+                f"verification.command {override!r} runs no test runner this tool can read",
+                hint="name pytest, python -m unittest or stestr (e.g. 'python -m pytest tests/unit')",
+            )
+        return command
+    ci = ci_config.test_env(root)
+    if ci is not None:
+        command = declared_command(root, ci.command, f"{ci.source} commands")
+        if command is not None:
+            return command
+    stestr = _stestr_conf(root)
+    if stestr is not None:
+        return TestCommand(argv=[*STESTR, *stestr, "run"], source=".stestr.conf", runner="stestr")
     source = pytest_config(root)
     if source:
         return TestCommand(argv=list(PYTEST), source=source, runner="pytest")
     for folder in TEST_FOLDERS:
         if (root / folder).is_dir() and _has_test_files(root / folder):
             return TestCommand(argv=[*PYTEST, folder], source=f"{folder}/ folder", runner="pytest")
-    runner = _tox_runner(root)
-    if runner == "pytest":
-        return TestCommand(argv=list(PYTEST), source="tox.ini [testenv] commands", runner="pytest")
-    if runner == "unittest":
-        return TestCommand(argv=list(UNITTEST), source="tox.ini [testenv] commands", runner="unittest")
     if any(path.name.startswith("test") for path in _python_files(root)):
         return TestCommand(
             argv=list(UNITTEST), source="test*.py files (unittest fallback)", runner="unittest"
         )
     return None
+
+
+def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand | None:
+    """The runner of a declared command line, run directly in the venv with its own arguments."""
+    found = ci_config.runner_of(tokens)
+    if found is None:
+        return None
+    runner, args = found
+    if runner == "pytest":
+        return TestCommand(argv=[*PYTEST, *_pytest_args(args)], source=source, runner="pytest")
+    if runner == "unittest":
+        args = ["discover", "-v", *args[1:]] if args[:1] == ["discover"] else ["-v", *args]
+        if args == ["-v"]:
+            args = ["discover", "-v"]
+        return TestCommand(argv=["{python}", "-m", "unittest", *args], source=source, runner="unittest")
+    conf = _stestr_conf(root) or []
+    return TestCommand(argv=[*STESTR, *conf, *args], source=source, runner="stestr")
+
+
+def _pytest_args(args: list[str]) -> list[str]:
+    """The declared arguments without those that would move, rename or switch off the tool's report
+    (--junitxml, -p no:junitxml ...): a report the tool cannot read proves nothing."""
+    kept: list[str] = []
+    queue = list(args)
+    while queue:
+        arg = queue.pop(0)
+        name = arg.split("=", 1)[0]
+        if name in PYTEST_DROPPED or arg.startswith("-p"):
+            if "=" not in arg and arg in PYTEST_VALUE_OPTIONS and queue:
+                queue.pop(0)
+            continue
+        kept.append(arg)
+    return kept
+
+
+def _stestr_conf(root: Path) -> list[str] | None:
+    """--test-path / --top-dir from .stestr.conf (given on the command line, so the canary is planted
+    where stestr looks), or None without a .stestr.conf."""
+    parser = _ini(root / ".stestr.conf")
+    if not (root / ".stestr.conf").is_file():
+        return None
+    found: list[str] = []
+    for key, option in (("test_path", "--test-path"), ("top_dir", "--top-dir")):
+        value = parser.get("DEFAULT", key, fallback="").strip()
+        if value and "{" not in value:
+            found += [option, value]
+    return found
 
 
 def pytest_config(root: Path) -> str | None:
@@ -68,20 +142,6 @@ def pytest_config(root: Path) -> str | None:
         return "setup.cfg [tool:pytest]"
     if _ini(root / "tox.ini").has_section("pytest"):
         return "tox.ini [pytest]"
-    return None
-
-
-def _tox_runner(root: Path) -> str | None:
-    tox = _ini(root / "tox.ini")
-    commands = " ".join(
-        tox.get(section, "commands", fallback="")
-        for section in tox.sections()
-        if section == "testenv" or section.startswith("testenv:")
-    )
-    if "pytest" in commands or "py.test" in commands:
-        return "pytest"
-    if "unittest" in commands:
-        return "unittest"
     return None
 
 

@@ -34,7 +34,7 @@ def settings(**python: object) -> Settings:
 BUILD_SYSTEM = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
 
 
-def test_runtime_and_test_requirement_files_are_installed_docs_are_not(tmp_path: Path) -> None:
+def test_runtime_and_one_test_requirement_file_are_installed_dev_docs_lint_are_not(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
@@ -47,11 +47,13 @@ def test_runtime_and_test_requirement_files_are_installed_docs_are_not(tmp_path:
         },
     )
     assert plan_install(tmp_path, Settings()) == InstallPlan(
-        requirement_files=["requirements-dev.txt", "requirements.txt", "requirements/test.txt"]
+        requirement_files=["requirements.txt", "requirements/test.txt"],
+        requirements=["pytest"],
+        test_source="requirements/test.txt",
     )
 
 
-def test_project_with_build_system_installs_itself_with_test_extras_and_groups(tmp_path: Path) -> None:
+def test_project_with_build_system_installs_itself_and_its_test_extra(tmp_path: Path) -> None:
     pyproject = BUILD_SYSTEM + (
         '[project]\nname = "app"\ndependencies = ["acme-sdk==1.4.0"]\n'
         '[project.optional-dependencies]\ntest = ["pytest-mock"]\ndocs = ["sphinx"]\n'
@@ -59,7 +61,7 @@ def test_project_with_build_system_installs_itself_with_test_extras_and_groups(t
     )
     write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
     assert plan_install(tmp_path, Settings()) == InstallPlan(
-        project=".[test]", groups=["dev"], requirements=["pytest"]
+        project=".", requirements=["pytest-mock", "pytest"], test_source="extra [test]"
     )
 
 
@@ -86,7 +88,9 @@ def test_setup_cfg_project_with_setup_py(tmp_path: Path) -> None:
         "[options]\ninstall_requires =\n    acme-sdk==1.4.0\n[options.extras_require]\ntests =\n    pytest\n"
     )
     write(tmp_path, {"setup.cfg": cfg, "setup.py": "from setuptools import setup\nsetup()\n"})
-    assert plan_install(tmp_path, Settings()) == InstallPlan(project=".[tests]")
+    assert plan_install(tmp_path, Settings()) == InstallPlan(
+        project=".", requirements=["pytest"], test_source="extra [tests]"
+    )
 
 
 def test_pip_command_uses_this_pip_against_the_env_interpreter(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Test command detection: pytest configuration first, then test folders, tox, a unittest fallback."""
+"""Test command detection: an override, tox/nox commands, stestr, pytest configuration, test folders,
+a unittest fallback."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 def test_pytest_argv_is_fixed() -> None:
     assert PYTEST == ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
-    assert UNITTEST == ["{python}", "-m", "unittest", "discover"]
+    assert UNITTEST == ["{python}", "-m", "unittest", "discover", "-v"]  # -v: failures carry test ids
 
 
 @pytest.mark.parametrize(
@@ -63,7 +64,10 @@ def test_tests_folder_without_test_files_is_not_a_suite(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("commands", "runner", "argv"),
-    [("pytest {posargs}", "pytest", PYTEST), ("python -m unittest discover -s src", "unittest", UNITTEST)],
+    [
+        ("pytest {posargs}", "pytest", PYTEST),
+        ("python -m unittest discover -s src", "unittest", [*UNITTEST, "-s", "src"]),
+    ],
 )
 def test_tox_commands_choose_the_runner(tmp_path: Path, commands: str, runner: str, argv: list[str]) -> None:
     write(tmp_path, {"tox.ini": f"[tox]\nenvlist = py311\n\n[testenv]\ncommands =\n    {commands}\n"})

@@ -1,0 +1,201 @@
+"""Where a repository's test requirements come from: one source, the narrowest the project declares.
+
+    choose(root, project, installable, settings) -> TestSource | None
+
+Order of preference (first found wins; never several at once, never every requirements file):
+
+    1. settings.verification.requirements / .extras    the task's or the config's override, as given
+    2. the tox testenv that runs the tests             its deps and extras (ci_config.py)
+    3. the nox session that runs the tests             its session.install() arguments
+    4. PEP 735 group test / tests / testing            its requirements (include-group followed)
+    5. extra test / tests / testing                    its requirements, when the extra is readable
+                                                       (pyproject.toml, setup.cfg), else `.[extra]`
+    6. a test requirements file                        test-requirements.txt, requirements-test.txt,
+                                                       requirements-tests.txt, requirements/test.txt,
+                                                       requirements/tests.txt, then requirements-test*.txt
+                                                       and requirements/test*.txt (not *min*, *lock*)
+    7. dev, as a last resort                           the dev group, the dev extra, requirements-dev.txt,
+                                                       requirements/dev.txt
+
+Lint-only packages (config.LINT_PACKAGES: flake8, mypy, pytest-mypy, pytest-ruff, pytest-checkdocs ...)
+are left out of 2-5 and 7 (recorded in `left_out`), so a style check cannot fail the baseline; an
+override (1) and requirements files are taken as written. Every line a source yields is checked like a
+requirements file before pip sees it (dependency_files.check_requirement_lines): a refusal is an
+InputError naming the source.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentic_codemod.adapters.python import ci_config, pep508, setup_cfg
+from agentic_codemod.config import LINT_PACKAGES, Settings
+
+TEST_NAMES = ("test", "tests", "testing")
+TEST_FILES = (
+    "test-requirements.txt",
+    "requirements-test.txt",
+    "requirements-tests.txt",
+    "requirements/test.txt",
+    "requirements/tests.txt",
+)
+TEST_FILE_GLOBS = ("requirements-test*.txt", "requirements/test*.txt", "requirements_test*.txt")
+DEV_FILES = ("requirements-dev.txt", "requirements/dev.txt", "dev-requirements.txt")
+# Words in a file name that say it pins old or locked versions, not what the tests need.
+NOT_TEST_WORDS = ("min", "lock", "constraint", "oldest", "lowest")
+LOCAL_PROJECT = (".", "./")
+
+
+@dataclass(frozen=True)
+class TestSource:
+    label: str  # "tox.ini [testenv]", "extra [testing]", "test-requirements.txt" ...
+    lines: list[str] = field(default_factory=list)  # requirements-file lines: strings, -r/-c/-e FILE
+    extras: list[str] = field(default_factory=list)  # project extras installed as -e .[...]
+    left_out: list[str] = field(default_factory=list)  # lint-only requirements not installed
+
+
+def choose(root: Path, project: dict[str, Any], installable: bool, settings: Settings) -> TestSource | None:
+    override = settings.verification
+    if override.requirements is not None or override.extras is not None:
+        return TestSource(
+            "verification (task or config)", list(override.requirements or []), list(override.extras or [])
+        )
+    ci = ci_config.test_env(root)
+    if ci is not None and (ci.requirement_lines or ci.extras):
+        return _linted(ci.source, ci.requirement_lines, ci.extras, project, root)
+    for names, kind in ((TEST_NAMES, "test"), (("dev",), "dev")):
+        source = _group(project, names) or _extra(root, project, names, installable)
+        if source is None:
+            source = _test_file(root) if kind == "test" else _first_file(root, DEV_FILES)
+        if source is not None:
+            return source
+    return None
+
+
+def _linted(
+    label: str, lines: list[str], extras: list[str], project: dict[str, Any], root: Path
+) -> TestSource:
+    """The lines without lint-only packages; extras whose contents are readable expanded likewise."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    expanded_extras: list[str] = []
+    for line in lines:
+        name = _name(line)
+        if name in LINT_PACKAGES:
+            dropped.append(line)
+        else:
+            kept.append(line)
+    for extra in extras:
+        contents = _extra_contents(root, project, extra)
+        if contents is None:
+            expanded_extras.append(extra)
+            continue
+        sub = _linted(label, contents, [], project, root)
+        kept += sub.lines
+        dropped += sub.left_out
+    return TestSource(label, kept, expanded_extras, dropped)
+
+
+def _group(project: dict[str, Any], names: tuple[str, ...]) -> TestSource | None:
+    groups = _table(project, "dependency-groups")
+    for name in groups:
+        if pep508.canonical(name) in names:
+            return _linted(f"[dependency-groups] {name}", _group_items(groups, name, 0), [], project, Path())
+    return None
+
+
+def _group_items(groups: dict[str, Any], name: str, depth: int) -> list[str]:
+    items: list[str] = []
+    for item in groups.get(name) or []:
+        if isinstance(item, str):
+            items.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("include-group"), str) and depth < 10:
+            items += _group_items(groups, item["include-group"], depth + 1)
+    return items
+
+
+def _extra(
+    root: Path, project: dict[str, Any], names: tuple[str, ...], installable: bool
+) -> TestSource | None:
+    for extra in _declared_extras(root, project):
+        if pep508.canonical(extra) not in names:
+            continue
+        contents = _extra_contents(root, project, extra)
+        if contents is None:  # setup.py, Poetry extras: installed as declared
+            return TestSource(f"extra [{extra}]", [], [extra]) if installable else None
+        return _linted(f"extra [{extra}]", contents, [], project, root)
+    return None
+
+
+def _extra_contents(root: Path, project: dict[str, Any], extra: str, depth: int = 0) -> list[str] | None:
+    """The requirements of one extra, a self-reference (`project[other]`) expanded; None when unknown."""
+    table = _table(_table(project, "project"), "optional-dependencies")
+    raw: list[str] | None = None
+    for name, value in table.items():
+        if pep508.canonical(name) == pep508.canonical(extra) and isinstance(value, list):
+            raw = [v for v in value if isinstance(v, str)]
+    if raw is None and (root / "setup.cfg").is_file():
+        with contextlib.suppress(OSError, ValueError):
+            parser = setup_cfg.read((root / "setup.cfg").read_text(encoding="utf-8"))
+            for name in setup_cfg.extras((root / "setup.cfg").read_text(encoding="utf-8")):
+                if pep508.canonical(name) == pep508.canonical(extra):
+                    value = parser.get("options.extras_require", name, raw=True)
+                    raw = [v.strip() for v in value.splitlines() if v.strip() and v.strip()[0] not in "#;"]
+    if raw is None:
+        return None
+    own = pep508.canonical(str(_table(project, "project").get("name") or ""))
+    contents: list[str] = []
+    for item in raw:
+        requirement = pep508.parse(item)
+        if requirement is not None and own and pep508.canonical(requirement.name) == own and depth < 5:
+            for other in requirement.extras:
+                contents += _extra_contents(root, project, other, depth + 1) or []
+        else:
+            contents.append(item)
+    return contents
+
+
+def _declared_extras(root: Path, project: dict[str, Any]) -> list[str]:
+    extras = list(_table(_table(project, "project"), "optional-dependencies"))
+    extras += list(_table(_table(_table(project, "tool"), "poetry"), "extras"))
+    if (root / "setup.cfg").is_file():
+        with contextlib.suppress(OSError, ValueError):
+            extras += setup_cfg.extras((root / "setup.cfg").read_text(encoding="utf-8"))
+    return list(dict.fromkeys(extras))
+
+
+def _test_file(root: Path) -> TestSource | None:
+    found = _first_file(root, TEST_FILES)
+    if found is not None:
+        return found
+    candidates = sorted({p.relative_to(root).as_posix() for g in TEST_FILE_GLOBS for p in root.glob(g)})
+    usable = [c for c in candidates if not any(w in c.lower().rsplit("/", 1)[-1] for w in NOT_TEST_WORDS)]
+    return _first_file(root, tuple(usable))
+
+
+def _first_file(root: Path, names: tuple[str, ...]) -> TestSource | None:
+    for name in names:
+        if (root / name).is_file():
+            return TestSource(name, [f"-r {name}"])
+    return None
+
+
+def _name(line: str) -> str:
+    requirement = pep508.parse(line) if not line.startswith("-") else None
+    return pep508.canonical(requirement.name) if requirement is not None else ""
+
+
+def _table(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    value = parent.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def is_local_project(value: str) -> str | None:
+    """The extras of a requirement naming the project itself ('.', '.[test]', './'), else None."""
+    base, _, rest = value.strip().partition("[")
+    if base not in LOCAL_PROJECT:
+        return None
+    return rest.rstrip("]") if rest else ""
