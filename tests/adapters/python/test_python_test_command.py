@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.adapters.python.test_command import PYTEST, UNITTEST, detect_test_command
+from agentic_codemod.config import Settings, VerificationSettings
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -102,3 +103,71 @@ def test_broken_config_files_do_not_crash_detection(tmp_path: Path) -> None:
     )
     command = detect_test_command(tmp_path)
     assert command is not None and command.source == "tests/ folder"
+
+
+def test_stestr_conf_runs_stestr_on_its_test_path(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {".stestr.conf": "[DEFAULT]\ntest_path=./pkg/tests\ntop_dir=./\n", "pkg/tests/test_a.py": ""},
+    )
+    command = detect_test_command(tmp_path)
+    assert command is not None
+    assert (command.argv, command.runner, command.source) == (
+        ["{python}", "-m", "stestr", "--test-path", "./pkg/tests", "--top-dir", "./", "run"],
+        "stestr",
+        ".stestr.conf",
+    )
+
+
+def test_tox_stestr_command_wins_over_pytest_configuration(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            ".stestr.conf": "[DEFAULT]\ntest_path=./pkg/tests\n",
+            "pytest.ini": "[pytest]\n",
+            "tox.ini": "[testenv:lint]\ncommands = flake8\n"
+            "[testenv:py3]\ncommands =\n  stestr run {posargs}\n",
+        },
+    )
+    command = detect_test_command(tmp_path)
+    assert command is not None
+    assert command.argv == ["{python}", "-m", "stestr", "--test-path", "./pkg/tests", "run"]
+    assert command.source == "tox.ini [testenv:py3] commands"
+
+
+def test_declared_pytest_arguments_are_kept_but_not_those_that_take_the_report(tmp_path: Path) -> None:
+    tox = (
+        "[testenv]\ncommands =\n"
+        "  - coverage run -m pytest -x --junitxml=out.xml -p no:junitxml {posargs:tests/unit}\n"
+    )
+    command = detect_test_command(write(tmp_path, {"tox.ini": tox}))
+    assert command is not None and command.argv == [*PYTEST, "-x", "tests/unit"]
+
+
+def test_nox_session_command_is_read_without_running_the_noxfile(tmp_path: Path) -> None:
+    noxfile = (
+        "import nox\nraise SystemExit(1)\n@nox.session(name='unit')\ndef t(session):\n"
+        "    session.run('python', '-m', 'unittest', 'discover', '-s', 'src')\n"
+    )
+    command = detect_test_command(write(tmp_path, {"noxfile.py": noxfile}))
+    assert command is not None
+    assert (command.argv, command.source) == ([*UNITTEST, "-s", "src"], "noxfile.py session unit commands")
+
+
+@pytest.mark.parametrize(
+    ("override", "argv"),
+    [
+        ("python -m pytest tests/unit", [*PYTEST, "tests/unit"]),
+        (["python3", "-m", "unittest", "pkg.tests"], ["{python}", "-m", "unittest", "-v", "pkg.tests"]),
+    ],
+)
+def test_verification_command_overrides_detection(tmp_path: Path, override: object, argv: list[str]) -> None:
+    settings = Settings(verification=VerificationSettings.model_validate({"command": override}))
+    command = detect_test_command(write(tmp_path, {"pytest.ini": "[pytest]\n"}), settings)
+    assert command is not None
+    assert (command.argv, command.source) == (argv, "verification.command")
+
+
+def test_a_verification_command_without_a_runner_is_bad_input() -> None:
+    with pytest.raises(ValueError, match="runs no test runner"):
+        VerificationSettings(command="make test")

@@ -1,0 +1,178 @@
+"""Where the test requirements come from: one source, the narrowest declared, lint-only packages left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
+from agentic_codemod.config import Settings, VerificationSettings
+from agentic_codemod.errors import InputError
+
+BUILD = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+PROJECT = BUILD + '[project]\nname = "app"\nversion = "1"\ndependencies = ["acme-sdk==1.4.0"]\n'
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content, encoding="utf-8")
+    return root
+
+
+def test_tox_testenv_deps_and_extras_win_and_linters_are_left_out(tmp_path: Path) -> None:
+    tox = (
+        "[tox]\nenvlist = py311, lint\n\n[testenv]\nextras = testing\n"
+        "deps =\n    -r{toxinidir}/requirements/test.txt\n    hypothesis>=6\n    pytest-mypy\n"
+        "    py38: old-thing\ncommands =\n    coverage run -m pytest {posargs:tests}\n\n"
+        "[testenv:lint]\ndeps = ruff\ncommands = ruff check .\n"
+    )
+    pyproject = PROJECT + '[project.optional-dependencies]\ntesting = ["pytest-checkdocs", "pytest-cov"]\n'
+    write(
+        tmp_path,
+        {
+            "tox.ini": tox,
+            "pyproject.toml": pyproject,
+            "requirements/test.txt": "pytest\n",
+            "requirements/tests-min.txt": "acme-sdk==1.0\n",
+            "test-requirements.txt": "never-this\n",
+            "tests/test_app.py": "",
+        },
+    )
+    plan = plan_install(tmp_path, Settings())
+    assert plan == InstallPlan(
+        requirement_files=["requirements/test.txt"],
+        project=".",
+        requirements=["hypothesis>=6", "pytest-cov"],
+        test_source="tox.ini [testenv]",
+        left_out=["pytest-mypy", "pytest-checkdocs"],
+    )
+
+
+def test_nox_session_is_read_with_ast_never_run(tmp_path: Path) -> None:
+    noxfile = (
+        "import nox\nraise SystemExit('a noxfile must never be executed')\n\n"
+        "@nox.session(python=['3.11'])\ndef lint(session):\n    session.install('flake8')\n"
+        "    session.run('flake8')\n\n"
+        "@nox.session\ndef tests(session):\n"
+        "    session.install('-r', 'requirements-test.txt', '-e', '.[test]')\n"
+        "    session.install('--upgrade', 'freezegun', *session.posargs)\n"
+        "    session.run('pytest', '-x', *session.posargs)\n"
+    )
+    pyproject = PROJECT + '[project.optional-dependencies]\ntest = ["mock"]\n'
+    write(
+        tmp_path,
+        {
+            "noxfile.py": noxfile,
+            "pyproject.toml": pyproject,
+            "requirements-test.txt": "pytest\n",
+            "tests/test_app.py": "",
+        },
+    )
+    plan = plan_install(tmp_path, Settings())
+    assert plan.test_source == "noxfile.py session tests"
+    assert (plan.requirement_files, plan.project, plan.requirements) == (
+        ["requirements-test.txt"],
+        ".[test]",
+        ["freezegun"],
+    )
+
+
+def test_pep735_test_group_with_included_group(tmp_path: Path) -> None:
+    pyproject = PROJECT + (
+        '[dependency-groups]\nbase = ["pytest>=8"]\ntest = [{include-group = "base"}, "respx", "mypy"]\n'
+        'dev = ["ruff"]\n[project.optional-dependencies]\ntest = ["never-this"]\n'
+    )
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    assert plan_install(tmp_path, Settings()) == InstallPlan(
+        project=".",
+        requirements=["pytest>=8", "respx"],
+        test_source="[dependency-groups] test",
+        left_out=["mypy"],
+    )
+
+
+def test_testing_extra_drops_linters_and_expands_a_self_reference(tmp_path: Path) -> None:
+    pyproject = PROJECT + (
+        "[project.optional-dependencies]\n"
+        'testing = ["pytest>=6", "pytest-ruff", "app[enabler]"]\n'
+        'enabler = ["pytest-enabler", "pytest-black"]\n'
+    )
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.project, plan.requirements, plan.left_out) == (
+        ".",
+        ["pytest>=6", "pytest-enabler"],
+        ["pytest-ruff", "pytest-black"],
+    )
+
+
+def test_an_extra_whose_contents_cannot_be_read_is_installed_as_declared(tmp_path: Path) -> None:
+    pyproject = BUILD + '[tool.poetry]\nname = "app"\n[tool.poetry.extras]\ntests = ["pytest"]\n'
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.project, plan.test_source) == (".[tests]", "extra [tests]")
+
+
+@pytest.mark.parametrize(
+    ("files", "chosen"),
+    [
+        ({"test-requirements.txt": "a\n", "requirements/test.txt": "b\n"}, "test-requirements.txt"),
+        ({"requirements/tests-min.txt": "a\n", "requirements/tests.txt": "b\n"}, "requirements/tests.txt"),
+        (
+            {"requirements/tests-min.txt": "a\n", "requirements-test-unit.txt": "b\n"},
+            "requirements-test-unit.txt",
+        ),
+        ({"requirements-dev.txt": "pytest\n", "requirements-docs.txt": "sphinx\n"}, "requirements-dev.txt"),
+    ],
+    ids=["test-requirements", "not-the-minimum-pins", "glob", "dev-last-resort"],
+)
+def test_one_test_requirements_file_never_all(tmp_path: Path, files: dict[str, str], chosen: str) -> None:
+    write(tmp_path, {"requirements.txt": "acme-sdk==1.4.0\n", "tests/test_a.py": "", **files})
+    plan = plan_install(tmp_path, Settings())
+    assert plan.requirement_files == ["requirements.txt", chosen]
+    assert plan.test_source == chosen
+
+
+def test_the_override_replaces_detection_and_keeps_what_it_names(tmp_path: Path) -> None:
+    pyproject = PROJECT + '[project.optional-dependencies]\ntest = ["never-this"]\nextra-a = ["x"]\n'
+    write(tmp_path, {"pyproject.toml": pyproject, "ci/reqs.txt": "pytest\n", "tests/test_app.py": ""})
+    override = VerificationSettings(requirements=["-r ci/reqs.txt", "flake8"], extras=["extra-a"])
+    plan = plan_install(tmp_path, Settings(verification=override))
+    assert plan == InstallPlan(
+        requirement_files=["ci/reqs.txt"],
+        project=".[extra-a]",
+        requirements=["flake8"],
+        test_source="verification (task or config)",
+    )
+
+
+@pytest.mark.parametrize(
+    "deps",
+    ["-r{toxinidir}/../outside.txt", "--index-url https://evil.example/simple", "pkg @ file:///etc/x"],
+)
+def test_tox_deps_leading_out_are_refused_before_pip(tmp_path: Path, deps: str) -> None:
+    write(
+        tmp_path,
+        {"tox.ini": f"[testenv]\ndeps =\n    {deps}\ncommands = pytest\n", "tests/test_a.py": ""},
+    )
+    (tmp_path.parent / "outside.txt").write_text("secret-package\n")
+    with pytest.raises(InputError, match="refused"):
+        plan_install(tmp_path, Settings())
+
+
+def test_nox_install_leading_out_is_refused_before_pip(tmp_path: Path) -> None:
+    noxfile = (
+        "import nox\n@nox.session\ndef tests(s):\n    s.install('-r', '../x.txt')\n    s.run('pytest')\n"
+    )
+    write(tmp_path, {"noxfile.py": noxfile, "tests/test_a.py": ""})
+    with pytest.raises(InputError, match=r"noxfile.py session tests.*resolves outside"):
+        plan_install(tmp_path, Settings())
+
+
+def test_stestr_is_installed_for_a_stestr_suite_unless_declared(tmp_path: Path) -> None:
+    write(tmp_path, {".stestr.conf": "[DEFAULT]\ntest_path=./app/tests\n", "app/tests/test_a.py": ""})
+    assert plan_install(tmp_path, Settings()).requirements == ["stestr"]
+    write(tmp_path, {"test-requirements.txt": "stestr>=3\n"})
+    assert plan_install(tmp_path, Settings()).requirements == []

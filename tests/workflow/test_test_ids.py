@@ -1,0 +1,160 @@
+"""Failures carry test ids for every runner (unittest -v, stestr's subunit record, pytest's JUnit), and a
+baseline that lost a test module to a missing module is not usable, naming the module."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.models import Tally, VerificationResult
+from agentic_codemod.workflow import subunit, verify
+
+RECORDED = Path(__file__).parent / "recorded"
+SUITE = {
+    "pkg/__init__.py": "",
+    "pkg/test_a.py": (
+        "import unittest\n\n\nclass TestA(unittest.TestCase):\n"
+        "    def test_ok(self):\n        pass\n\n"
+        '    def test_bad(self):\n        """A docstring line."""\n        self.assertEqual(1, 2)\n\n'
+        "    def test_err(self):\n        raise RuntimeError('x')\n\n"
+        "    def test_sub(self):\n        for i in range(2):\n            with self.subTest(i=i):\n"
+        "                self.assertEqual(i, 0)\n\n"
+        "    @unittest.skip('no')\n    def test_skip(self):\n        pass\n"
+    ),
+}
+
+
+def make(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def run(root: Path, *argv: str) -> str:
+    done = subprocess.run([sys.executable, *argv], cwd=root, capture_output=True, text=True, timeout=120)
+    return done.stdout + done.stderr
+
+
+def test_unittest_verbose_output_names_every_failure(tmp_path: Path) -> None:
+    counts = verify.counts_from_output(run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v"))
+    assert counts is not None
+    assert (counts.passed, counts.failed, counts.errors, counts.skipped) == (1, 2, 1, 1)
+    assert counts.failing == [
+        "pkg.test_a.TestA.test_bad",
+        "pkg.test_a.TestA.test_err",
+        "pkg.test_a.TestA.test_sub (i=1)",
+    ]
+
+
+def test_unittest_ids_from_report_headers_alone_and_the_older_class_only_form() -> None:
+    output = (
+        "======\nFAIL: test_x (pkg.mod.TestX)\n------\nAssertionError\n"
+        "======\nERROR: test_y (pkg.mod.TestX.test_y)\n------\nRuntimeError\n"
+        "------\nRan 3 tests in 0.1s\n\nFAILED (failures=1, errors=1)\n"
+    )
+    counts = verify.counts_from_output(output)
+    assert counts is not None and counts.failing == ["pkg.mod.TestX.test_x", "pkg.mod.TestX.test_y"]
+
+
+def test_failures_cut_from_the_output_are_never_taken_for_the_baselines() -> None:
+    output = "[... 9000 bytes cut ...]\nRan 40 tests in 1s\n\nFAILED (failures=2)\n"
+    baseline, final = verify.counts_from_output(output), verify.counts_from_output(output)
+    assert baseline is not None and final is not None
+    assert baseline.failing != final.failing  # two runs' unnamed failures never match
+    results = [
+        VerificationResult(phase=p, command=["x"], exit_code=1, duration_s=0, passed=False, tests=t)
+        for p, t in (("baseline", baseline), ("iteration-1", final))
+    ]
+    assert verify.classify(*results) == "introduced"
+
+
+def test_same_unittest_ids_before_and_after_are_pre_existing(tmp_path: Path) -> None:
+    output = run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v")
+    before, after = verify.counts_from_output(output), verify.counts_from_output(output)
+    results = [
+        VerificationResult(phase=p, command=["x"], exit_code=1, duration_s=0, passed=False, tests=t)
+        for p, t in (("baseline", before), ("iteration-1", after))
+    ]
+    assert verify.classify(*results) == "pre-existing"
+
+
+@pytest.mark.parametrize("name", ["stestr-v1.subunit", "stestr-v2.subunit"])
+def test_stestr_subunit_record_gives_ids(name: str) -> None:
+    read = subunit.read_stream((RECORDED / name).read_bytes())
+    assert read is not None
+    tally, ids = read
+    assert tally == Tally(passed=1, failed=1, skipped=1, failing=["pkg.tests.test_a.TestA.test_bad"])
+    assert sorted(ids) == [f"pkg.tests.test_a.TestA.test_{n}" for n in ("bad", "ok", "skip")]
+
+
+def test_a_damaged_subunit_stream_reads_as_nothing() -> None:
+    v2 = bytearray((RECORDED / "stestr-v2.subunit").read_bytes())
+    v2[20] ^= 0xFF  # the CRC no longer matches
+    assert subunit.read_stream(bytes(v2)) is None
+    v1 = (RECORDED / "stestr-v1.subunit").read_bytes()
+    assert subunit.read_stream(v1[: v1.index(b"0\r\n]")]) is None  # details that never end
+
+
+def test_stestr_repository_latest_run_is_read_and_must_stay_in_the_copy(tmp_path: Path) -> None:
+    repo = tmp_path / ".stestr"
+    repo.mkdir()
+    (repo / "next-stream").write_text("2\n")
+    (repo / "1").write_bytes((RECORDED / "stestr-v1.subunit").read_bytes())
+    tally, ids = verify.read_stestr(tmp_path)
+    assert tally is not None and tally.failing == ["pkg.tests.test_a.TestA.test_bad"] and len(ids) == 3
+    outside = tmp_path.parent / "outside.subunit"
+    outside.write_bytes((RECORDED / "stestr-v1.subunit").read_bytes())
+    (repo / "1").unlink()
+    (repo / "1").symlink_to(outside)
+    assert verify.read_stestr(tmp_path) == (None, [])
+
+
+def baseline(output: str, tests: Tally | None, exit_code: int = 1) -> VerificationResult:
+    return VerificationResult(
+        phase="baseline",
+        command=["x"],
+        exit_code=exit_code,
+        duration_s=0,
+        passed=False,
+        tests=tests,
+        output_tail=output,
+    )
+
+
+def test_a_unittest_baseline_that_lost_a_module_names_it(tmp_path: Path) -> None:
+    make(tmp_path, {**SUITE, "pkg/test_b.py": "import hypothesis_not_installed_here\n"})
+    output = run(tmp_path, "-m", "unittest", "discover", "-v")
+    result = baseline(output, verify.counts_from_output(output))
+    assert not verify.usable_baseline(result)
+    assert "ModuleNotFoundError: No module named 'hypothesis_not_installed_here'" in str(
+        verify.baseline_problem(result)
+    )
+
+
+def test_a_pytest_collection_error_for_a_missing_module_is_named(tmp_path: Path) -> None:
+    make(tmp_path, {"tests/test_a.py": "import hypothesis_not_installed_here\n\ndef test_x():\n    pass\n"})
+    junit = tmp_path / "junit.xml"
+    output = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", "tests")
+    result = baseline(output, verify.read_junit(junit), exit_code=2)
+    assert result.tests is not None and result.tests.errors == 1  # "ran 1 test, errors=1": not usable
+    assert "No module named 'hypothesis_not_installed_here'" in str(verify.baseline_problem(result))
+
+
+def test_stestr_discovery_failure_is_named() -> None:
+    output = (
+        "=========================\nFailures during discovery\n=========================\n"
+        "--- import errors ---\nFailed to import test module: pkg.tests.test_b\n"
+        "Traceback (most recent call last):\n"
+        '  File "pkg/tests/test_b.py", line 1, in <module>\n    import testscenarios\n'
+        "ModuleNotFoundError: No module named 'testscenarios'\n"
+    )
+    assert verify.missing_test_module(output) == "ModuleNotFoundError: No module named 'testscenarios'"
+
+
+def test_a_failing_test_that_imports_nothing_missing_keeps_the_baseline_usable(tmp_path: Path) -> None:
+    output = run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v")
+    assert verify.baseline_problem(baseline(output, verify.counts_from_output(output))) is None
