@@ -1,0 +1,85 @@
+"""Fetch the corpus sdists into .cache/corpus and verify each against the sha256 of manifest.yml.
+
+    .venv/bin/python bench/corpus/fetch.py [--only ID ...]
+
+`pip download --no-deps --no-binary :all: NAME==VERSION` with pip's own configuration (index, certificates);
+a file whose sha256 differs from the manifest is deleted and the script exits 1. Nothing is committed but
+the manifest and the scripts. Also used by bench/corpus/measure.py and bench/corpus.py (`prepare`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = Path(__file__).resolve().parent / "manifest.yml"
+CACHE = ROOT / ".cache" / "corpus"
+DOWNLOAD_TIMEOUT_S = 600
+
+
+def load_cases(only: list[str] | None = None) -> list[dict[str, Any]]:
+    cases = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))["cases"]
+    if only:
+        unknown = sorted(set(only) - {c["id"] for c in cases})
+        if unknown:
+            raise SystemExit(f"{MANIFEST}: no case {', '.join(unknown)}")
+        cases = [c for c in cases if c["id"] in only]
+    return cases
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fetch(case: dict[str, Any]) -> Path:
+    """The verified sdist of one case, downloaded when it is not in the cache yet."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / case["sdist"]
+    if not path.is_file():
+        argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+        argv += ["-d", str(CACHE), f"{case['project']}=={case['version']}"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
+        if done.returncode != 0 or not path.is_file():
+            raise SystemExit(f"{case['id']}: pip download failed: {(done.stderr or done.stdout)[-600:]}")
+    got = sha256(path)
+    if got != case["sha256"]:
+        path.unlink()
+        raise SystemExit(f"{case['id']}: {path.name} has sha256 {got}, the manifest says {case['sha256']}")
+    return path
+
+
+def unpack(case: dict[str, Any], dest: Path) -> Path:
+    """The sdist's top directory, extracted under dest (a fresh directory)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    with tarfile.open(fetch(case)) as tar:
+        tar.extractall(dest, filter="data")
+    (top,) = [p for p in dest.iterdir() if p.is_dir()]
+    return top
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="case ids")
+    args = parser.parse_args()
+    for case in load_cases(args.only):
+        print(f"{case['id']:32} {fetch(case).name} sha256 ok")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

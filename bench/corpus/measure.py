@@ -1,0 +1,95 @@
+"""Measure each corpus case by hand, without agentic-codemod: what do the project's tests say on `from`
+and on `to`?
+
+    .venv/bin/python bench/corpus/measure.py [--only ID ...]
+
+Per case: the sdist unpacked into a temp dir, a fresh venv, `pip install <sdist dir>[extras] <test_deps>
+dep==measure_from`, the case's test_command in the sdist dir; then `pip install dep==to` in the same venv
+and the test command again. Prints one line per case and writes .cache/corpus/measured.json; the
+`expected`/`measured` fields of manifest.yml are copied from there by hand after a look at the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import fetch  # bench/corpus/fetch.py, beside this file
+
+TEST_TIMEOUT_S = 900
+INSTALL_TIMEOUT_S = 900
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple[int, str]:
+    try:
+        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "timeout"
+    return done.returncode, (done.stdout + done.stderr)
+
+
+def _summary(output: str) -> str:
+    lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
+    keep = [ln for ln in lines if any(w in ln for w in ("passed", "failed", "Ran ", "OK", "FAILED", "error"))]
+    return (keep[-1] if keep else (lines[-1] if lines else ""))[:200]
+
+
+def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
+    src = fetch.unpack(case, work / "src")
+    venv = work / "venv"
+    subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "VIRTUAL_ENV": str(venv)}
+    env.pop("PYTHONPATH", None)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    extras = f"[{','.join(case['extras'])}]" if case.get("extras") else ""
+    result: dict[str, Any] = {"id": case["id"]}
+    code, out = _run(
+        [*pip, f"{src}{extras}", *case["test_deps"], f"{case['dep']}=={case['measure_from']}"],
+        src,
+        env,
+        INSTALL_TIMEOUT_S,
+    )
+    if code != 0:
+        return {**result, "error": f"install from: {out[-500:]}"}
+    for phase, version in (("from", case["measure_from"]), ("to", case["to"])):
+        if phase == "to":
+            code, out = _run([*pip, f"{case['dep']}=={version}"], src, env, INSTALL_TIMEOUT_S)
+            if code != 0:
+                return {**result, "error": f"install to: {out[-500:]}"}
+        started = time.monotonic()
+        code, out = _run(shlex.split(case["test_command"]), src, env, TEST_TIMEOUT_S)
+        result[phase] = {
+            "version": version,
+            "exit": code,
+            "summary": _summary(out),
+            "seconds": round(time.monotonic() - started),
+        }
+    result["expected"] = "green" if result["to"]["exit"] == 0 else "red"
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="case ids")
+    args = parser.parse_args()
+    out_path = fetch.CACHE / "measured.json"
+    fetch.CACHE.mkdir(parents=True, exist_ok=True)
+    done = json.loads(out_path.read_text()) if out_path.is_file() else {}
+    for case in fetch.load_cases(args.only):
+        with tempfile.TemporaryDirectory(prefix=f"measure-{case['id']}-") as tmp:
+            result = measure(case, Path(tmp))
+        done[case["id"]] = result
+        out_path.write_text(json.dumps(done, indent=2))
+        print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
