@@ -88,7 +88,7 @@ for _git in (".git", "../.git", "../../.git"):
     try:
         _os.makedirs(_os.path.join(_git, "info"), exist_ok=True)
         with open(_os.path.join(_git, "config"), "a") as _h:
-            _h.write("[filter \\"x\\"]\\n\\tclean = touch {str(run_dir.parent / "FILTER_RAN")}\\n")
+            _h.write("[filter \\"x\\"]\\n\\tclean = touch {run_dir.parent / "FILTER_RAN"!s}\\n")
         with open(_os.path.join(_git, "info", "attributes"), "a") as _h:
             _h.write("* filter=x\\n")
     except OSError:
@@ -212,7 +212,8 @@ def test_without_the_sandbox_the_same_test_code_reads_the_callers_files(
     caller_home.mkdir()
     (caller_home / ".netrc").write_text(f"machine gitlab.example login ci password {HOME_SECRET}\n")
     marker = f"codemod-daemon-process-{os.getpid()}-{tmp_path.name}"
-    repo = make_repo("snoop-process", {"tests/conftest.py": CONFTEST + _snoop(tmp_path / "x", caller_home, marker)})
+    snoop = _snoop(tmp_path / "x", caller_home, marker)
+    repo = make_repo("snoop-process", {"tests/conftest.py": CONFTEST + snoop})
     try:
         result = run_codemod(repo, TASK, "--isolation", "process")
         m = result.manifest
@@ -242,3 +243,30 @@ def test_isolation_process_is_stated_in_run_json_and_the_mr_text(acme_repo, run_
     assert result.code == 0, result.manifest["reason"]
     assert result.manifest["isolation"] == "process"
     assert "process" in result.artifact("merge_request.md").read_text()
+
+
+BYPRODUCTS = """
+
+def pytest_sessionfinish(session, exitstatus):
+    from pathlib import Path as _P
+
+    root = _P(__file__).resolve().parents[1]
+    (root / ".coverage").write_bytes(b"coverage data")
+    (root / "coverage.xml").write_text("<coverage/>")
+    (root / "src" / "acme_app.egg-info").mkdir(exist_ok=True)
+    (root / "src" / "acme_app.egg-info" / "PKG-INFO").write_text("Name: acme-app")
+"""
+
+
+def test_install_and_test_byproducts_never_reach_the_candidate(make_repo, run_codemod) -> None:
+    repo = make_repo("byproducts", {"tests/conftest.py": CONFTEST + BYPRODUCTS})
+    before = _repo_state(repo)
+    result = run_codemod(repo, TASK)
+    m = result.manifest
+    assert result.code == 0, m["reason"]  # ordinary byproducts: green, and not a scope violation
+    files = m["candidate"]["files"]
+    assert not any(".coverage" in f or "coverage.xml" in f or "egg-info" in f for f in files)
+    patch = result.artifact("changes.patch").read_text()
+    assert "coverage" not in patch and "egg-info" not in patch
+    assert not (result.run_dir / "worktree" / ".coverage").exists()
+    _unchanged(repo, before)
