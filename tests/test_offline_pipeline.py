@@ -37,7 +37,9 @@ def test_rule_fixable_task_is_approved_and_patch_applies_to_base(
     assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
     # exit 1 is the canary's own failure (the tool's must-fail test); every test of the repository passed
     assert all(v["exit_code"] == 1 and v["canary"] == "failed" for v in m["verifications"])
-    assert all(v["passed"] and v["tests"]["passed"] == 17 and not v["tests"]["failed"] for v in m["verifications"])
+    assert all(
+        v["passed"] and v["tests"]["passed"] == 17 and not v["tests"]["failed"] for v in m["verifications"]
+    )
     assert all(v["isolation"] == "sandbox" and not v["tampered"] for v in m["verifications"])
     for name, fmt in (("plan.json", "plan@1"), ("profile.json", "profile@1"), ("review.json", "review@1")):
         assert result.json(name)["format"] == f"agentic-codemod/{fmt}"
@@ -151,14 +153,29 @@ def test_code_using_the_sdk_without_a_declaration_requires_human(make_repo, run_
     repo = make_repo(
         "undeclared",
         {
+            "requirements.txt": "# acme-sdk comes from somewhere else\n",
+            "setup.py": "from setuptools import setup\nsetup(install_requires=['requests'])\n",
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human"
+    assert "src/acme_app/billing.py line 7 imports acme-sdk, but no dependency file declares" in m["reason"]
+
+
+def test_setup_py_declaration_outside_allowed_paths_is_bad_input(make_repo, run_codemod):
+    """setup.py's install_requires is found (read with ast); the task must allow the file it bumps."""
+    repo = make_repo(
+        "setup-py-declared",
+        {
             "requirements.txt": "# acme-sdk comes from setup.py\n",
             "setup.py": "from setuptools import setup\nsetup(install_requires=['acme-sdk==1.4.0'])\n",
         },
     )
     result = run_codemod(repo, "acme-sdk-2.yml")
     m = result.manifest
-    assert result.code == 3 and m["status"] == "requires_human"
-    assert "no supported file declares acme-sdk" in m["reason"]
+    assert result.code == 2 and m["status"] == "bad_input"
+    assert "exclude the dependency file(s) to bump: setup.py" in m["reason"]
 
 
 def test_green_tests_do_not_hide_a_usage_the_rules_cannot_migrate(make_repo, run_codemod):
