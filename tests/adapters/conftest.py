@@ -24,7 +24,7 @@ def run(
         process = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env=env,
+            env={**os.environ, **env} if env else None,  # like SandboxRunner: a per-call env adds
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
