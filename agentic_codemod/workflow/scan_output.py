@@ -18,6 +18,8 @@ TOOL = "ast-grep"
 _FILES = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)$")
 _RULES = re.compile(r"^sg: summary\|rule: effectiveRuleCount=(\d+),skippedRuleCount=(\d+)$")
 _INSPECT = "sg: "
+_FILE_KEY = b',"file":"'  # structural in a match line: a quote inside a JSON string is escaped
+_MAX_NAME = 8_192
 
 
 class ScanFailed(CodemodError):
@@ -50,14 +52,14 @@ class Budget:
 class Read:
     count: int = 0  # matches of this process
     complete: bool = False  # read to the end of the stream
-    over: str | None = None  # over the byte budget: the file of the last match read ("" when none)
+    over: str | None = None  # over the byte budget: the file of the match that overflowed ("" unknown)
 
 
 def read_stream(
     rule_id: str, stream: IO[bytes], found: dict[str, list[Hit]], budget: Budget, limit: int
 ) -> Read:
     """One JSON object per line, within the byte budget and up to `limit` matches."""
-    read, last = Read(), ""
+    read = Read()
     while True:
         line = stream.readline(budget.left + 1)
         if not line:
@@ -65,13 +67,12 @@ def read_stream(
             return read
         budget.left -= len(line)
         if budget.left < 0:
-            read.over = last
+            read.over = _file_of_line(line, stream, budget.cap)
             return read
         hit = _hit(rule_id, line)
         if hit is None:
             continue
         found.setdefault(hit.file, []).append(hit)
-        last = hit.file
         read.count += 1
         if read.count >= limit:
             return read
@@ -121,6 +122,29 @@ def _hit(rule_id: str, line: bytes) -> Hit | None:
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ScanFailed(f"{TOOL} printed a match the tool cannot read for rule {rule_id}: {exc}") from exc
+
+
+def _file_of_line(start: bytes, stream: IO[bytes], limit: int) -> str:
+    """The "file" of a match line too long to keep, found in bounded chunks (the match text comes first,
+    then its range, then `"file":"..."`); "" when it is not within `limit` more bytes."""
+    tail, chunk, seen = b"", start, 0
+    while chunk:
+        data = tail + chunk
+        at = data.find(_FILE_KEY)
+        if at >= 0:
+            rest = data[at + len(_FILE_KEY) - 1 :]  # from the opening quote of the value
+            while len(rest) < _MAX_NAME and not rest.endswith(b"\n") and (more := stream.readline(_MAX_NAME)):
+                rest += more
+            try:
+                value, _ = json.JSONDecoder().raw_decode(rest.decode("utf-8", "replace"))
+            except ValueError:
+                return ""
+            return str(value).removeprefix("./")
+        seen += len(chunk)
+        if chunk.endswith(b"\n") or seen > limit:
+            return ""
+        tail, chunk = data[-len(_FILE_KEY) :], stream.readline(1 << 16)
+    return ""
 
 
 def _skip_reason(stderr: str, name: str) -> str | None:

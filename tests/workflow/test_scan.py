@@ -205,6 +205,6 @@ def test_more_matches_than_the_cap_requires_a_human_naming_the_file(tmp_path: Pa
 
 def test_more_output_than_the_cap_requires_a_human_naming_the_file(tmp_path: Path) -> None:
     big = "def f(client):\n    getattr(client, '" + "x" * 5_000 + "')\n"
-    repo = make_repo(tmp_path / "repo", {"src/big.py": big})
-    with pytest.raises(RequiresHuman, match=r"scan.max_output_bytes.*src/big.py"):
+    repo = make_repo(tmp_path / "repo", {"src/big.py": big, "src/a.py": CALL, "src/z.py": "x = 1\n"})
+    with pytest.raises(RequiresHuman, match=r"scan.max_output_bytes\), in src/big.py"):
         Scanner(repo, ScanSettings(max_output_bytes=2_000)).matches(detect_rule())
