@@ -1,0 +1,166 @@
+"""Where the SDK is declared, end to end through the CLI: setup.py install_requires (literal, through a
+module-level name, computed), a test-minimum pin file that must stay, an open range that stays open."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+TASK = """\
+id: acme-sdk-declarations
+title: Bump acme-sdk to 2.1
+sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
+allowed_paths: ["src/**", "setup.py", "requirements*.txt", "requirements/**"]
+acceptance_criteria:
+  - "the existing test suite passes on acme-sdk 2.1.0"
+"""
+
+# Only the API that 2.x left unchanged: the bump is safe.
+STABLE_APP = """\
+import acme
+
+
+def ping(base_url: str) -> object:
+    client = acme.Client(base_url)
+    try:
+        return client.send("/ping", {"hello": 1})
+    finally:
+        client.close()
+"""
+
+STABLE_TEST = """\
+from acme import testing
+
+from acme_app.ping import ping
+
+
+def test_ping_sends_one_request():
+    url = "memory://declarations"
+    ping(url)
+    assert [r.path for r in testing.requests(url)] == ["/ping"]
+    testing.reset(url)
+"""
+
+SETUP_PY = """\
+from setuptools import setup
+
+# Runtime dependencies: the SDK's range is open on purpose.
+REQUIRES = [
+    'acme-sdk>=1.2',  # the platform SDK
+]
+
+setup(
+    name="acme-app",
+    version="0.1",
+    package_dir={"": "src"},
+    packages=["acme_app"],
+    install_requires=REQUIRES,
+)
+"""
+
+COMPUTED_SETUP_PY = """\
+from setuptools import setup
+
+with open("deps.txt") as f:
+    requires = f.read().split()
+
+setup(
+    name="acme-app",
+    version="0.1",
+    package_dir={"": "src"},
+    packages=["acme_app"],
+    install_requires=requires,
+)
+"""
+
+TESTS_MIN = "# the oldest versions we support\nacme-sdk==1.4.0\n"
+
+
+@pytest.fixture(scope="session")
+def build_backend(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A folder with a setuptools wheel made from the copy beside the tests (pip builds setup.py projects
+    with it; the fixture wheelhouse has none and these tests use no package index)."""
+    dist = importlib.metadata.distribution("setuptools")
+    folder = tmp_path_factory.mktemp("build-backend")
+    wheel = folder / f"setuptools-{dist.version}-py3-none-any.whl"
+    skip = ("INSTALLER", "REQUESTED", "direct_url.json")
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for file in dist.files or []:
+            path = Path(str(dist.locate_file(file)))
+            if "__pycache__" in file.parts or file.name in skip or not path.is_file():
+                continue
+            archive.write(path, file.as_posix())
+    return str(folder)
+
+
+def _task(tmp_path: Path) -> Path:
+    path = tmp_path / "declarations.yml"
+    path.write_text(TASK)
+    return path
+
+
+def _repo(make_repo, name: str, files: dict[str, str | None]) -> Path:
+    root = Path(__file__).parents[1] / "fixtures/acme-app"
+    gone: dict[str, str | None] = {
+        f"src/acme_app/{p.name}": None for p in (root / "src/acme_app").glob("*.py")
+    }
+    gone.update({f"tests/{p.name}": None for p in (root / "tests").glob("*.py")})
+    gone.update(
+        {
+            "src/acme_app/__init__.py": "",
+            "src/acme_app/ping.py": STABLE_APP,
+            "tests/test_ping.py": STABLE_TEST,
+            "requirements.txt": None,
+            "requirements-dev.txt": "pytest\n",
+        }
+    )
+    return make_repo(name, {**gone, **files})
+
+
+def test_setup_py_runtime_declaration_is_bumped_in_place_and_the_min_pin_stays(
+    make_repo, run_codemod, tmp_path: Path, build_backend: str
+):
+    repo = _repo(make_repo, "setup-py", {"setup.py": SETUP_PY, "requirements/tests-min.txt": TESTS_MIN})
+    result = run_codemod(repo, _task(tmp_path), "--find-links", build_backend)
+
+    m = result.manifest
+    profile = result.json("profile.json")
+    roles = {(d["file"], d["line"]): (d["role"], d["specifier"]) for d in profile["sdk_declarations"]}
+    assert roles == {
+        ("requirements/tests-min.txt", 2): ("constraint", "==1.4.0"),
+        ("setup.py", 5): ("runtime", ">=1.2"),
+    }
+    assert result.code == 0, m["reason"]
+    assert m["status"] == "succeeded" and m["candidate"]["files"] == ["setup.py"]
+    assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
+    assert all(v["passed"] and v["tests"]["passed"] == 1 for v in m["verifications"])
+    patch = result.artifact("changes.patch").read_text()
+    # byte for byte: only the specifier inside the string literal changed, and the range stays open
+    assert "-    'acme-sdk>=1.2',  # the platform SDK\n+    'acme-sdk>=2.1.0',  # the platform SDK\n" in patch
+    assert "tests-min" not in patch and "<3" not in patch
+
+
+def test_computed_install_requires_requires_a_human_naming_the_line(make_repo, run_codemod, tmp_path: Path):
+    repo = _repo(make_repo, "computed", {"setup.py": COMPUTED_SETUP_PY, "deps.txt": "acme-sdk>=1.2\n"})
+    result = run_codemod(repo, _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "setup.py line 11: install_requires is computed (requires" in m["reason"]
+    assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""
+
+
+def test_imported_but_undeclared_sdk_requires_a_human_not_nothing_to_do(
+    make_repo, run_codemod, tmp_path: Path
+):
+    repo = _repo(make_repo, "undeclared", {})
+    result = run_codemod(repo, _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "src/acme_app/ping.py line 1 imports acme-sdk" in m["reason"]

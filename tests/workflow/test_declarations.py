@@ -1,0 +1,67 @@
+"""The bump plan: which declarations are bumped, by role and range strategy (pure: no repository)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentic_codemod.models import Dependency
+from agentic_codemod.task import SdkSpec
+from agentic_codemod.workflow.declarations import pending
+
+
+def sdk(**extra: Any) -> SdkSpec:
+    return SdkSpec.model_validate(
+        {"name": "acme-sdk", "ecosystem": "python", "from": ">=1,<2", "to": "2.0.0", **extra}
+    )
+
+
+def dep(specifier: str, file: str = "setup.py", role: str = "runtime", **extra: Any) -> Dependency:
+    return Dependency(
+        name="acme-sdk", specifier=specifier, file=file, kind="setup.py", line=3, role=role, **extra
+    )
+
+
+def test_runtime_is_bumped_and_the_minimum_pin_file_stays_unless_the_task_names_it() -> None:
+    runtime, minimum = dep(">=1.2"), dep("==1.2.0", "requirements/tests-min.txt", "constraint")
+    assert [d.file for d in pending(sdk(), [runtime, minimum])] == ["setup.py"]
+    named = sdk(also_bump=["./requirements/tests-min.txt"])
+    assert [d.file for d in pending(named, [runtime, minimum])] == ["setup.py", "requirements/tests-min.txt"]
+
+
+def test_lock_entries_and_computed_or_unversioned_declarations_are_never_edited() -> None:
+    declarations = [
+        dep("==1.4.0", "uv.lock", "lock"),
+        dep("", uneditable="setup.py line 3: install_requires is computed (x)"),
+        dep(""),
+    ]
+    assert pending(sdk(also_bump=["uv.lock"]), declarations) == []
+
+
+@pytest.mark.parametrize(
+    ("strategy", "specifier", "bumped"),
+    [
+        ("auto", ">=1.2", True),  # still admits from: the floor moves
+        ("bump", ">=1.2,<3", True),
+        ("replace", ">=1.2", False),  # admits to: left alone
+        ("widen", ">=1.2,<2", True),
+        ("widen", ">=1.2,<3", False),
+        ("pin", ">=2.0.0", True),
+        ("pin", "==2.0.0", False),
+        ("auto", ">=2.0.0,<3", False),
+    ],
+)
+def test_range_strategy_decides_what_is_pending(strategy: str, specifier: str, bumped: bool) -> None:
+    found = pending(sdk(range_strategy=strategy), [dep(specifier)])
+    assert bool(found) is bumped
+    assert all(d.range_strategy == strategy for d in found)
+
+
+def test_task_fields_are_checked() -> None:
+    with pytest.raises(ValueError, match="range_strategy"):
+        sdk(range_strategy="lockfile-only")
+    with pytest.raises(ValueError, match="not a Python import name"):
+        sdk(import_names=["acme-sdk"])
+    with pytest.raises(ValueError, match="escapes"):
+        sdk(also_bump=["../outside.txt"])
