@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_publish_parser(sub)
     add_fleet_parser(sub)
+    from agentic_codemod.scaffold import add_init_parser
+
+    add_init_parser(sub)
     return parser
 
 
@@ -76,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             from agentic_codemod.semantic import gate_command
 
             return gate_command(args)
-        if args.command in ("lessons", "publish", "fleet"):
+        if args.command in ("lessons", "publish", "fleet", "init"):
             return int(args.handler(args))
     except InputError as exc:
         print(f"agentic-codemod: error: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ acceptance_criteria:
 """
 
 # Only the API that 2.x left unchanged (Client(url), send, close, acme.testing): the bump is safe.
-STABLE_APP = '''\
+STABLE_APP = """\
 import acme
 
 
@@ -30,9 +30,9 @@ def ping(base_url: str) -> object:
         return client.send("/ping", {"hello": 1})
     finally:
         client.close()
-'''
+"""
 
-STABLE_TEST = '''\
+STABLE_TEST = """\
 from acme import testing
 
 from acme_app.ping import ping
@@ -43,7 +43,7 @@ def test_ping_sends_one_request():
     ping(url)
     assert [r.path for r in testing.requests(url)] == ["/ping"]
     testing.reset(url)
-'''
+"""
 
 
 def _task(tmp_path: Path) -> Path:
