@@ -1,0 +1,190 @@
+"""Run agentic-codemod over the real-project corpus (bench/corpus/manifest.yml) and print how honest it was.
+
+    .venv/bin/python bench/corpus.py [--only ID ...] [--limit N] [--timeout S] [--keep DIR]
+
+Per case, sequentially: the sdist (fetched and sha256-checked by bench/corpus/fetch.py) becomes a git
+repository in a temp dir (git init + one commit); a task without `migration:` (a plain bump: the corpus
+has no migration packages) is written for the case; `agentic-codemod run --offline` runs on it with the
+project's own context and the machine's pip configuration for the index, bounded by --timeout.
+
+A false success is exit 0 on a breaking case, or exit 0 where run.json does not prove that the tests ran
+on both versions: a baseline environment whose version of the dependency lies in `from`, an after
+environment holding exactly `to`, and both verifications with at least one test run. Breaking honest is
+exit 1 or 3 with a reason that names a failing test or the missing migration. The last line:
+
+    corpus: N cases, false successes F, safe green S/s, breaking honest B/b
+
+It is a benchmark, not a test: it needs the package index and takes minutes per case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
+import fetch  # bench/corpus/fetch.py
+
+ROOT = fetch.ROOT
+DEFAULT_TIMEOUT_S = 1800
+# Files a plain bump may edit; a name without glob characters also waives the nameable deny globs.
+DECLARATION_FILES = (
+    "setup.py",
+    "setup.cfg",
+    "pyproject.toml",
+    "requirements.txt",
+    "test-requirements.txt",
+    "requirements-dev.txt",
+    "requirements-test.txt",
+    "tox.ini",
+    "pdm.lock",
+    "poetry.lock",
+    "uv.lock",
+)
+GIT = ["git", "-c", "user.name=corpus", "-c", "user.email=corpus@example.invalid"]
+
+
+def make_repo(case: dict[str, Any], work: Path) -> Path:
+    repo = fetch.unpack(case, work / "unpacked")
+    for argv in (["init", "-q"], ["add", "-A", "-f"], ["commit", "-q", "-m", f"{case['project']} sdist"]):
+        subprocess.run([*GIT, *argv], cwd=repo, check=True, capture_output=True)
+    return repo
+
+
+def write_task(case: dict[str, Any], repo: Path, path: Path) -> Path:
+    allowed = [name for name in DECLARATION_FILES if (repo / name).is_file()]
+    if (repo / "requirements").is_dir():
+        allowed.append("requirements/**")
+    task = {
+        "id": f"corpus-{case['id']}",
+        "title": f"Bump {case['dep']} to {case['to']}",
+        "sdk": {"name": case["dep"], "ecosystem": "python", "from": case["from"], "to": case["to"]},
+        "allowed_paths": allowed or ["requirements.txt"],
+        "acceptance_criteria": [f"the project's own tests pass on {case['dep']} {case['to']}"],
+    }
+    path.write_text(yaml.safe_dump(task, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run_case(case: dict[str, Any], work: Path, timeout: int) -> dict[str, Any]:
+    repo = make_repo(case, work)
+    task = write_task(case, repo, work / "task.yml")
+    run_dir = work / "run"
+    argv = [sys.executable, "-m", "agentic_codemod", "run", "--repo", str(repo), "--task", str(task)]
+    argv += ["--run-dir", str(run_dir), "--context", str(ROOT), "--offline", "--quiet"]
+    env = {**os.environ, "AGNO_TELEMETRY": "false"}
+    started = time.monotonic()
+    try:
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        code: int | None = done.returncode
+        stderr = done.stderr
+    except subprocess.TimeoutExpired:
+        code, stderr = None, f"timed out after {timeout}s"
+    seconds = round(time.monotonic() - started)
+    manifest_path = run_dir / "run.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    reason = manifest.get("reason") or stderr.strip().splitlines()[-1:] or ["no run.json"]
+    return {
+        "exit": code,
+        "seconds": seconds,
+        "status": manifest.get("status", "no run.json"),
+        "reason": reason if isinstance(reason, str) else reason[0],
+        "proof": proof(case, manifest),
+        "manifest": manifest,
+    }
+
+
+def proof(case: dict[str, Any], manifest: dict[str, Any]) -> str:
+    """'' when run.json proves that both versions were tested, else what is missing."""
+    name = canonicalize_name(case["dep"])
+    envs = manifest.get("environments") or {}
+    base = (envs.get("baseline") or {}).get(name)
+    after = (envs.get("after") or {}).get(name)
+    if base is None or base not in SpecifierSet(case["from"], prereleases=True):
+        return f"baseline {case['dep']} {base or 'unrecorded'} not in {case['from']}"
+    if after != case["to"]:
+        return f"after-bump {case['dep']} {after or 'unrecorded'} is not {case['to']}"
+    ran = {v["phase"] == "baseline" for v in manifest.get("verifications", []) if _ran_tests(v)}
+    if ran != {True, False}:
+        return "no verification with a test run on both versions"
+    return ""
+
+
+def _ran_tests(verification: dict[str, Any]) -> bool:
+    tests = verification.get("tests") or {}
+    return sum(n for key, n in tests.items() if isinstance(n, int)) > 0
+
+
+def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
+    """(verdict, counted): FALSE SUCCESS, green, honest, or what else happened."""
+    code, breaking = result["exit"], case["expected"] == "red"
+    if code == 0:
+        if breaking or result["proof"] or result["status"] == "nothing_to_do":
+            return "FALSE SUCCESS", False
+        return "green", True
+    if breaking and code in (1, 3):
+        reason = result["reason"]
+        tested = [v for v in result["manifest"].get("verifications", []) if v.get("tests")]
+        failing = tested[-1]["tests"].get("failing", []) if tested else []
+        named = "no migration notes" in reason or any(t.split("::")[-1] in reason for t in failing)
+        return ("honest", True) if named else ("unnamed reason", False)
+    return ("not green" if not breaking else f"exit {code}"), False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="case ids (default: all)")
+    parser.add_argument("--limit", type=int, help="at most this many cases")
+    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per case")
+    parser.add_argument("--keep", type=Path, help="keep each case's repo and run dir under this directory")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    cases = fetch.load_cases(args.only)[: args.limit]
+    rows, results = [], {}
+    header = f"{'case':30} {'style':34} {'expected':8} {'exit':>4} {'status':16} {'verdict':14} reason"
+    print(header, flush=True)
+    for case in cases:
+        if args.keep:
+            work = args.keep / case["id"]
+            work.mkdir(parents=True, exist_ok=True)
+            result = run_case(case, work, args.timeout)
+        else:
+            with tempfile.TemporaryDirectory(prefix=f"corpus-{case['id']}-") as tmp:
+                result = run_case(case, Path(tmp), args.timeout)
+        verdict, counted = judge(case, result)
+        reason = result["reason"] + (f" [proof: {result['proof']}]" if result["proof"] else "")
+        rows.append((case, verdict, counted))
+        results[case["id"]] = {k: v for k, v in result.items() if k != "manifest"} | {"verdict": verdict}
+        style = case["styles"][0]
+        print(
+            f"{case['id']:30} {style[:34]:34} {case['expected']:8} {result['exit']!s:>4} "
+            f"{result['status'][:16]:16} {verdict:14} {' '.join(reason.split())[:160]} "
+            f"({result['seconds']}s)",
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    false = sum(1 for _c, v, _k in rows if v == "FALSE SUCCESS")
+    safe = [(v, k) for c, v, k in rows if c["expected"] == "green"]
+    breaking = [(v, k) for c, v, k in rows if c["expected"] == "red"]
+    print(
+        f"corpus: {len(rows)} cases, false successes {false}, "
+        f"safe green {sum(k for _v, k in safe)}/{len(safe)}, "
+        f"breaking honest {sum(k for _v, k in breaking)}/{len(breaking)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
