@@ -59,7 +59,8 @@ def first_import(root: Path, files: Iterable[str], names: Iterable[str]) -> tupl
         lines = sorted(
             node.lineno
             for node in ast.walk(tree)
-            if any(_matches(module, wanted) for module in _modules(node))
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            and any(_matches(module, wanted) for module in _modules(node))
         )
         if lines:
             return file, lines[0]

@@ -85,13 +85,14 @@ def _find(content: str, canonical: str) -> list[_Found]:
 
 
 def _declaration(lines: list[str], node: ast.Constant, canonical: str, section: str) -> _Found | None:
-    requirement = pep508.parse(node.value)
+    value = str(node.value)
+    requirement = pep508.parse(value)
     if requirement is None or not pep508.matches(requirement, canonical):
         return None
-    start, end = pep508.name_span(node.value)
-    name, line = node.value[start:end], node.lineno
-    span = pep508.specifier_span(node.value, requirement)
-    specifier = node.value[span[0] : span[1]] if span else ""
+    start, end = pep508.name_span(value)
+    name, line = value[start:end], node.lineno
+    span = pep508.specifier_span(value, requirement)
+    specifier = value[span[0] : span[1]] if span else ""
     body = _body_offset(lines, node)
     if body is None:
         reason = f"setup.py line {line}: the string is not written as its value (escapes or several parts)"
@@ -201,7 +202,9 @@ def _dict_items(node: ast.expr) -> list[tuple[str, ast.expr]] | None:
         if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
             raise _Computed(node, "a key that is not a string literal")
         return [
-            (k.value, v) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)
+            (str(k.value), v)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant)
         ]
     if (
         isinstance(node, ast.Call)
