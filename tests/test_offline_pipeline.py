@@ -113,16 +113,17 @@ def test_repo_already_on_target_is_nothing_to_do(make_repo, run_codemod, tmp_pat
     assert_all_artifacts(result.run_dir)
 
 
-def test_a_pin_that_admits_the_target_but_code_still_on_the_old_api_is_migrated(make_repo, run_codemod):
-    """Not "nothing to do": the bumped pin alone would leave the old API in the code."""
+def test_a_pin_already_on_the_target_with_code_on_the_old_api_requires_a_human(make_repo, run_codemod):
+    """Not "nothing to do" (the bumped pin alone would leave the old API in the code), and not a green
+    run either: no baseline can test the old version the task migrates from."""
     repo = make_repo(
         "pin-only", {"requirements.txt": "acme-sdk==2.0.0  # bumped by hand, code not migrated\n"}
     )
     result = run_codemod(repo, "acme-sdk-2-rules.yml")
     m = result.manifest
-    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
-    assert "src/acme_app/billing.py" in m["candidate"]["files"]
-    assert "requirements.txt" not in m["candidate"]["files"]
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "acme-sdk>=1,<2" in m["reason"]
+    assert m["verifications"] == []
 
 
 def test_an_open_range_that_still_admits_the_old_version_is_narrowed(make_repo, run_codemod):
