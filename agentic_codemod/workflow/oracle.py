@@ -30,6 +30,8 @@ SUSPECT = re.compile(
     r"(def\s+pytest_(runtest_\w+|report_\w+|collection_modifyitems|terminal_summary|sessionfinish)"
     r"|pluginmanager\.register|PYTEST_PLUGINS|pytest_plugins\s*=|-p\s+(?!no:)[\w.]+)"
 )
+# Options that name the one directory a runner collects tests from (unittest discover, stestr).
+START_OPTIONS = ("-s", "--start-directory", "--test-path")
 SUSPECT_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 
 
@@ -97,8 +99,13 @@ def suspects(root: Path) -> list[str]:
 
 
 def _start_dirs(root: Path, command: TestCommand) -> list[Path]:
-    """Directories named on the command line (pytest tests/), else the repository root."""
-    named = [root / a for a in command.argv[1:] if not a.startswith(("-", "{")) and (root / a).is_dir()]
+    """The directory the runner starts from (unittest -s, stestr --test-path), else directories named on
+    the command line (pytest tests/), else the repository root."""
+    argv = command.argv
+    for option in START_OPTIONS:
+        if option in argv[:-1] and (root / argv[argv.index(option) + 1]).is_dir():
+            return [root / argv[argv.index(option) + 1]]
+    named = [root / a for a in argv[1:] if not a.startswith(("-", "{")) and (root / a).is_dir()]
     return named or [root]
 
 
