@@ -43,7 +43,9 @@ def test_tests_red_after_the_loop_reject_with_exit_1(make_repo, run_codemod) -> 
     assert draft.startswith("# [not ready]")
 
 
-def test_untracked_file_outside_allowed_paths_is_rejected_by_the_scope_gate(make_repo, run_codemod) -> None:
+def test_a_file_the_tests_write_stays_in_the_disposable_copy(make_repo, run_codemod) -> None:
+    """Tests run on a throwaway copy of the candidate: what they write (outside the candidate's own files)
+    never reaches the candidate, so it neither ships nor trips the scope gate."""
     writer = (
         "from pathlib import Path\n\n"
         "def test_writes_notes():\n"
@@ -52,11 +54,10 @@ def test_untracked_file_outside_allowed_paths_is_rejected_by_the_scope_gate(make
     repo = make_repo("writer", {"tests/test_zz_writer.py": writer})
     result = run_codemod(repo, "acme-sdk-2-rules.yml")
     m = result.manifest
-    assert result.code == 1 and m["status"] == "rejected"
-    scope = next(g for g in m["gates"] if g["name"] == "scope")
-    assert not scope["passed"]
-    assert any(f["path"] == "build-notes.txt" for f in scope["findings"])
-    assert "build-notes.txt" in m["candidate"]["files"]
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert "build-notes.txt" not in m["candidate"]["files"]
+    assert "build-notes.txt" not in result.artifact("changes.patch").read_text()
+    assert next(g for g in m["gates"] if g["name"] == "scope")["passed"]
 
 
 @pytest.fixture
