@@ -34,7 +34,7 @@ TEMPLATES = Path(__file__).parent / "scaffold_templates"
 PIPELINE_APM = Path(__file__).resolve().parents[1] / ".apm"
 
 
-def add_init_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_init_parser(sub: argparse._SubParsersAction) -> None:
     init = sub.add_parser("init", help="scaffold an APM context (policy, migration package, tasks) in DIR")
     init.add_argument("dir", type=Path, help="directory for the context (created; existing files are kept)")
     init.add_argument(
