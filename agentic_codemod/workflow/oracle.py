@@ -77,6 +77,54 @@ def plant(root: Path, command: TestCommand) -> Canary | None:
     return Canary(file=path.relative_to(root).as_posix(), token=token)
 
 
+PYTEST_SECTION = re.compile(r"^_{3,} .* _{3,}\s*$")
+NOTE = "[agentic-codemod: the canary test failed as it must; its report is cut from this output]\n"
+
+
+def scrub(output: str, token: str) -> str:
+    """The output without the canary's own report (pytest's section, FAILED line and count; unittest's
+    FAIL block and count), so the coder, the reviewer and a lesson read the repository's results only."""
+    out: list[str] = []
+    skip, block_lines = "", 0
+    for line in output.splitlines(keepends=True):
+        if skip == "pytest" and (PYTEST_SECTION.match(line) or line.startswith("===")):
+            skip = ""
+        elif skip == "unittest":
+            block_lines += 1
+            if line.startswith("===") or (line.startswith("---") and block_lines > 1):
+                skip = ""
+        if skip:
+            continue
+        if token in line:
+            if PYTEST_SECTION.match(line):
+                skip = "pytest"
+            elif line.startswith(("FAIL: ", "ERROR: ")):
+                skip, block_lines = "unittest", 0
+                if out and out[-1].startswith("==="):
+                    out.pop()
+            continue
+        out.append(line)
+    text = "".join(out)
+    text = re.sub(r"(?m)^(=* ?)(\d+) failed(, )?", _one_failure_fewer, text)
+    text = re.sub(r"(?m)^FAILED \((.*)\)$", _one_unittest_failure_fewer, text)
+    return text + ("" if text.endswith("\n") or not text else "\n") + NOTE
+
+
+def _one_failure_fewer(match: re.Match[str]) -> str:
+    left = int(match.group(2)) - 1
+    return match.group(1) + (f"{left} failed{match.group(3) or ''}" if left else "")
+
+
+def _one_unittest_failure_fewer(match: re.Match[str]) -> str:
+    parts = dict(p.split("=", 1) for p in match.group(1).split(", ") if "=" in p)
+    if parts.get("failures", "0").isdigit() and int(parts.get("failures", "0")) > 0:
+        parts["failures"] = str(int(parts["failures"]) - 1)
+    left = ", ".join(f"{k}={v}" for k, v in parts.items() if v != "0")
+    if any(parts.get(k, "0") != "0" for k in ("failures", "errors", "unexpected successes")):
+        return f"FAILED ({left})"
+    return f"OK ({left})" if left else "OK"
+
+
 def suspects(root: Path) -> list[str]:
     """'path: hook' for every place in the copy that can rewrite or hide test results."""
     found: list[str] = []

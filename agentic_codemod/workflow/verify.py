@@ -75,7 +75,10 @@ def run_tests(
         and counts is not None
         and not counts.failed + counts.errors
     )
-    tail = result.output_tail if result.error is None else f"{result.error}\n{result.output_tail}"
+    tail = result.output_tail
+    if canary is not None and state == "failed":  # the repository's results only, for every reader
+        tail = oracle.scrub(tail, canary.token)
+    tail = tail if result.error is None else f"{result.error}\n{tail}"
     return VerificationResult(
         phase=phase,
         command=argv,
