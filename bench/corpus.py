@@ -151,6 +151,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     cases = fetch.load_cases(args.only)[: args.limit]
+    unmeasured = [c["id"] for c in cases if c.get("expected") not in ("green", "red")]
+    if unmeasured:
+        raise SystemExit(f"{fetch.MANIFEST}: no measured expected outcome for {', '.join(unmeasured)}")
     rows, results = [], {}
     header = f"{'case':30} {'style':34} {'expected':8} {'exit':>4} {'status':16} {'verdict':14} reason"
     print(header, flush=True)
