@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,6 +82,8 @@ def run_case(case: dict[str, Any], work: Path, timeout: int) -> dict[str, Any]:
     repo = make_repo(case, work)
     task = write_task(case, repo, work / "task.yml")
     run_dir = work / "run"
+    if run_dir.exists():  # --keep: a run dir from an earlier bench
+        shutil.rmtree(run_dir)
     argv = [sys.executable, "-m", "agentic_codemod", "run", "--repo", str(repo), "--task", str(task)]
     argv += ["--run-dir", str(run_dir), "--context", str(ROOT), "--offline", "--quiet"]
     env = {**os.environ, "AGNO_TELEMETRY": "false"}
