@@ -26,6 +26,18 @@ def alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split()[2] == "Z")
 
 
+def marked(marker: str) -> list[int]:
+    """Live processes whose command line carries the marker (sandboxed ones too: this is their host)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return [pid for pid in found if alive(pid)]
+
+
 def wait_for(predicate, limit_s: float) -> bool:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
@@ -39,12 +51,11 @@ def wait_for(predicate, limit_s: float) -> bool:  # type: ignore[no-untyped-def]
 def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
     make_repo, wheels: Path, context_root: Path, tmp_path: Path, sig: signal.Signals
 ) -> None:
-    pidfile = tmp_path / "daemon.pid"
+    marker = f"codemod-cancel-{sig.name}-{os.getpid()}-{tmp_path.name}"  # the sandbox hides tmp_path
     slow_test = (
         "import subprocess, sys, time\n"
         "def test_slow():\n"
-        "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-        f"    open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+        f"    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}])\n"
         "    time.sleep(600)\n"
     )
     repo = make_repo("slow", {"tests/test_zz_slow.py": slow_test})
@@ -73,8 +84,8 @@ def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
         stderr=subprocess.PIPE,
     )
     try:
-        assert wait_for(pidfile.exists, 120), "the slow test never started"
-        daemon = int(pidfile.read_text())
+        assert wait_for(lambda: bool(marked(marker)), 120), "the slow test never started"
+        [daemon] = marked(marker)
         assert alive(daemon)
         proc.send_signal(sig)
         _out, err = proc.communicate(timeout=60)

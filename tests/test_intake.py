@@ -73,7 +73,6 @@ def mutate(path: str, value: object) -> dict:
         ("id", "Bad Id!", "field 'id'"),
         ("allowed_paths", [], "field 'allowed_paths'"),
         ("budgets", {"max_coffee": 1}, "unknown budget 'max_coffee'"),
-        ("migration", KeyError, "field 'migration': Field required"),
     ],
     ids=lambda v: str(v)[:24],
 )

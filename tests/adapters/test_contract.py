@@ -25,7 +25,7 @@ FUNCTIONS = {
     "extract_dependencies": 3,
     "update_dependency": 3,
     "update_lockfiles": 4,
-    "detect_test_command": 1,
+    "detect_test_command": 2,
     "prepare_environment": 5,
     "install_dependencies": 5,
     "installed_versions": 3,
