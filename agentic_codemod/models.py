@@ -79,6 +79,10 @@ class ChangePlan(Artifact):
     sdk: str
     target_version: str
     nothing_to_do: bool = False
+    # Nothing to edit, but nothing proves the repository works on the target either (a declaration that
+    # admits both `from` and `to`, e.g. a bare name): the run edits nothing and tests both versions. Green
+    # ends `nothing_to_do` (verified), red requires a human; it never yields a candidate to publish.
+    verify_only: bool = False
     reason: str = ""
     steps: list[str] = Field(default_factory=list)
     allowed_paths: list[str] = Field(default_factory=list)
@@ -109,6 +113,7 @@ class VerificationResult(Artifact):
     isolation: str | None = None  # "sandbox" (bubblewrap) or "process" (explicitly accepted)
     canary: Literal["failed", "passed", "missing"] | None = None  # the tool's must-fail test
     tampered: list[str] = Field(default_factory=list)  # candidate files the test run wrote
+    rewritten: list[str] = Field(default_factory=list)  # data files it rewrote with their own bytes
 
 
 class Finding(Artifact):

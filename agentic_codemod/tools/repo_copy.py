@@ -20,7 +20,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,17 +70,39 @@ def stamp_file(dest: Path, stamp: Stamp, rel: str) -> None:
     stamp[rel] = _stamp(dest / rel)
 
 
-def touched(dest: Path, stamp: Stamp, code_suffixes: Iterable[str] = ()) -> list[str]:
+def touched(
+    dest: Path,
+    stamp: Stamp,
+    code_suffixes: Iterable[str] = (),
+    *,
+    source: Path | None = None,
+    strict: Collection[str] = (),
+    rewritten: list[str] | None = None,
+) -> list[str]:
+    """What the run did to the copy that makes its result no proof. With `source` (the clone the copy
+    was made from), a data file rewritten with its own bytes and mode — a test that regenerates a
+    fixture identically — is only listed in `rewritten`, unless it carries code, the candidate changed it
+    (`strict`), or it is the tool's own (not in `source`)."""
     found: list[str] = []
+    suffixes = tuple(code_suffixes)
     for rel, before in stamp.items():
         try:
             now = _stamp(dest / rel)
         except OSError:
             found.append(f"{rel} (deleted)")
             continue
-        if now != before:
-            found.append(f"{rel} (written or replaced)")
-    suffixes = tuple(code_suffixes)
+        if now == before:
+            continue
+        if (
+            source is not None
+            and rewritten is not None
+            and not rel.endswith(suffixes or ("\0",))
+            and rel not in strict
+            and _same(dest / rel, source / rel)
+        ):
+            rewritten.append(rel)
+            continue
+        found.append(f"{rel} (written or replaced)")
     if suffixes:
         for directory, _dirs, files in os.walk(dest):
             for name in files:
@@ -93,6 +115,16 @@ def touched(dest: Path, stamp: Stamp, code_suffixes: Iterable[str] = ()) -> list
 def discard(dest: Path) -> None:
     if dest.exists() or dest.is_symlink():
         _remove(dest)
+
+
+def _same(copied: Path, original: Path) -> bool:
+    try:
+        a, b = copied.lstat(), original.lstat()
+        if a.st_mode != b.st_mode or stat.S_ISLNK(a.st_mode) or not stat.S_ISREG(a.st_mode):
+            return False
+        return a.st_size == b.st_size and copied.read_bytes() == original.read_bytes()
+    except OSError:
+        return False
 
 
 def _stamp(path: Path) -> FileStamp:

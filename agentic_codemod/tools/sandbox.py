@@ -8,7 +8,7 @@ The repository's code (setup.py and build backends during install, conftest.py a
 verification) is as hostile as the model. Inside the sandbox (isolation "sandbox"):
 
     namespaces      new pid, ipc, uts, net, user and cgroup namespaces; net is shared only for an install
-                    that must reach a package index (never for tests)
+                    that must reach a package index (never for tests); inside, an ordinary uid, not root
     environment     --clearenv, then only the scrubbed allowlist; HOME and TMPDIR on a tmpfs
     file system     the system (/usr, a few /etc files) and the Python installation read-only; the
                     repository copy at REPO_MOUNT; the verification venv read-only while tests run;
@@ -57,6 +57,9 @@ ETC_FILES = (
 # Only an install that reaches a package index sees these (name resolution, the machine's pip config).
 NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/pip.conf", "/etc/xdg/pip")
 PROBE_TIMEOUT_S = 20.0
+# Who the repository's code is inside the sandbox: an ordinary user, never root, whoever runs the tool
+# (mapped to the caller's own uid outside), so permission checks behave as on a developer's machine.
+SANDBOX_UID = 1000
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ class Box:
         return sorted(pairs, key=lambda p: len(p[0]), reverse=True)
 
     def _options(self, env: Mapping[str, str]) -> list[str]:
-        opts = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+        opts = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"]
+        opts += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
         opts += ["--share-net"] if self.network else []
         for name, value in sorted(env.items()):
             opts += ["--setenv", name, value]
@@ -172,7 +176,8 @@ def probe(bwrap: str = "bwrap") -> str | None:
     path = shutil.which(bwrap)
     if path is None:
         return f"{bwrap} is not installed"
-    argv = [path, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    argv = [path, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"]
+    argv += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
     argv += [*_system_mounts(network=False), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)

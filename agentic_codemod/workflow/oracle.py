@@ -24,6 +24,7 @@ from agentic_codemod.models import Tally
 
 CanaryState = Literal["failed", "passed", "missing"]
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+UNITTEST_FILE = re.compile(r"^test.*\.py$")  # unittest discover's default pattern (tests.py too)
 SKIPPED_DIRS = frozenset({".git", "node_modules", "site-packages", "__pycache__", ".tox", ".nox", "build"})
 # Code that can change what a test run reports (pytest hooks and plugin loading, in any file).
 SUSPECT = re.compile(
@@ -158,8 +159,9 @@ def _start_dirs(root: Path, command: TestCommand) -> list[Path]:
 
 
 def _first_test_file(root: Path, starts: list[Path]) -> Path | None:
-    """The shallowest test file under the start dirs, preferring a tests/ or test/ folder."""
-    best: tuple[int, int, str] | None = None
+    """The shallowest test file under the start dirs, preferring a tests/ or test/ folder and pytest's
+    names (test_*.py, *_test.py) to unittest's wider test*.py (a top-level tests.py)."""
+    best: tuple[int, int, int, str] | None = None
     found: Path | None = None
     for start in starts:
         for directory, dirs, files in os.walk(start):
@@ -167,8 +169,9 @@ def _first_test_file(root: Path, starts: list[Path]) -> Path | None:
             rel = Path(directory).relative_to(root)
             in_tests = any(part in ("tests", "test") for part in rel.parts)
             for name in sorted(files):
-                if TEST_FILE.match(name):
-                    key = (0 if in_tests else 1, len(rel.parts), str(rel / name))
+                if TEST_FILE.match(name) or UNITTEST_FILE.match(name):
+                    strict = 0 if TEST_FILE.match(name) else 1
+                    key = (0 if in_tests else 1, strict, len(rel.parts), str(rel / name))
                     if best is None or key < best:
                         best, found = key, Path(directory, name)
     return found

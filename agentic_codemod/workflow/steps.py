@@ -3,6 +3,7 @@ the brain (rules or agents) is consulted only where the design says the model ma
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agentic_codemod import experience
@@ -16,10 +17,11 @@ from agentic_codemod.errors import (
 from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile, VerificationResult
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
+from agentic_codemod.tools.snapshot import snapshot_diff
 from agentic_codemod.workflow import codemod, environments, oracle, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, freeze
-from agentic_codemod.workflow.declarations import pending_declarations
+from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations
 from agentic_codemod.workflow.review_gates import judge_candidate
 from agentic_codemod.workflow.state import RunState, need
 
@@ -63,12 +65,23 @@ def plan(state: RunState, brain: Brain) -> str:
     # Detect-only matches alone do not make work on a repository that is already migrated: they flag a
     # construct, not a break. They still become requires_human items of any run that does work.
     if not pending and not any(m.fixable for m in relevant):
+        unproven = doubts(task.sdk, profile.sdk_declarations)  # nothing_to_do only on proof
+        if unproven:
+            draft.verify_only = True
+            draft.reason = (
+                f"verify only: nothing to edit, but nothing proves the code works on {task.sdk.name} "
+                f"{target} ({'; '.join(unproven[:3])}); the tests run on {task.sdk.from_range} and on "
+                f"{target}"
+            )
+            draft.steps = [f"verify on {task.sdk.name} {task.sdk.from_range} and {target}, editing nothing"]
+            return draft.reason
         draft.nothing_to_do = True
         draft.reason = (
             f"every declaration of {task.sdk.name} already excludes {task.sdk.from_range} and admits "
-            f"{target}, and no migration rule would change the code"
-            if profile.sdk_declarations
-            else f"the repository neither declares {task.sdk.name} nor has code a migration rule would change"
+            f"{target} (pinned), and no migration rule would change the code"
+            if deciding(task.sdk, profile.sdk_declarations)
+            else f"the repository neither declares {task.sdk.name} where a bump edits it nor imports it, "
+            "nor has code a migration rule would change"
         )
         return draft.reason
     if not profile.sdk_declarations:
@@ -120,11 +133,19 @@ def timed_tests(state: RunState, phase: str) -> VerificationResult:
             phase=phase,
             reports_dir=reports,
             code_suffixes=CODE_SUFFIXES,
+            source=paths.worktree,
+            strict=changed_files(paths.worktree, state.base_commit),
         )
     finally:
         repo_copy.discard(paths.copy)
     state.verification_s += result.duration_s
     return result
+
+
+def changed_files(worktree: Path, base_commit: str) -> set[str]:
+    """The files the candidate changes so far (a test run may not touch them at all)."""
+    names = snapshot_diff(worktree, base_commit, "--name-only", "-z").decode("utf-8", "surrogateescape")
+    return {n for n in names.split("\0") if n}
 
 
 def untrusted(state: RunState, result: VerificationResult) -> RequiresHuman | None:

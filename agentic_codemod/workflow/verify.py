@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 import xml.etree.ElementTree as ET
+from collections.abc import Collection
 from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand
@@ -48,10 +49,13 @@ def run_tests(
     phase: str,
     reports_dir: Path,
     code_suffixes: tuple[str, ...] = (),
+    source: Path | None = None,
+    strict: Collection[str] = (),
 ) -> VerificationResult:
     """Run the test command on the disposable copy (made with `stamp`) inside `box`, with the canary
     planted. Green needs: a clean exit (the canary's own failure aside), tests that ran, the canary
-    failed, and no candidate file written during the run."""
+    failed, and no candidate file written during the run (a data file the candidate does not change,
+    rewritten with its own bytes, is only listed: see repo_copy.touched)."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     junit = reports_dir / "junit.xml"
     junit.unlink(missing_ok=True)
@@ -60,7 +64,10 @@ def run_tests(
         repo_copy.stamp_file(copy, stamp, canary.file)  # rewriting the canary is tampering too
     argv = render(command, python, box.inside(junit))
     result: ProcessResult = runner(argv, cwd=copy, timeout_s=timeout_s)
-    tampered = repo_copy.touched(copy, stamp, code_suffixes)
+    rewritten: list[str] = []
+    tampered = repo_copy.touched(
+        copy, stamp, code_suffixes, source=source, strict=strict, rewritten=rewritten
+    )
     ids = junit_case_ids(junit) if junit.exists() else []
     counts = read_junit(junit) if junit.exists() else counts_from_output(result.output_tail)
     if command.runner == "stestr":  # its own record of the run, in the copy: subunit
@@ -91,6 +98,7 @@ def run_tests(
         isolation=box.isolation,
         canary=state,
         tampered=tampered,
+        rewritten=rewritten,
     )
 
 

@@ -173,3 +173,25 @@ def _cmdline(pid: str) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_a_data_file_rewritten_with_its_own_bytes_is_only_listed(tmp_path: Path) -> None:
+    worktree = tmp_path / "clone"
+    (worktree / "tests" / "res").mkdir(parents=True)
+    (worktree / "tests" / "res" / "page.html").write_text("<p>same</p>\n")
+    (worktree / "tests" / "res" / "changed.json").write_text("{}\n")
+    (worktree / "mod.py").write_text("VALUE = 1\n")
+    copy = tmp_path / "copy"
+    stamp = repo_copy.fresh_copy(worktree, copy)
+    for rel in ("tests/res/page.html", "tests/res/changed.json", "mod.py"):  # rewritten, same bytes
+        (copy / rel).write_bytes((worktree / rel).read_bytes())
+    rewritten: list[str] = []
+    found = repo_copy.touched(
+        copy, stamp, (".py",), source=worktree, strict={"tests/res/changed.json"}, rewritten=rewritten
+    )
+    assert rewritten == ["tests/res/page.html"]
+    assert found == ["mod.py (written or replaced)", "tests/res/changed.json (written or replaced)"]
+    (copy / "tests" / "res" / "page.html").write_text("<p>other</p>\n")  # not the same bytes any more
+    assert "tests/res/page.html (written or replaced)" in repo_copy.touched(
+        copy, stamp, (".py",), source=worktree, rewritten=[]
+    )
