@@ -57,6 +57,14 @@ ETC_FILES = (
 # Only an install that reaches a package index sees these (name resolution, the machine's pip config).
 NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/pip.conf", "/etc/xdg/pip")
 PROBE_TIMEOUT_S = 20.0
+# HOME is empty inside, so no ~/.gitconfig: test suites that make commits (version-from-git tools and
+# the like) get a neutral identity, as on a CI runner.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "agentic-codemod sandbox",
+    "GIT_AUTHOR_EMAIL": "sandbox@agentic-codemod.invalid",
+    "GIT_COMMITTER_NAME": "agentic-codemod sandbox",
+    "GIT_COMMITTER_EMAIL": "sandbox@agentic-codemod.invalid",
+}
 # Who the repository's code is inside the sandbox: an ordinary user, never root, whoever runs the tool
 # (mapped to the caller's own uid outside), so permission checks behave as on a developer's machine.
 SANDBOX_UID = 1000
@@ -106,6 +114,7 @@ class Box:
                 inner_env.update(_home_env(self.home, self.tmp))
             return [str(a) for a in argv], cwd, inner_env
         inner_env.update(_home_env(HOME_MOUNT, TMP_MOUNT))
+        inner_env.update({k: v for k, v in GIT_IDENTITY.items() if k not in inner_env})
         command = [self.inside(a) for a in argv]
         if self.memory_bytes:
             command = [_prlimit(), f"--as={self.memory_bytes}", "--", *command]

@@ -195,3 +195,16 @@ def test_a_data_file_rewritten_with_its_own_bytes_is_only_listed(tmp_path: Path)
     assert "tests/res/page.html (written or replaced)" in repo_copy.touched(
         copy, stamp, (".py",), source=worktree, rewritten=[]
     )
+
+
+@needs_bwrap
+def test_a_test_suite_can_commit_with_git_inside(repo: Path) -> None:
+    code = (
+        "import subprocess as s\n"
+        "s.run(['git', 'init', '-q', '/tmp/r'], check=True)\n"
+        "s.run(['git', '-C', '/tmp/r', 'commit', '-q', '--allow-empty', '-m', 'x'], check=True)\n"
+        "print(s.run(['git', '-C', '/tmp/r', 'log', '--format=%an'], capture_output=True, text=True).stdout)\n"
+    )
+    result = run_in(Box("sandbox", repo), code)
+    assert result.ok, result.output_tail
+    assert "agentic-codemod sandbox" in result.output_tail
