@@ -77,6 +77,7 @@ PAIRS = 7
 
 
 def _sandbox_cost(run_dir: Path) -> tuple[float, float] | None:
+    from agentic_codemod.config import Budgets
     from agentic_codemod.tools import repo_copy
     from agentic_codemod.tools.sandbox import Box, Mount, probe
     from agentic_codemod.tools.verification import SandboxRunner
@@ -86,14 +87,25 @@ def _sandbox_cost(run_dir: Path) -> tuple[float, float] | None:
         return None
     env_dir, copy = run_dir / "env", run_dir / "bench-copy"
     argv = [str(env_dir / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    runner = SandboxRunner(env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, tail_bytes=4000)
-    boxed, plain, copies = [], [], []
-    for _ in range(PAIRS):
-        t0 = time.perf_counter()
-        repo_copy.fresh_copy(run_dir / "worktree", copy)
-        copies.append(time.perf_counter() - t0)
-        for isolation, sink in (("sandbox", boxed), ("process", plain)):
-            box = Box(isolation, copy, (Mount(env_dir),), home=run_dir / "home", tmp=run_dir / "tmp")  # type: ignore[arg-type]
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}  # as in a run
+    runner = SandboxRunner(env=env, tail_bytes=4000)
+    boxed: list[float] = []
+    plain: list[float] = []
+    copies: list[float] = []
+    for i in range(PAIRS):
+        order = (("sandbox", boxed), ("process", plain))
+        for isolation, sink in order if i % 2 else order[::-1]:  # alternate which goes first
+            t0 = time.perf_counter()
+            repo_copy.fresh_copy(run_dir / "worktree", copy)
+            copies.append(time.perf_counter() - t0)
+            box = Box(
+                isolation,  # type: ignore[arg-type]
+                copy,
+                (Mount(env_dir),),
+                memory_bytes=Budgets().sandbox_memory_bytes,  # prlimit, as in a run
+                home=run_dir / "home",
+                tmp=run_dir / "tmp",
+            )
             result = runner.boxed(box)(argv, cwd=copy, timeout_s=120)
             sink.append(result.duration_s if result.ok else float("nan"))
     return statistics.median(b - p for b, p in zip(boxed, plain, strict=True)), statistics.median(copies)
