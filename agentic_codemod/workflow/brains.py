@@ -16,6 +16,7 @@ from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.gitlab import inert_text, inert_title
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
 from agentic_codemod.workflow import codemod
+from agentic_codemod.workflow.environments import canonical
 from agentic_codemod.workflow.state import RunState
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -136,6 +137,21 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
     return changes, verification
 
 
+def _verify_only_text(state: RunState) -> tuple[str, str]:
+    """A verify-only run (plan.verify_only) edits nothing: what it tested, on which version of the SDK."""
+    sdk, plan, m = state.task.sdk, state.plan, state.manifest
+    verdict = f"No change is needed: {_item(m.reason)}\n\n" if m.status == "nothing_to_do" else ""
+    changes = f"{verdict}Nothing was edited ({_item(plan.reason if plan else 'verify only')})."
+    runs = []
+    for v in state.verifications:
+        env = m.environments.get("baseline" if v.phase == "baseline" else "after") or {}
+        version = env.get(canonical(sdk.name), "unknown")
+        counts = v.tests
+        tally = f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
+        runs.append(f"- {v.phase} on {sdk.name} {version}: {'green' if v.passed else 'red'} ({tally})")
+    return changes, "\n".join(runs) or "No verification ran."
+
+
 def templated_draft(state: RunState) -> MergeRequestDraft:
     task, plan, verdict, cand = state.task, state.plan, state.verdict, state.candidate
     last = state.last_verification
@@ -155,7 +171,9 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
             else "no counts"
         )
         verification = f"`{' '.join(last.command[-4:])}` exit {last.exit_code} ({tally}), {last.duration_s}s"
-    if task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
+    if plan is not None and plan.verify_only:  # nothing edited: the text says so and shows both test runs
+        changes, verification = _verify_only_text(state)
+    elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
         changes, verification = _plain_bump_text(state, changes, verification)
     findings = (
         "\n".join(

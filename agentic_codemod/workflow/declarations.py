@@ -23,8 +23,17 @@ pending_declarations ends the run requires_human (exit 3), before anything is ed
     `sdk.import_names`, the wheel's top_level.txt / RECORD, or the installed distribution);
   - nothing is left to bump, but a lockfile still locks another version than `to` (constraint files and
     test-minimum pins are left as they are: they pin an old version on purpose).
-So `nothing_to_do` (plan) is left for the two proven cases: declared nowhere and imported nowhere, or
-every declaration already admits `to` (and none that the strategy bumps still admits `from`).
+
+When nothing is left to bump, doubts(sdk, declarations) says why the declarations still prove nothing:
+
+    doubts(sdk, declarations) -> [str]          (empty: the repository is proven to be on `to` already)
+
+Proof is every declaration that decides the installed version (the roles the bump edits, lock entries,
+computed values) admitting `to` and no version of `from`, and one of them pinning `to` exactly. A
+declaration without a version, an open range the strategy keeps (`>=1` under replace), a computed value,
+or ranges that admit `to` without pinning it prove nothing: the plan then marks the run verify only (both
+versions are tested, nothing is edited). So `nothing_to_do` without a test run is left for the two proven
+cases: declared nowhere the bump edits and imported nowhere, or every deciding declaration pins `to`.
 """
 
 from __future__ import annotations
@@ -131,6 +140,57 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             f"every declaration of {sdk.name} admits {sdk.to}, but {listed}",
             hint="refresh the lockfile with its own tool (the bump does when it edits a declaration)",
         )
+
+
+def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
+    """The declarations that decide which version gets installed: what the bump edits, lock entries, and
+    computed values nobody can read. Constraint files and test-minimum pins stay as they are on purpose."""
+    return [d for d in declarations if d.uneditable or d.role == "lock" or bumped(sdk, d)]
+
+
+def doubts(sdk: SdkSpec, declarations: list[Dependency]) -> list[str]:
+    """Why the declarations do not prove the repository already runs on `to` (module docstring); empty
+    when they do. Meant for when nothing is left to bump: every editable one then admits `to`."""
+    old = SpecifierSet(sdk.from_range, prereleases=True)
+    deciding_ = deciding(sdk, declarations)
+    found: list[str] = []
+    for d in deciding_:
+        where = d.file + (f" line {d.line}" if d.line else "")
+        if d.uneditable:
+            found.append(f"{where}: {d.uneditable}")
+        elif not d.specifier.strip() or d.specifier.strip() == "*":
+            found.append(f"{where}: `{d.name}` has no version, so it admits {sdk.from_range} too")
+        elif not _admits(d, sdk.to):
+            found.append(f"{where}: `{d.name}{d.specifier}` does not admit {sdk.to}")
+        elif _admits_any(d, old):
+            found.append(f"{where}: `{d.name}{d.specifier}` admits {sdk.from_range} too")
+    if deciding_ and not found and not any(_pins(d, sdk.to) for d in deciding_):
+        found.append(
+            f"no declaration pins {sdk.to}: "
+            + ", ".join(f"`{d.name}{d.specifier}` in {d.file}" for d in deciding_)
+        )
+    return found
+
+
+def _admits_any(d: Dependency, old: SpecifierSet) -> bool:
+    try:
+        return any(overlaps(r, old) for r in admitted(d.specifier, _style(d)))
+    except ValueError:
+        return True  # unreadable proves nothing
+
+
+def _pins(d: Dependency, to: str) -> bool:
+    """Whether the declaration admits `to` and nothing else (`==2.1.0`, `==2.1`, Poetry `2.1.0`)."""
+    try:
+        ranges = admitted(d.specifier, _style(d))
+    except ValueError:
+        return False
+    return bool(d.specifier.strip()) and all(
+        len(r) == 1
+        and all(s.operator in ("==", "===") and not s.version.endswith(".*") for s in r)
+        and to in r
+        for r in ranges
+    )
 
 
 def _imported(state: RunState, sdk: SdkSpec) -> tuple[str, int] | None:

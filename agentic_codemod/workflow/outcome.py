@@ -83,7 +83,10 @@ def decide(state: RunState) -> str:
     nonempty = state.candidate is not None and bool(state.candidate.files)
     green = last is not None and last.passed
     left = _unaddressed_human_items(state)
-    if approved and not failed_gates and nonempty and green and not left:
+    if state.plan is not None and state.plan.verify_only:  # the verify step ends such a run; fail closed
+        m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
+        m.reason = "verify only: the run reached the gate without a verdict on the target; nothing to publish"
+    elif approved and not failed_gates and nonempty and green and not left:
         m.status, m.exit_code, m.reason = "succeeded", EXIT_OK, "candidate verified and approved"
     elif not failed_gates and left and (approved or not green):
         m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN

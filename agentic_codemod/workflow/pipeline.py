@@ -16,9 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
-from agentic_codemod.errors import RequiresHuman
+from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.workflow import outcome, steps, verify
 from agentic_codemod.workflow.brains import Brain
+from agentic_codemod.workflow.candidate import candidate_patch
+from agentic_codemod.workflow.environments import canonical
 from agentic_codemod.workflow.state import RunState
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
@@ -38,9 +40,15 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
         plan = s.plan
         if plan is not None and plan.nothing_to_do:
             raise Stop(plan.reason)
-        return "yes"
+        return "verify only: nothing to edit, both versions are tested" if _verify_only(s) else "yes"
+
+    def codemod(s: RunState) -> str:
+        return "verify only: no rule applies" if _verify_only(s) else steps.apply_codemod(s)
 
     def implement(s: RunState) -> str:
+        if _verify_only(s):  # nothing to edit: whatever the brain, the candidate stays empty
+            s.brain_done = True
+            return "verify only: nothing to implement"
         if s.task.migration is None:  # a plain bump: no notes, so nothing may migrate (ARCHITECTURE §10)
             s.brain_done = True
             return "plain bump: no migration package, nothing to implement"
@@ -54,6 +62,8 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
         if iteration > 1 and s.brain_done:
             return "skipped: nothing changed since the last verification"
         result = steps.run_verification(s, f"iteration-{iteration}")
+        if _verify_only(s):
+            _verified_on_target(s)  # stops the run either way: green (nothing to do) or red (a human)
         if s.task.migration is None:
             _plain_bump_red(s)
         return result
@@ -76,7 +86,7 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
             guard.step("anything_to_do", anything_to_do),
             guard.step("baseline", steps.baseline),
             guard.step("bump", steps.bump),
-            guard.step("codemod", steps.apply_codemod),
+            guard.step("codemod", codemod),
             Loop(
                 name="implement_verify",
                 steps=[guard.step("implement", implement), guard.step("verify", verify)],
@@ -101,6 +111,43 @@ def run_workflow(state: RunState, brain: Brain) -> None:
         raise RuntimeError(
             f"the workflow ended without reaching the gate (ran: {', '.join(ran) or 'nothing'})"
         )
+
+
+def _verify_only(state: RunState) -> bool:
+    return state.plan is not None and state.plan.verify_only
+
+
+def _verified_on_target(state: RunState) -> None:
+    """End a verify-only run (plan.verify_only): green on `to` with nothing edited is `nothing_to_do`, proven
+    by the test run (Stop; never `succeeded`: there is no candidate to publish); red is a human's job,
+    naming the failing tests."""
+    sdk, last = state.task.sdk, state.last_verification
+    if last is None or last.phase == "baseline":
+        raise RuntimeError("internal: a verify-only run ended without a verification on the target")
+    changed = candidate_patch(state.paths.worktree, state.base_commit)
+    if changed:  # nothing may have been edited; fail closed if anything was
+        raise CandidateRejected(f"a verify-only run changed the worktree ({len(changed)} bytes of diff)")
+    base = (state.manifest.environments.get("baseline") or {}).get(canonical(sdk.name), sdk.from_range)
+    if last.passed:
+        counts = f"{last.tests.passed} test(s)" if last.tests else "the tests"
+        raise Stop(
+            f"verified on {sdk.name} {sdk.to}: {counts} pass there, as on {sdk.name} {base} (baseline), with "
+            "no change; the declarations already admit it, so there is nothing to change or publish"
+        )
+    failing = last.tests.failing if last.tests else []
+    which = ", ".join(failing) if failing else f"exit {last.exit_code}, no failing test id"
+    if len(which) > MR_ITEM_MAX_CHARS:
+        which = which[:MR_ITEM_MAX_CHARS] + f" ... ({len(failing)} failing)"
+    note = {
+        "pre-existing": f"as on {sdk.name} {base}, the baseline",
+        "introduced": f"new since {sdk.name} {base}, the baseline",
+    }.get(verify.classify(state.baseline, last), f"baseline on {sdk.name} {base}")
+    raise RequiresHuman(
+        f"tests fail on {sdk.name} {sdk.to} ({note}), and the declarations admit {sdk.to} without a change "
+        f"(verify only, nothing edited): {which}",
+        hint="pin or cap the declaration by hand, or migrate the code"
+        + ("" if state.task.migration else " (a migration package: agentic-codemod init, docs/tutorial.md)"),
+    )
 
 
 def _plain_bump_red(state: RunState) -> None:

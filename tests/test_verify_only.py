@@ -1,0 +1,176 @@
+"""`nothing_to_do` only on proof: a declaration that admits both `from` and `to` (a bare name, an open range
+the strategy keeps) proves nothing, so the run edits nothing and tests both versions (plan.verify_only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.models import Dependency
+from agentic_codemod.publish_check import PublishRefused, check_candidate
+from agentic_codemod.task import SdkSpec
+from agentic_codemod.workflow.declarations import doubts
+
+ACME_FILES = Path(__file__).parents[1] / "fixtures" / "acme-app"
+
+PLAIN_TASK = """\
+id: acme-sdk-plain
+title: Bump acme-sdk to 2.1
+sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
+allowed_paths: ["src/**", "requirements*.txt"]
+acceptance_criteria:
+  - "the existing test suite passes on acme-sdk 2.1.0"
+"""
+
+BARE = "# Runtime dependencies of acme-app.\nacme-sdk  # whatever the platform ships\n"
+
+# Only the API that 2.x left unchanged (Client(url), send, close, acme.testing): 2.1.0 does not break it.
+STABLE_APP = """\
+import acme
+
+
+def ping(base_url: str) -> object:
+    client = acme.Client(base_url)
+    try:
+        return client.send("/ping", {"hello": 1})
+    finally:
+        client.close()
+"""
+
+STABLE_TEST = """\
+from acme import testing
+
+from acme_app.ping import ping
+
+
+def test_ping_sends_one_request():
+    url = "memory://verify-only"
+    ping(url)
+    assert [r.path for r in testing.requests(url)] == ["/ping"]
+    testing.reset(url)
+"""
+
+
+def dep(specifier: str, role: str = "runtime", file: str = "requirements.txt", **more: str) -> Dependency:
+    return Dependency(
+        name="acme-sdk", specifier=specifier, file=file, kind="requirements", line=2, role=role, **more
+    )  # type: ignore[arg-type]
+
+
+def sdk(strategy: str = "auto") -> SdkSpec:
+    return SdkSpec.model_validate(
+        {
+            "name": "acme-sdk",
+            "ecosystem": "python",
+            "from": ">=1,<2",
+            "to": "2.1.0",
+            "range_strategy": strategy,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("declarations", "strategy", "doubt"),
+    [
+        ([dep("==2.1.0")], "auto", None),
+        ([dep("==2.1")], "auto", None),
+        ([dep("==2.1.0"), dep("==2.1.0", role="lock", file="uv.lock")], "auto", None),
+        ([dep("==2.1.0"), dep("==1.0", role="constraint", file="requirements/tests-min.txt")], "auto", None),
+        ([], "auto", None),  # declared nowhere (the import check runs before: pending_declarations)
+        ([dep("")], "auto", "has no version, so it admits >=1,<2 too"),
+        ([dep("*")], "auto", "has no version"),
+        ([dep(">=1")], "replace", "`acme-sdk>=1` admits >=1,<2 too"),
+        ([dep(">=1.4,<3")], "widen", "admits >=1,<2 too"),
+        ([dep("==2.1.0"), dep("", role="test", file="tox.ini")], "auto", "tox.ini line 2: `acme-sdk` has no"),
+        ([dep(">=2.0")], "auto", "no declaration pins 2.1.0: `acme-sdk>=2.0` in requirements.txt"),
+        ([dep("~=2.1.0")], "auto", "no declaration pins 2.1.0"),
+        ([dep(""), dep("==2.1.0", role="lock", file="uv.lock")], "auto", "has no version"),
+        ([dep("==2.1.0"), dep("", uneditable="setup.py line 9: computed")], "auto", "computed"),
+    ],
+)
+def test_only_declarations_that_pin_the_target_prove_there_is_nothing_to_do(declarations, strategy, doubt):
+    found = doubts(sdk(strategy), declarations)
+    if doubt is None:
+        assert found == []
+    else:
+        assert any(doubt in d for d in found), found
+
+
+def _task(tmp_path: Path) -> Path:
+    path = tmp_path / "plain.yml"
+    path.write_text(PLAIN_TASK)
+    return path
+
+
+def _versions(m: dict) -> tuple[str, str]:
+    return m["environments"]["baseline"]["acme-sdk"], m["environments"]["after"]["acme-sdk"]
+
+
+@pytest.mark.slow
+def test_a_bare_declaration_whose_target_breaks_the_code_requires_a_human(make_repo, run_codemod, tmp_path):
+    result = run_codemod(make_repo("bare", {"requirements.txt": BARE}), _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    plan = result.json("plan.json")
+    assert plan["verify_only"] and not plan["nothing_to_do"], plan
+    assert "requirements.txt line 2: `acme-sdk` has no version" in plan["reason"]
+    baseline, after = m["verifications"]
+    assert (baseline["phase"], after["phase"]) == ("baseline", "iteration-1")
+    assert baseline["passed"] and baseline["tests"]["passed"] == 17
+    assert not after["passed"] and after["tests"]["failing"]
+    assert _versions(m) == ("1.4.0", "2.1.0")
+    assert "tests fail on acme-sdk 2.1.0 (new since acme-sdk 1.4.0, the baseline)" in m["reason"]
+    assert after["tests"]["failing"][0] in m["reason"]
+    assert result.artifact("changes.patch").read_bytes() == b""  # nothing edited: no cap is ever added
+    assert not [t for t in result.trace() if t["tool"] == "write"]
+    with pytest.raises(PublishRefused, match="ended requires_human"):
+        check_candidate(result.run_dir)
+
+
+@pytest.mark.slow
+def test_a_bare_declaration_whose_target_passes_is_nothing_to_do_verified_on_both(
+    make_repo, run_codemod, tmp_path
+):
+    files: dict[str, str | None] = {
+        f"src/acme_app/{p.name}": None
+        for p in (ACME_FILES / "src/acme_app").glob("*.py")
+        if p.name != "__init__.py"
+    }
+    files.update({f"tests/{p.name}": None for p in (ACME_FILES / "tests").glob("*.py")})
+    files.update(
+        {"src/acme_app/ping.py": STABLE_APP, "tests/test_ping.py": STABLE_TEST, "requirements.txt": BARE}
+    )
+    result = run_codemod(make_repo("bare-stable", files), _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "nothing_to_do", m["reason"]
+    assert m["reason"].startswith("verified on acme-sdk 2.1.0: 1 test(s) pass there, as on acme-sdk 1.4.0")
+    assert result.json("plan.json")["verify_only"]
+    assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
+    assert all(
+        v["passed"] and v["tests"]["passed"] == 1 and v["canary"] == "failed" for v in m["verifications"]
+    )
+    assert _versions(m) == ("1.4.0", "2.1.0")
+    assert result.artifact("changes.patch").read_bytes() == b""
+    text = result.artifact("merge_request.md").read_text()
+    assert "[not ready]" in text and "Nothing was edited (verify only: nothing to edit" in text
+    assert "No change is needed: verified on acme-sdk 2.1.0" in text
+    assert "iteration-1 on acme-sdk 2.1.0: green (1 passed, 0 failing)" in text
+    with pytest.raises(PublishRefused, match="ended nothing_to_do"):  # no candidate: nothing to publish
+        check_candidate(result.run_dir)
+
+
+@pytest.mark.slow
+def test_a_bare_declaration_with_a_migration_task_migrates_and_tests_both_versions(make_repo, run_codemod):
+    """Rules that would change the code make work: the run migrates (it is not verify only) and, offline,
+    leaves the dynamic lookup to a human."""
+    result = run_codemod(make_repo("bare-migration", {"requirements.txt": BARE}), "acme-sdk-2.yml")
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert not result.json("plan.json")["verify_only"]
+    assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
+    assert _versions(m) == ("1.4.0", "2.1.0")
+    assert "requirements.txt" not in m["candidate"]["files"]  # the bare declaration stays bare
