@@ -3,16 +3,19 @@
     test_env(root) -> CiTestEnv | None     the tox testenv, else the nox session, that runs the tests
     runner_of(tokens) -> (runner, args) | None    pytest / unittest / stestr in one command line
 
-tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras` and
-`commands` of an env (a `testenv:NAME` inherits what it does not set from `[testenv]`), with
-{toxinidir} -> ".", {posargs:DEFAULT} -> DEFAULT, {[section]key} expanded, factor-conditional lines
-(`py38: dep`) and lines with other substitutions left out. The env chosen is the first whose
-commands run a test runner: [testenv], then envs named py*/test*/unit*, then the rest.
+tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras`,
+`commands_pre` and `commands` of an env (a `testenv:NAME` inherits what it does not set from
+`[testenv]`), with {toxinidir} -> ".", {posargs:DEFAULT} -> DEFAULT, {[section]key} expanded,
+factor-conditional lines (`py38: dep`) and lines with other substitutions left out. The env chosen is
+the first whose commands run a test runner: [testenv], then envs named py*/test*/unit*, then the rest.
+Install commands among commands_pre and commands (pip install, pdm sync -G, uv sync, poetry install
+--with) add what they name (install_commands.py); of several test commands, the one estimated to run
+the most tests is chosen (chosen_command, test_scope.py).
 
 nox (noxfile.py, read with `ast`, never executed): functions decorated with `nox.session` / `session`;
 the literal string arguments of `session.install(...)` and `session.run(...)` (variables, posargs and
-f-strings are left out). The session chosen is the first whose run() calls a test runner, those named
-test*/unit*/pytest* first.
+f-strings are left out); a run() that is an install command adds what it names. The session chosen is
+the first whose run() calls a test runner, those named test*/unit*/pytest* first.
 
 tox and nox themselves are never run: they build their own environments and may reach the network.
 """
@@ -28,9 +31,11 @@ from pathlib import Path, PurePosixPath
 
 import tomlkit
 
+from agentic_codemod.adapters.python import install_commands, test_scope
+
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
-# pip options a deps list or session.install() may carry that take a value.
-VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable"})
+# `python -m MODULE` test runners; testtools.run takes unittest's arguments and runs unittest test cases.
+MODULE_RUNNERS = {"pytest": "pytest", "unittest": "unittest", "stestr": "stestr", "testtools.run": "unittest"}
 FACTOR_LINE = re.compile(r"^[\w.,!{}-]+:\s")
 SECTION_REF = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
 POSARGS = re.compile(r"\{posargs(?::([^}]*))?\}")
@@ -40,9 +45,12 @@ POSARGS = re.compile(r"\{posargs(?::([^}]*))?\}")
 class CiTestEnv:
     source: str  # "tox.ini [testenv]", "noxfile.py session tests"
     requirement_lines: list[str] = field(default_factory=list)  # requirements-file syntax, one a line
-    extras: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)  # ":all": every extra (pdm -G :all, --all-extras)
+    groups: list[str] = field(default_factory=list)  # named by an install command (pdm -G, --group, --with)
+    all_groups: bool = False
     command: list[str] = field(default_factory=list)  # the command line that runs the tests
     runner: str = ""
+    note: str = ""  # why this command, when the env declares several
 
 
 def test_env(root: Path) -> CiTestEnv | None:
@@ -57,9 +65,30 @@ def runner_of(tokens: list[str]) -> tuple[str, list[str]] | None:
             return "pytest", tokens[i + 1 :]
         if name == "stestr":
             return "stestr", tokens[i + 1 :]
-        if token == "-m" and i + 1 < len(tokens) and tokens[i + 1] in ("pytest", "unittest", "stestr"):
-            return tokens[i + 1], tokens[i + 2 :]
+        if token == "-m" and i + 1 < len(tokens) and tokens[i + 1] in MODULE_RUNNERS:
+            return MODULE_RUNNERS[tokens[i + 1]], tokens[i + 2 :]
     return None
+
+
+def chosen_command(root: Path, lines: list[list[str]]) -> tuple[list[str], str] | None:
+    """Of the command lines that run a test runner, the one estimated to run the most tests (the first
+    on a tie), and a note naming the others when there are several (test_scope.py)."""
+    runnable = [(tokens, found) for tokens in lines if (found := runner_of(tokens)) is not None]
+    if not runnable:
+        return None
+    counts = [test_scope.estimate(root, runner, args) for _tokens, (runner, args) in runnable]
+    best = counts.index(max(counts))
+    if len(runnable) == 1:
+        return runnable[0][0], ""
+    others = "; ".join(
+        f"{shlex.join(t)} (~{n})"
+        for i, ((t, _f), n) in enumerate(zip(runnable, counts, strict=True))
+        if i != best
+    )
+    note = (
+        f", the one of {len(runnable)} test commands with the most tests (~{counts[best]}); not run: {others}"
+    )
+    return runnable[best][0], note
 
 
 def _tox(root: Path) -> CiTestEnv | None:
@@ -71,25 +100,46 @@ def _tox(root: Path) -> CiTestEnv | None:
         envs, key=lambda s: (s != "testenv", not _named_for_tests(s.partition(":")[2]), envs.index(s))
     )
     for section in ordered:
-        commands = _tox_lines(parser, section, "commands")
-        for line in commands:
-            try:
-                tokens = shlex.split(line.lstrip("-").strip())
-            except ValueError:
-                continue
-            found = runner_of(tokens)
-            if found is not None:
-                extras = [
-                    e.strip() for line in _tox_lines(parser, section, "extras") for e in line.split(",")
-                ]
-                return CiTestEnv(
-                    source=f"{source} [{section}]",
-                    requirement_lines=_deps_lines(_tox_lines(parser, section, "deps")),
-                    extras=[e for e in extras if e],
-                    command=tokens,
-                    runner=found[0],
-                )
+        lines = [_split(line.lstrip("-").strip()) for line in _tox_lines(parser, section, "commands")]
+        chosen = chosen_command(root, [tokens for tokens in lines if tokens])
+        if chosen is None:
+            continue
+        extras = [e.strip() for line in _tox_lines(parser, section, "extras") for e in line.split(",")]
+        found = runner_of(chosen[0])
+        assert found is not None
+        pre = [_split(line.lstrip("-").strip()) for line in _tox_lines(parser, section, "commands_pre")]
+        installs = _installs([*pre, *lines])
+        return CiTestEnv(
+            source=f"{source} [{section}]",
+            requirement_lines=_deps_lines(_tox_lines(parser, section, "deps")) + installs.requirement_lines,
+            extras=[e for e in extras if e] + installs.extras,
+            groups=installs.groups,
+            all_groups=installs.all_groups,
+            command=chosen[0],
+            runner=found[0],
+            note=chosen[1],
+        )
     return None
+
+
+def _installs(lines: list[list[str]]) -> install_commands.Installs:
+    """What the install commands among these command lines ask for, merged in order."""
+    merged = install_commands.Installs()
+    for tokens in lines:
+        found = install_commands.parse(tokens) if tokens else None
+        if found is not None:
+            merged.requirement_lines += found.requirement_lines
+            merged.groups += [g for g in found.groups if g not in merged.groups]
+            merged.extras += [e for e in found.extras if e not in merged.extras]
+            merged.all_groups = merged.all_groups or found.all_groups
+    return merged
+
+
+def _split(line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return []
 
 
 def _tox_ini(root: Path) -> tuple[configparser.ConfigParser | None, str]:
@@ -150,23 +200,30 @@ def _nox(root: Path) -> CiTestEnv | None:
     sessions.sort(key=lambda f: not _named_for_tests(_session_name(f) or ""))
     for function in sessions:
         installs: list[str] = []
-        command: list[str] | None = None
+        runs: list[list[str]] = []
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
             args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             if call.func.attr == "install":
                 installs += args
-            elif call.func.attr == "run" and command is None and runner_of(args):
-                command = args
-        if command is not None:
-            found = runner_of(command)
+            elif call.func.attr == "run":
+                runs.append(args)
+        chosen = chosen_command(root, runs)
+        if chosen is not None:
+            found = runner_of(chosen[0])
             assert found is not None
+            commanded = _installs(runs)
             return CiTestEnv(
                 source=f"noxfile.py session {_session_name(function)}",
-                requirement_lines=_install_lines(installs),
-                command=command,
+                requirement_lines=install_commands.pip_lines(installs).requirement_lines
+                + commanded.requirement_lines,
+                extras=commanded.extras,
+                groups=commanded.groups,
+                all_groups=commanded.all_groups,
+                command=chosen[0],
                 runner=found[0],
+                note=chosen[1],
             )
     return None
 
@@ -182,19 +239,3 @@ def _session_name(function: ast.FunctionDef) -> str | None:
                         return str(keyword.value.value)
             return function.name
     return None
-
-
-def _install_lines(args: list[str]) -> list[str]:
-    """session.install("-r", "x.txt", ".[test]", "pytest") as requirements-file lines; other pip flags
-    (--upgrade, --pre ...) are left out."""
-    lines: list[str] = []
-    queue = list(args)
-    while queue:
-        arg = queue.pop(0)
-        if arg in VALUE_OPTIONS and queue:
-            lines.append(f"{arg} {queue.pop(0)}")
-        elif re.match(r"^-[rce]\S", arg):
-            lines.append(f"{arg[:2]} {arg[2:]}")
-        elif not arg.startswith("-"):
-            lines.append(arg)
-    return lines

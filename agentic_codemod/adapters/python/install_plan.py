@@ -13,8 +13,9 @@
     test runner          settings.python.extra_test_requirements (pytest) or stestr, when the test
                          command runs it and nothing above already declares it.
 
-Poetry dependency groups are not installable by pip; they are covered only through requirements
-files or the extra test requirements.
+Poetry dependency groups are not installable by pip: a Poetry group chosen as the test source is
+translated to PEP 508 requirement strings (poetry_groups.py), and what cannot be translated (git,
+path, url) is left out and recorded.
 
 Every dependency file is checked first (dependency_files.py), and so is every line a test source yields:
 a refused one is an InputError naming the file (or source) and line, raised before pip is given anything.

@@ -10,9 +10,11 @@
     none of these: None (without a test suite a change cannot be verified).
 
 A declared command runs directly in the venv: its runner and the arguments given to the runner are
-kept, what wraps them (coverage run, tox/nox themselves, {posargs}) is not. Every runner reports test
-ids: pytest through --junitxml, unittest through -v (result lines and report headers), stestr through
-the subunit record of the run (.stestr/, read by workflow/verify.py).
+kept, what wraps them (coverage run, tox/nox themselves, {posargs}) is not; `python -m testtools.run`
+runs as `python -m unittest`. Of several test commands in one testenv or session, the one estimated to
+run the most tests is run, and the source names the others (ci_config.chosen_command). Every runner
+reports test ids: pytest through --junitxml, unittest through -v (result lines and report headers),
+stestr through the subunit record of the run (.stestr/, read by workflow/verify.py).
 tox and nox are never run: they build their own environments and may reach the network.
 """
 
@@ -59,7 +61,7 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
         return command
     ci = ci_config.test_env(root)
     if ci is not None:
-        command = declared_command(root, ci.command, f"{ci.source} commands")
+        command = declared_command(root, ci.command, f"{ci.source} commands{ci.note}")
         if command is not None:
             return command
     stestr = _stestr_conf(root)
@@ -84,6 +86,8 @@ def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand 
     if found is None:
         return None
     runner, args = found
+    if runner == "unittest" and "testtools.run" in tokens:
+        source += " (python -m testtools.run, run by unittest: the same arguments and test cases)"
     if runner == "pytest":
         return TestCommand(argv=[*PYTEST, *_pytest_args(args)], source=source, runner="pytest")
     if runner == "unittest":

@@ -5,16 +5,20 @@
 Order of preference (first found wins; never several at once, never every requirements file):
 
     1. settings.verification.requirements / .extras    the task's or the config's override, as given
-    2. the tox testenv that runs the tests             its deps and extras (ci_config.py)
+    2. the tox testenv that runs the tests             its deps, extras and what its install commands
+                                                       name (pdm sync -G test, uv sync --group ...;
+                                                       ci_config.py, install_commands.py)
     3. the nox session that runs the tests             its session.install() arguments
-    4. PEP 735 group test / tests / testing            its requirements (include-group followed)
+    4. group test / tests / testing                    its requirements: PEP 735 (include-group followed),
+                                                       else Poetry's, translated to PEP 508 (poetry_groups.py)
     5. extra test / tests / testing                    its requirements, when the extra is readable
                                                        (pyproject.toml, setup.cfg), else `.[extra]`
     6. a test requirements file                        test-requirements.txt, requirements-test.txt,
                                                        requirements-tests.txt, requirements/test.txt,
                                                        requirements/tests.txt, then requirements-test*.txt
                                                        and requirements/test*.txt (not *min*, *lock*)
-    7. dev, as a last resort                           the dev group, the dev extra, requirements-dev.txt,
+    7. dev, as a last resort                           the dev group (PEP 735, Poetry's group or its legacy
+                                                       dev-dependencies), the dev extra, requirements-dev.txt,
                                                        requirements/dev.txt
 
 Lint-only packages (config.LINT_PACKAGES: flake8, mypy, pytest-mypy, pytest-ruff, pytest-checkdocs ...)
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentic_codemod.adapters.python import ci_config, pep508, setup_cfg
+from agentic_codemod.adapters.python import ci_config, install_commands, pep508, poetry_groups, setup_cfg
 from agentic_codemod.config import LINT_PACKAGES, Settings
 
 TEST_NAMES = ("test", "tests", "testing")
@@ -64,8 +68,8 @@ def choose(root: Path, project: dict[str, Any], installable: bool, settings: Set
             "verification (task or config)", list(override.requirements or []), list(override.extras or [])
         )
     ci = ci_config.test_env(root)
-    if ci is not None and (ci.requirement_lines or ci.extras):
-        return _linted(ci.source, ci.requirement_lines, ci.extras, project, root)
+    if ci is not None and (ci.requirement_lines or ci.extras or ci.groups or ci.all_groups):
+        return _ci_source(root, project, ci)
     for names, kind in ((TEST_NAMES, "test"), (("dev",), "dev")):
         source = _group(project, names) or _extra(root, project, names, installable)
         if source is None:
@@ -73,6 +77,30 @@ def choose(root: Path, project: dict[str, Any], installable: bool, settings: Set
         if source is not None:
             return source
     return None
+
+
+def _ci_source(root: Path, project: dict[str, Any], ci: ci_config.CiTestEnv) -> TestSource:
+    """deps, extras, and the groups its install commands name: a PEP 735 group, else a Poetry group,
+    else an extra of that name (pdm -G names either); ":all" is every extra."""
+    lines, extras, unknown = list(ci.requirement_lines), [], []
+    for extra in ci.extras:
+        named = _declared_extras(root, project) if extra == install_commands.ALL else [extra]
+        extras += [e for e in named if e not in extras]
+    pep735 = _table(project, "dependency-groups")
+    poetry = poetry_groups.groups(project)
+    names = [*pep735, *poetry] if ci.all_groups else ci.groups
+    for name in dict.fromkeys(names):
+        if name in pep735:
+            lines += _group_items(pep735, name, 0)
+        elif name in poetry:
+            lines += [e.requirement for e in poetry[name] if e.requirement is not None]
+            unknown += [e.written for e in poetry[name] if e.requirement is None]
+        elif name in _declared_extras(root, project):
+            extras += [] if name in extras else [name]
+        else:
+            unknown.append(f"group {name} (declared nowhere)")
+    source = _linted(ci.source, lines, extras, project, root)
+    return TestSource(source.label, source.lines, source.extras, [*source.left_out, *unknown])
 
 
 def _linted(
@@ -100,11 +128,26 @@ def _linted(
 
 
 def _group(project: dict[str, Any], names: tuple[str, ...]) -> TestSource | None:
+    """The PEP 735 group, else the Poetry group (translated to PEP 508, poetry_groups.py), of that name."""
     groups = _table(project, "dependency-groups")
     for name in groups:
         if pep508.canonical(name) in names:
             return _linted(f"[dependency-groups] {name}", _group_items(groups, name, 0), [], project, Path())
+    for name, entries in poetry_groups.groups(project).items():
+        if pep508.canonical(name) in names:
+            lines = [e.requirement for e in entries if e.requirement is not None]
+            source = _linted(_poetry_label(project, name), lines, [], project, Path())
+            unreadable = [e.written for e in entries if e.requirement is None]
+            return TestSource(source.label, source.lines, [], [*source.left_out, *unreadable])
     return None
+
+
+def _poetry_label(project: dict[str, Any], name: str) -> str:
+    poetry = _table(_table(project, "tool"), "poetry")
+    labels = [f"[tool.poetry.group.{name}.dependencies]"] if name in _table(poetry, "group") else []
+    if name == poetry_groups.LEGACY_DEV and _table(poetry, "dev-dependencies"):
+        labels.insert(0, "[tool.poetry.dev-dependencies]")
+    return " + ".join(labels)
 
 
 def _group_items(groups: dict[str, Any], name: str, depth: int) -> list[str]:

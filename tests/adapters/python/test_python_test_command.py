@@ -144,6 +144,49 @@ def test_declared_pytest_arguments_are_kept_but_not_those_that_take_the_report(t
     assert command is not None and command.argv == [*PYTEST, "-x", "tests/unit"]
 
 
+TESTTOOLS_CASES = "import testtools\nclass T(testtools.TestCase):\n" + "".join(
+    f"    def test_{i}(self):\n        pass\n" for i in range(4)
+)
+PYTEST_FUNCTIONS = "def test_a(fixture):\n    pass\ndef test_b():\n    pass\n"
+
+
+def test_of_several_tox_test_commands_the_one_with_the_most_tests_runs_and_the_other_is_named(
+    tmp_path: Path,
+) -> None:
+    tox = "[testenv]\ncommands =\n    pytest tests/pytest\n    python -m testtools.run {posargs:discover}\n"
+    files = {"tests/__init__.py": "", "tests/test_cases.py": TESTTOOLS_CASES}
+    write(
+        tmp_path,
+        {"tox.ini": tox, **files, "tests/pytest/__init__.py": "", "tests/pytest/test_p.py": PYTEST_FUNCTIONS},
+    )
+    command = detect_test_command(tmp_path)
+    assert command is not None
+    assert (command.argv, command.runner) == (UNITTEST, "unittest")
+    assert command.source == (
+        "tox.ini [testenv] commands, the one of 2 test commands with the most tests (~4); "
+        "not run: pytest tests/pytest (~2) (python -m testtools.run, run by unittest: the same arguments "
+        "and test cases)"
+    )
+
+
+def test_of_several_test_commands_pytest_wins_when_it_covers_more(tmp_path: Path) -> None:
+    noxfile = (
+        "import nox\n@nox.session\ndef tests(session):\n"
+        "    session.run('python', '-m', 'unittest', 'tests.test_cases')\n"
+        "    session.run('pytest', 'tests')\n"
+    )
+    write(
+        tmp_path,
+        {"noxfile.py": noxfile, "tests/test_cases.py": TESTTOOLS_CASES, "tests/test_p.py": PYTEST_FUNCTIONS},
+    )
+    command = detect_test_command(tmp_path)
+    assert command is not None
+    assert command.argv == [*PYTEST, "tests"]
+    assert command.source.endswith(
+        "with the most tests (~6); not run: python -m unittest tests.test_cases (~4)"
+    )
+
+
 def test_nox_session_command_is_read_without_running_the_noxfile(tmp_path: Path) -> None:
     noxfile = (
         "import nox\nraise SystemExit(1)\n@nox.session(name='unit')\ndef t(session):\n"

@@ -176,3 +176,102 @@ def test_stestr_is_installed_for_a_stestr_suite_unless_declared(tmp_path: Path) 
     assert plan_install(tmp_path, Settings()).requirements == ["stestr"]
     write(tmp_path, {"test-requirements.txt": "stestr>=3\n"})
     assert plan_install(tmp_path, Settings()).requirements == []
+
+
+POETRY = (
+    '[build-system]\nrequires = ["poetry-core"]\nbuild-backend = "poetry.core.masonry.api"\n'
+    '[tool.poetry]\nname = "app"\nversion = "1"\n[tool.poetry.dependencies]\npython = "^3.7"\n'
+    'acme-sdk = "^1.4"\n'
+)
+
+
+def test_poetry_dev_group_is_translated_to_pep508_for_pip(tmp_path: Path) -> None:
+    pyproject = POETRY + (
+        "[tool.poetry.group.dev.dependencies]\n"
+        'mypy = [{ version = "^1.0", python = "<3.8" }, { version = "^1.5", python = ">=3.8" }]\n'
+        'pytest = "^7.1.2"\npytest-mock = { version = "~3.8", extras = ["x"] }\n'
+        'towncrier = ">=22.12.0"\nlocal-helper = { path = "helper" }\n'
+        '[tool.poetry.group.doc.dependencies]\nfuro = "*"\n'
+    )
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    assert plan_install(tmp_path, Settings()) == InstallPlan(
+        project=".",
+        requirements=["pytest>=7.1.2,<8", "pytest-mock[x]>=3.8,<3.9", "towncrier>=22.12.0"],
+        test_source="[tool.poetry.group.dev.dependencies]",
+        left_out=[
+            'mypy>=1.0,<2; python_full_version < "3.8"',
+            'mypy>=1.5,<2; python_full_version >= "3.8"',
+            "local-helper = {'path': 'helper'}",
+        ],
+    )
+
+
+def test_poetry_legacy_dev_dependencies_keep_their_python_markers(tmp_path: Path) -> None:
+    pyproject = POETRY + (
+        "[tool.poetry.dev-dependencies]\n"
+        'pytest = [{ version = "^7.2", python = "^3.7" }, { version = "^3.0", python = ">=3.5,<3.7" }]\n'
+        'black = { version = "22.1.0", python = "^3.7" }\n'
+    )
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert plan.test_source == "[tool.poetry.dev-dependencies]"
+    assert plan.requirements == [
+        'pytest>=7.2,<8; python_full_version >= "3.7" and python_full_version < "4"',
+        'pytest>=3.0,<4; python_full_version >= "3.5" and python_full_version < "3.7"',
+    ]
+    assert plan.left_out == ['black==22.1.0; python_full_version >= "3.7" and python_full_version < "4"']
+
+
+def test_a_poetry_test_group_wins_over_its_dev_group(tmp_path: Path) -> None:
+    pyproject = POETRY + (
+        '[tool.poetry.group.dev.dependencies]\nnever-this = "*"\n'
+        '[tool.poetry.group.test.dependencies]\npytest = "^8"\n'
+    )
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirements, plan.test_source) == (
+        ["pytest>=8,<9"],
+        "[tool.poetry.group.test.dependencies]",
+    )
+
+
+def test_tox_commands_pre_pdm_sync_names_every_extra_and_the_test_group(tmp_path: Path) -> None:
+    tox = (
+        "[testenv]\nallowlist_externals = pdm\ncommands_pre =\n    pdm sync -G :all,test\n"
+        "commands =\n    coverage run -m pytest tests {posargs:-n auto}\n"
+    )
+    pyproject = PROJECT + (
+        '[project.optional-dependencies]\nmsgspec = ["msgspec>=0.19"]\nyaml = ["PyYAML>=6"]\n'
+        '[dependency-groups]\ntest = ["pytest>=8", "pytest-xdist"]\nlint = ["ruff"]\n'
+    )
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": pyproject, "tests/test_app.py": ""})
+    assert plan_install(tmp_path, Settings()) == InstallPlan(
+        project=".",
+        requirements=["pytest>=8", "pytest-xdist", "msgspec>=0.19", "PyYAML>=6"],
+        test_source="tox.ini [testenv]",
+    )
+
+
+def test_install_commands_name_groups_extras_and_requirements(tmp_path: Path) -> None:
+    tox = (
+        "[testenv]\ncommands_pre =\n    uv sync --group test --extra mocking --group nowhere\n"
+        "commands =\n    python -m pip install -U -r requirements-ci.txt freezegun\n    pytest\n"
+    )
+    pyproject = BUILD + (
+        '[project]\nname = "app"\nversion = "1"\ndynamic = ["optional-dependencies"]\n'
+        '[dependency-groups]\ntest = ["pytest>=8"]\n'
+    )
+    setup_cfg = "[options.extras_require]\nmocking = mock\n"
+    files = {
+        "tox.ini": tox,
+        "pyproject.toml": pyproject,
+        "setup.cfg": setup_cfg,
+        "requirements-ci.txt": "x\n",
+    }
+    write(tmp_path, {**files, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirement_files, plan.requirements) == (
+        ["requirements-ci.txt"],
+        ["freezegun", "pytest>=8", "mock"],
+    )
+    assert plan.left_out == ["group nowhere (declared nowhere)"]

@@ -1,0 +1,104 @@
+"""Poetry dependency groups as PEP 508 requirement strings: each style, checked with packaging."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import pytest
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+
+from agentic_codemod.adapters.python import install_commands, poetry_groups
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "admits", "excludes"),
+    [
+        ("^7.1.2", "pytest>=7.1.2,<8", "7.4.4", "8.0.0"),
+        ("^0.2.3", "pytest>=0.2.3,<0.3", "0.2.9", "0.3.0"),
+        ("~1.4", "pytest>=1.4,<1.5", "1.4.7", "1.5.0"),
+        ("1.4.0", "pytest==1.4.0", "1.4.0", "1.4.1"),
+        (">=2,<3", "pytest>=2,<3", "2.9", "3.0"),
+        ("*", "pytest", "99.0", None),
+        ("^1.0 || ^2.0", "pytest>=2.0,<3", "2.5", "1.5"),
+        ({"version": "^8", "extras": ["toml"]}, "pytest[toml]>=8,<9", "8.3", "9.0"),
+    ],
+)
+def test_version_styles(value: Any, expected: str, admits: str, excludes: str | None) -> None:
+    text = poetry_groups.requirement("pytest", value)
+    assert text == expected
+    requirement = Requirement(text)
+    assert admits in requirement.specifier
+    assert excludes is None or excludes not in requirement.specifier
+
+
+@pytest.mark.parametrize(
+    ("python", "on_311"),
+    [("^3.7", True), (">=3.5,<3.7", False), ("~2.7 || ^3.8", True), ("<3.8", False), ("*", True)],
+)
+def test_python_constraints_become_markers_that_packaging_evaluates(python: str, on_311: bool) -> None:
+    text = poetry_groups.requirement(
+        "pytest", {"version": "^7", "python": python, "markers": "os_name != 'x'"}
+    )
+    assert text is not None
+    marker = Requirement(text).marker
+    assert marker is not None
+    environment = default_environment() | {"python_full_version": "3.11.4", "os_name": "posix"}
+    assert marker.evaluate(environment) is on_311
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"git": "https://example.invalid/x.git"},
+        {"path": "../x"},
+        {"url": "https://x/y.whl"},
+        "not a range",
+        3,
+    ],
+)
+def test_what_pip_cannot_take_is_none_never_guessed(value: Any) -> None:
+    assert poetry_groups.requirement("x", value) is None
+
+
+def test_groups_read_the_legacy_dev_dependencies_and_every_group_without_python() -> None:
+    project = {
+        "tool": {
+            "poetry": {
+                "dependencies": {"python": "^3.8", "runtime": "^1"},
+                "dev-dependencies": {"pytest": "^7"},
+                "group": {"dev": {"dependencies": {"mock": "*"}}, "docs": {"dependencies": {"furo": "*"}}},
+            }
+        }
+    }
+    found = {
+        name: [e.requirement for e in entries] for name, entries in poetry_groups.groups(project).items()
+    }
+    assert found == {"dev": ["pytest>=7,<8", "mock"], "docs": ["furo"]}
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("pdm sync -G :all,test", install_commands.Installs(groups=["test"], extras=[":all"])),
+        ("pdm install --group=test -G docs", install_commands.Installs(groups=["test", "docs"])),
+        (
+            "python -m pip install -U -r req.txt -cconstraints.txt pkg>=1",
+            install_commands.Installs(requirement_lines=["-r req.txt", "-c constraints.txt", "pkg>=1"]),
+        ),
+        ("uv pip install -e .[test]", install_commands.Installs(requirement_lines=["-e .[test]"])),
+        (
+            "uv sync --extra a --all-groups --all-extras",
+            install_commands.Installs(extras=["a", ":all"], all_groups=True),
+        ),
+        (
+            'poetry install --with dev,test --extras "x y"',
+            install_commands.Installs(groups=["dev", "test"], extras=["x", "y"]),
+        ),
+        ("python -m pytest tests", None),
+        ("pdm run pytest", None),
+    ],
+)
+def test_install_commands(line: str, expected: install_commands.Installs | None) -> None:
+    assert install_commands.parse(shlex.split(line)) == expected
