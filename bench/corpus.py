@@ -133,7 +133,9 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
     """(verdict, counted): FALSE SUCCESS, green, honest, or what else happened."""
     code, breaking = result["exit"], case["expected"] == "red"
     if code == 0:
-        if breaking or result["proof"] or result["status"] == "nothing_to_do":
+        # nothing_to_do counts only with the proof: a verify-only run (a declaration that admits both
+        # versions) that tested `from` and exactly `to` green; without a test run it is a false success
+        if breaking or result["proof"]:
             return "FALSE SUCCESS", False
         return "green", True
     if breaking and code in (1, 3):
