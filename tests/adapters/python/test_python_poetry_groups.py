@@ -44,11 +44,8 @@ def test_python_constraints_become_markers_that_packaging_evaluates(python: str,
     assert text is not None
     marker = Requirement(text).marker
     assert marker is not None
-    environment: dict[str, str] = {
-        **default_environment(),
-        "python_full_version": "3.11.4",
-        "os_name": "posix",
-    }
+    environment = {key: str(value) for key, value in default_environment().items()}
+    environment |= {"python_full_version": "3.11.4", "os_name": "posix"}
     assert marker.evaluate(environment) is on_311
 
 
