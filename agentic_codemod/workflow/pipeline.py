@@ -3,6 +3,10 @@
     intake → recon → plan → anything to do? → baseline → bump → codemod
            → Loop(implement → verify) → review → scribe → gate
 
+A verify-only plan (nothing to edit, but no declaration proves the repository is on `to`) edits nothing:
+the baseline runs on `from`, the bump step only installs exactly `to`, and the first verify ends the run,
+`nothing_to_do` when green, requires_human when red (_verified_on_target).
+
 agno swallows step failures by default (a failed step is skipped and the run reports `completed`).
 Here every step runs inside `_guard`: an exception is recorded on the run state and ends the workflow
 at once (`StepOutput(stop=True, success=False)`); after the workflow, `run_workflow` re-raises it, so a
