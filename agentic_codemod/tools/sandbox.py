@@ -94,6 +94,7 @@ class Box:
     home: Path | None = None  # process isolation only: HOME and TMPDIR on the host
     tmp: Path | None = None
     env_overrides: Mapping[str, str] = field(default_factory=dict)
+    venv: Path | None = None  # activated as tox and CI do: its bin/ first on PATH, VIRTUAL_ENV set
 
     def inside(self, host: Path | str) -> str:
         """The path a sandboxed process uses for a host path (identity under process isolation)."""
@@ -109,6 +110,9 @@ class Box:
         self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]
     ) -> tuple[list[str], Path, dict[str, str]]:
         inner_env = {**env, **self.env_overrides}
+        if self.venv is not None:
+            inner_env["PATH"] = f"{self.venv / 'bin'}:{inner_env.get('PATH', '/usr/bin:/bin')}"
+            inner_env["VIRTUAL_ENV"] = str(self.venv)
         if self.isolation != "sandbox":
             if self.home is not None and self.tmp is not None:
                 inner_env.update(_home_env(self.home, self.tmp))
@@ -232,4 +236,5 @@ class Policy:
             bwrap=self.bwrap,
             home=self.home,
             tmp=self.tmp,
+            venv=self.env_dir,
         )

@@ -203,8 +203,25 @@ def test_a_test_suite_can_commit_with_git_inside(repo: Path) -> None:
         "import subprocess as s\n"
         "s.run(['git', 'init', '-q', '/tmp/r'], check=True)\n"
         "s.run(['git', '-C', '/tmp/r', 'commit', '-q', '--allow-empty', '-m', 'x'], check=True)\n"
-        "print(s.run(['git', '-C', '/tmp/r', 'log', '--format=%an'], capture_output=True, text=True).stdout)\n"
+        "log = s.run(['git', '-C', '/tmp/r', 'log', '--format=%an'], capture_output=True, text=True)\n"
+        "print(log.stdout)\n"
     )
     result = run_in(Box("sandbox", repo), code)
     assert result.ok, result.output_tail
     assert "agentic-codemod sandbox" in result.output_tail
+
+
+@needs_bwrap
+def test_the_venv_is_activated_for_console_scripts(repo: Path, tmp_path: Path) -> None:
+    env_dir, reports = tmp_path / "env", tmp_path / "reports"
+    (env_dir / "bin").mkdir(parents=True)
+    script = env_dir / "bin" / "hello-tool"
+    script.write_text("#!/bin/sh\necho hello from the venv\n")
+    script.chmod(0o755)
+    reports.mkdir()
+    box = Policy("sandbox", env_dir).for_tests(repo, reports)
+    result = run_in(
+        box, "import os, subprocess; subprocess.run(['hello-tool']); print(os.environ['VIRTUAL_ENV'])"
+    )
+    assert result.ok, result.output_tail
+    assert "hello from the venv" in result.output_tail and str(env_dir) in result.output_tail
