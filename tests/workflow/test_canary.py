@@ -17,9 +17,7 @@ SUITE = "import unittest\n\ndef test_ok():\n    assert 1\n\ndef test_bad():\n   
 def suite(tmp_path: Path) -> tuple[Path, oracle.Canary]:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text(SUITE)
-    canary = oracle.plant(
-        tmp_path, Command(argv=["{python}", "-m", "pytest"], source="t", runner="pytest")
-    )
+    canary = oracle.plant(tmp_path, Command(argv=["{python}", "-m", "pytest"], source="t", runner="pytest"))
     assert canary is not None and canary.file.startswith("tests/test_c")
     return tmp_path, canary
 

@@ -63,9 +63,8 @@ def test_requirements_policy(before: str, after: str) -> None:
 def test_every_declaration_is_bumped_and_a_second_bump_changes_nothing() -> None:
     before = 'acme-sdk==1.4.0 ; python_version < "3.10"\nacme-sdk>=1.5 ; python_version >= "3.10"\n'
     once = update_dependency(before, dep("requirements.txt", "requirements"), "2.0.0")
-    assert (
-        once == 'acme-sdk==2.0.0 ; python_version < "3.10"\nacme-sdk>=2.0.0 ; python_version >= "3.10"\n'
-    )
+    expected = 'acme-sdk==2.0.0 ; python_version < "3.10"\n' + 'acme-sdk>=2.0.0 ; python_version >= "3.10"\n'
+    assert once == expected
     assert update_dependency(once, dep("requirements.txt", "requirements"), "2.0.0") == once
 
 
