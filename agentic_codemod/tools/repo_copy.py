@@ -7,8 +7,9 @@
                                                 since the copy was made — restoring the bytes does not
                                                 hide it (the inode change time moves with every write,
                                                 rename or chmod and cannot be set back) — and new files
-                                                that carry code (e.g. a .pyc or .pth planted beside
-                                                the sources)
+                                                that carry code where they can shadow the candidate's
+                                                (beside its files, in a __pycache__ there, or a package
+                                                named like one of its modules)
 
 The tool's clone is never seen by repository code: what is hashed, reviewed and published comes from
 the clone, and the copy is thrown away after each install or test run.
@@ -22,7 +23,7 @@ import stat
 import sys
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 SKIPPED = frozenset({".git"})
@@ -104,10 +105,16 @@ def touched(
             continue
         found.append(f"{rel} (written or replaced)")
     if suffixes:
+        dirs = {PurePosixPath(r).parent for r in stamp}
+        modules = {(PurePosixPath(r).parent, PurePosixPath(r).stem) for r in stamp if r.endswith(".py")}
         for directory, _dirs, files in os.walk(dest):
             for name in files:
                 rel = Path(directory, name).relative_to(dest).as_posix()
-                if rel not in stamp and name.endswith(suffixes):
+                if (
+                    rel not in stamp
+                    and name.endswith(suffixes)
+                    and _shadows(PurePosixPath(rel), dirs, modules)
+                ):
                     found.append(f"{rel} (new code file)")
     return sorted(found)
 
@@ -115,6 +122,16 @@ def touched(
 def discard(dest: Path) -> None:
     if dest.exists() or dest.is_symlink():
         _remove(dest)
+
+
+def _shadows(rel: PurePosixPath, dirs: set[PurePosixPath], modules: set[tuple[PurePosixPath, str]]) -> bool:
+    """Whether a new code file can change what the candidate's code imports: it sits beside candidate
+    files, in a __pycache__ beside them, or makes a package that shadows a candidate module. New code
+    in a directory of its own (a test tool's scratch tree) cannot."""
+    parent = rel.parent
+    if parent in dirs or (parent.name == "__pycache__" and parent.parent in dirs):
+        return True
+    return rel.name == "__init__.py" and (parent.parent, parent.name) in modules
 
 
 def _same(copied: Path, original: Path) -> bool:

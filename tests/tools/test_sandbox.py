@@ -225,3 +225,18 @@ def test_the_venv_is_activated_for_console_scripts(repo: Path, tmp_path: Path) -
     )
     assert result.ok, result.output_tail
     assert "hello from the venv" in result.output_tail and str(env_dir) in result.output_tail
+
+
+def test_new_code_is_flagged_only_where_it_can_shadow_the_candidate(tmp_path: Path) -> None:
+    worktree = tmp_path / "clone"
+    (worktree / "pkg").mkdir(parents=True)
+    (worktree / "pkg" / "mod.py").write_text("A = 1\n")
+    copy = tmp_path / "copy"
+    stamp = repo_copy.fresh_copy(worktree, copy)
+    for rel in ("pkg/mod/__init__.py", "pkg/extra.py", "_trial_temp/case/__init__.py", "_trial_temp/t.py"):
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_text("X = 2\n")
+    assert repo_copy.touched(copy, stamp, (".py", ".pyc")) == [
+        "pkg/extra.py (new code file)",
+        "pkg/mod/__init__.py (new code file)",
+    ]
