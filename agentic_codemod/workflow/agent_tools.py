@@ -172,7 +172,7 @@ class AgentTools:
         if state.test_command is None or state.env is None or state.runner is None:
             return "error: verification is not available in this step"
         phase = f"{self.actor}-check-{len(self.verifications) + 1}"
-        from agentic_codemod.workflow.steps import timed_tests
+        from agentic_codemod.workflow.test_runs import timed_tests
 
         result = timed_tests(state, phase)  # charged to the run's verification time budget
         self.verifications.append(result)

@@ -13,7 +13,7 @@ from agentic_codemod.models import RunManifest
 from agentic_codemod.task import load_task
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.workflow.state import RunPaths, RunState
-from agentic_codemod.workflow.steps import timed_tests
+from agentic_codemod.workflow.test_runs import timed_tests
 
 TASK = Path(__file__).resolve().parents[2] / "fixtures" / "tasks" / "acme-sdk-2.yml"
 
