@@ -8,6 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from fixtures_support import stable_ping_files
 
 pytestmark = pytest.mark.slow
 
@@ -20,31 +21,6 @@ acceptance_criteria:
   - "the existing test suite passes on acme-sdk 2.1.0"
 """
 
-# Only the API that 2.x left unchanged: the bump is safe.
-STABLE_APP = """\
-import acme
-
-
-def ping(base_url: str) -> object:
-    client = acme.Client(base_url)
-    try:
-        return client.send("/ping", {"hello": 1})
-    finally:
-        client.close()
-"""
-
-STABLE_TEST = """\
-from acme import testing
-
-from acme_app.ping import ping
-
-
-def test_ping_sends_one_request():
-    url = "memory://declarations"
-    ping(url)
-    assert [r.path for r in testing.requests(url)] == ["/ping"]
-    testing.reset(url)
-"""
 
 SETUP_PY = """\
 from setuptools import setup
@@ -113,8 +89,7 @@ def _repo(make_repo, name: str, files: dict[str, str | None]) -> Path:
     gone.update(
         {
             "src/acme_app/__init__.py": "",
-            "src/acme_app/ping.py": STABLE_APP,
-            "tests/test_ping.py": STABLE_TEST,
+            **stable_ping_files(),
             "requirements.txt": None,
             "requirements-dev.txt": "pytest\n",
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixtures_support import stable_ping_files
 
 from agentic_codemod.task import load_task
 
@@ -19,32 +20,6 @@ acceptance_criteria:
   - "the existing test suite passes on acme-sdk 2.1.0"
 """
 
-# Only the API that 2.x left unchanged (Client(url), send, close, acme.testing): the bump is safe.
-STABLE_APP = """\
-import acme
-
-
-def ping(base_url: str) -> object:
-    client = acme.Client(base_url)
-    try:
-        return client.send("/ping", {"hello": 1})
-    finally:
-        client.close()
-"""
-
-STABLE_TEST = """\
-from acme import testing
-
-from acme_app.ping import ping
-
-
-def test_ping_sends_one_request():
-    url = "memory://plain-bump"
-    ping(url)
-    assert [r.path for r in testing.requests(url)] == ["/ping"]
-    testing.reset(url)
-"""
-
 
 def _task(tmp_path: Path) -> Path:
     path = tmp_path / "plain.yml"
@@ -57,7 +32,7 @@ def _stable_repo(make_repo) -> Path:
     test_files = [p.name for p in (Path(__file__).parents[1] / "fixtures/acme-app/tests").glob("*.py")]
     files: dict[str, str | None] = {f"src/acme_app/{n}": None for n in acme_files if n != "__init__.py"}
     files.update({f"tests/{n}": None for n in test_files})
-    files.update({"src/acme_app/ping.py": STABLE_APP, "tests/test_ping.py": STABLE_TEST})
+    files.update(stable_ping_files())
     return make_repo("stable", files)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixtures_support import stable_ping_files
 
 from agentic_codemod.models import Dependency
 from agentic_codemod.publish_check import PublishRefused, check_candidate
@@ -24,32 +25,6 @@ acceptance_criteria:
 """
 
 BARE = "# Runtime dependencies of acme-app.\nacme-sdk  # whatever the platform ships\n"
-
-# Only the API that 2.x left unchanged (Client(url), send, close, acme.testing): 2.1.0 does not break it.
-STABLE_APP = """\
-import acme
-
-
-def ping(base_url: str) -> object:
-    client = acme.Client(base_url)
-    try:
-        return client.send("/ping", {"hello": 1})
-    finally:
-        client.close()
-"""
-
-STABLE_TEST = """\
-from acme import testing
-
-from acme_app.ping import ping
-
-
-def test_ping_sends_one_request():
-    url = "memory://verify-only"
-    ping(url)
-    assert [r.path for r in testing.requests(url)] == ["/ping"]
-    testing.reset(url)
-"""
 
 
 def dep(specifier: str, role: str = "runtime", file: str = "requirements.txt", **more: str) -> Dependency:
@@ -139,9 +114,7 @@ def test_a_bare_declaration_whose_target_passes_is_nothing_to_do_verified_on_bot
         if p.name != "__init__.py"
     }
     files.update({f"tests/{p.name}": None for p in (ACME_FILES / "tests").glob("*.py")})
-    files.update(
-        {"src/acme_app/ping.py": STABLE_APP, "tests/test_ping.py": STABLE_TEST, "requirements.txt": BARE}
-    )
+    files.update({**stable_ping_files(), "requirements.txt": BARE})
     result = run_codemod(make_repo("bare-stable", files), _task(tmp_path))
 
     m = result.manifest

@@ -27,6 +27,40 @@ SDK_PIN = re.compile(r"^acme-sdk==[0-9.]+", re.MULTILINE)
 RESULT_LINE = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
+# An acme-app module and its test that use only the API every acme-sdk release keeps (Client(url), send,
+# close, acme.testing): a bump to any 2.x leaves them green. Shared by the plain-bump, declaration and
+# verify-only end-to-end tests.
+STABLE_PING = """\
+import acme
+
+
+def ping(base_url: str) -> object:
+    client = acme.Client(base_url)
+    try:
+        return client.send("/ping", {"hello": 1})
+    finally:
+        client.close()
+"""
+
+STABLE_PING_TEST = """\
+from acme import testing
+
+from acme_app.ping import ping
+
+
+def test_ping_sends_one_request():
+    url = "memory://stable-ping"
+    ping(url)
+    assert [r.path for r in testing.requests(url)] == ["/ping"]
+    testing.reset(url)
+"""
+
+
+def stable_ping_files() -> dict[str, str]:
+    """The files to add (make_repo style) for a repository that a safe bump keeps green."""
+    return {"src/acme_app/ping.py": STABLE_PING, "tests/test_ping.py": STABLE_PING_TEST}
+
+
 def _load(name: str) -> ModuleType:
     """Import fixtures/<name>.py by path (fixtures/ is not a package)."""
     spec = importlib.util.spec_from_file_location(f"fixtures_{name}", FIXTURES / f"{name}.py")
