@@ -7,7 +7,7 @@ A span that does not parse back to the same `SpecifierSet` is refused (None), ne
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -114,3 +114,34 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+# One requirement on one line of an ini-style file (setup.cfg, tox.ini): the line's index, where the
+# requirement text starts on it, the text, the parsed requirement and the section it sits in.
+LineRequirement = tuple[int, int, str, Requirement, str]
+
+
+def find_on_lines(entries: Iterable[LineRequirement], kind: str) -> list[Declaration]:
+    """The declarations of requirements found line by line (see LineRequirement)."""
+    found = []
+    for index, _offset, text, requirement, section in entries:
+        start, end = name_span(text)
+        span = specifier_span(text, requirement)
+        specifier = text[span[0] : span[1]] if span else ""
+        found.append(Declaration(text[start:end], specifier, index + 1, kind, "pep440", section))
+    return found
+
+
+def rewrite_on_lines(content: str, entries: Iterable[LineRequirement], kind: str, bump: Bump) -> str:
+    """Replace only the specifier bytes of each requirement that `bump` gives a new range for."""
+    lines = content.splitlines(keepends=True)
+    for index, offset, text, requirement, section in entries:
+        span = specifier_span(text, requirement)
+        if span is None:
+            continue
+        start, end = name_span(text)
+        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, kind, "pep440", section))
+        if new is not None:
+            line = lines[index]
+            lines[index] = line[: offset + span[0]] + new + line[offset + span[1] :]
+    return "".join(lines)

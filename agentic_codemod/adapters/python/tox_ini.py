@@ -22,27 +22,11 @@ COMMENT_RE = re.compile(r"\s+#.*$")
 
 
 def find(content: str, canonical: str) -> list[Declaration]:
-    found = []
-    for index, _offset, text, requirement, section in _requirements(content, canonical):
-        start, end = pep508.name_span(text)
-        span = pep508.specifier_span(text, requirement)
-        specifier = text[span[0] : span[1]] if span else ""
-        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440", section))
-    return found
+    return pep508.find_on_lines(_requirements(content, canonical), KIND)
 
 
 def rewrite(content: str, canonical: str, bump: Bump) -> str:
-    lines = content.splitlines(keepends=True)
-    for index, offset, text, requirement, section in _requirements(content, canonical):
-        span = pep508.specifier_span(text, requirement)
-        if span is None:
-            continue
-        start, end = pep508.name_span(text)
-        new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440", section))
-        if new is not None:
-            line = lines[index]
-            lines[index] = line[: offset + span[0]] + new + line[offset + span[1] :]
-    return "".join(lines)
+    return pep508.rewrite_on_lines(content, _requirements(content, canonical), KIND, bump)
 
 
 def deps_lines(content: str) -> Iterator[tuple[int, str, str]]:
