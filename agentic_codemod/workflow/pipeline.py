@@ -16,7 +16,9 @@ failing step always fails the run.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
@@ -185,6 +187,8 @@ class _Guard:
             if state.error is not None or state.stopped is not None:
                 record["result"] = "not run"
                 return StepOutput(content="not run", stop=True, success=False)
+            record["started_at"] = datetime.now(UTC).isoformat(timespec="milliseconds")
+            start = time.monotonic()  # the report's step timeline (report/)
             try:
                 record["result"] = fn(state)
                 return StepOutput(content=record["result"])
@@ -198,5 +202,7 @@ class _Guard:
                 record["result"] = f"error: {type(exc).__name__}: {exc}"
                 state.error = exc
                 return StepOutput(content=record["result"], stop=True, success=False, error=str(exc))
+            finally:
+                record["duration_s"] = round(time.monotonic() - start, 3)
 
         return Step(name=name, executor=executor, max_retries=0)
