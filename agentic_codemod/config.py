@@ -95,6 +95,13 @@ DIFF_CHARS = 20_000  # diff shown by show_diff
 FLEET_MAX_VALUE_CHARS = 2_048  # one project, ref, index_url or find_links value of a fleet file
 MAX_TEST_REPORT_BYTES = 256_000_000  # a test runner's report (stestr's subunit record) read after a run
 MAX_IMPORT_SCAN_BYTES = 2_000_000  # one source file read for import statements (is the SDK imported?)
+# report.html / fleet.html (report/): what one page shows at most; the artifacts keep everything.
+REPORT_TRACE_ROWS = 5_000  # trace.jsonl lines shown as table rows
+REPORT_TEST_ROWS = 5_000  # test ids in the baseline/after table (changed ones first)
+REPORT_CELL_CHARS = 2_000  # one trace field, test id, finding or reason in a table cell
+REPORT_TEXT_CHARS = 50_000  # one block of text: the MR text, a test output tail
+REPORT_DIFF_CHARS = 500_000  # changes.patch shown highlighted
+REPORT_READ_BYTES = 64_000_000  # an artifact read for the page (trace.jsonl, changes.patch, a JUnit report)
 
 # What a codemod rule's edit may not bring into a file without a human's look (workflow/rule_risk.py): the
 # modules and callables that reach the network, processes, files or dynamic code. An entry covers the
