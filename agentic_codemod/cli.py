@@ -53,9 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", action="store_true", help="no summary on stdout")
 
+    from agentic_codemod.gate_cli import add_worktree_gate_parser
     from agentic_codemod.semantic import add_gate_parser
 
-    add_gate_parser(sub)
+    add_worktree_gate_parser(add_gate_parser(sub))
     from agentic_codemod.experience.cli import add_lessons_parser
 
     add_lessons_parser(sub)
@@ -75,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "gate" and args.gate == "worktree":
+            return int(args.handler(args))
         if args.command == "gate":
             from agentic_codemod.semantic import gate_command
 
