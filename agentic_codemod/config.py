@@ -190,6 +190,14 @@ class PythonEnvSettings(BaseModel):
     find_links: list[str] = Field(default_factory=list)
     no_index: bool = False
     extra_test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
+    # Who creates the venv and installs: "auto" (uv when it starts, else pip), "uv" or "pip".
+    installer: Literal["auto", "uv", "pip"] = "auto"
+    # The runner's shared cache (environment templates, uv's cache for building them); None: the
+    # CODEMOD_CACHE_DIR variable, else ~/.cache/agentic-codemod. Repository code never sees it.
+    cache_dir: str | None = None
+    # How long an environment template resolved against an index is reused (pinned local wheel
+    # directories only: no limit); 0 turns templates off.
+    env_template_ttl_s: float = Field(86_400.0, ge=0)
 
 
 # Packages that check style, types or docs rather than behaviour: left out of the test requirements the
