@@ -92,6 +92,9 @@ def execute(options: RunOptions) -> RunManifest:
         signal.signal(signal.SIGTERM, previous)
         manifest.finished_at = now()
         artifacts.write_all(state)
+        from agentic_codemod.report import write_after_run
+
+        write_after_run(paths.run_dir)  # report.html, read back from the artifacts just written
     return manifest
 
 
