@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentic_codemod.scaffold import add_init_parser
 
     add_init_parser(sub)
+    from agentic_codemod.report.cli import add_report_parser
+
+    add_report_parser(sub)
     return parser
 
 
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             from agentic_codemod.semantic import gate_command
 
             return gate_command(args)
-        if args.command in ("lessons", "publish", "fleet", "init"):
+        if args.command in ("lessons", "publish", "fleet", "init", "report"):
             return int(args.handler(args))
     except InputError as exc:
         print(f"agentic-codemod: error: {exc}", file=sys.stderr)
