@@ -23,7 +23,7 @@ def test_building_the_parser_imports_nothing_heavy() -> None:
 
 def test_subcommands() -> None:
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    assert sorted(sub.choices) == ["fleet", "gate", "init", "lessons", "publish", "run"]
+    assert sorted(sub.choices) == ["fleet", "gate", "init", "lessons", "publish", "report", "run"]
 
 
 def test_public_names() -> None:
