@@ -161,6 +161,10 @@ class Budgets(BaseModel):
     verification_timeout_s: float = Field(600.0, gt=0)  # one verification run
     max_verification_total_s: float = Field(3600.0, gt=0)  # every verification of one run together
     install_timeout_s: float = Field(600.0, gt=0)
+    # Wall-clock seconds of LLM mode, checked before every model and tool call of an agent: the whole run
+    # (from its start) and per role (only while that role's agent runs), e.g. {coder: 1800}.
+    max_run_seconds: float = Field(7200.0, gt=0)
+    role_seconds: dict[str, float] = Field(default_factory=dict)
     # Address space of each process that runs repository code (installs, tests) inside the sandbox.
     sandbox_memory_bytes: int = Field(8 * 1024**3, ge=64 * 1024**2)
     output_tail_bytes: int = Field(6_000, ge=256)
@@ -171,7 +175,7 @@ class Budgets(BaseModel):
         merged = self.model_dump()
         for key, value in overrides.items():
             if isinstance(value, dict):  # per-role limits: each role may only go lower
-                default = merged["max_tool_calls"]
+                default = merged["max_tool_calls"] if key == "role_tool_calls" else float("inf")
                 roles = dict(merged[key])
                 for role, limit in value.items():
                     roles[role] = min(roles.get(role, default), limit)

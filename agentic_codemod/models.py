@@ -167,6 +167,9 @@ class RunManifest(Artifact):
     models: dict[str, str] = Field(default_factory=dict)
     apm: dict[str, Any] = Field(default_factory=dict)
     tokens: dict[str, Any] | None = None  # None: unknown (offline, or the endpoint reported no usage)
+    # LLM mode: the probe's finding for the endpoint ({"probe": ...} or null) and per role the structured
+    # output, tool_choice and context tokens in use.
+    llm: dict[str, Any] | None = None
     rule_edits: list[RuleEdit] = Field(default_factory=list)
     steps: list[dict[str, Any]] = Field(default_factory=list)
     isolation: str | None = None  # how repository code ran: "sandbox" (bubblewrap) or "process"
