@@ -81,6 +81,10 @@ def _local(args: argparse.Namespace, fleet: FleetFile) -> int:
     )
     print_fleet_summary(report)
     print(f"fleet.json: {out / 'fleet.json'}")
+    from agentic_codemod.report import write_after_fleet
+
+    if write_after_fleet(out / "fleet.json"):
+        print(f"fleet.html: {out / 'fleet.html'}")
     return exit_code_of(report)
 
 
