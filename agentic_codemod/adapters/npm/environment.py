@@ -1,0 +1,124 @@
+"""The environment verification runs in: the repository's packages installed by npm into the run's
+environment directory, never into the repository.
+
+    prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
+        the repository copy is copied to ENV/project (without node_modules and .git), then
+            npm ci --ignore-scripts …            (npm install --no-package-lock … without a lockfile)
+            npm install --no-save --ignore-scripts NAME@RANGE   only when the lock holds a version
+                                                                 outside the pin's range
+            npm rebuild                          install scripts, after the credentials are gone
+    install_dependencies(root, env, settings, runner, pins) -> ProcessResult
+        npm install --no-save --ignore-scripts NAME@VERSION, then npm rebuild NAME: the baseline plus
+        the bumped package at exactly its target; nothing else is asked for
+    installed_versions(root, env, runner) -> {name: version}    read from ENV/project/node_modules
+                                                                (package.json files; no code runs)
+    version_matches(version, range) -> bool                     node-semver
+
+`pins` are written the way the pipeline writes them ("acme-sdk>=1,<2", "acme-sdk==2.0.0"): the package
+name, then a range (npm syntax, or `==` for an exact version). Install scripts are repository code: they
+run only inside the sandbox, and only in `npm rebuild`, which runs without the caller's credentials.
+VerificationEnv.python is the node the tests run with; VerificationEnv.root the environment directory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentic_codemod.adapters.npm import LOCKFILES, versioning
+from agentic_codemod.adapters.npm.update import run_npm
+from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
+from agentic_codemod.config import Settings
+
+QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
+PROJECT = "project"  # ENV/project: the copy npm installs into
+SKIPPED = ("node_modules", ".git")
+PIN = re.compile(r"^(?P<name>@?[A-Za-z0-9][\w.~-]*(?:/[\w.~-]+)?)(?P<range>.*)$")
+
+
+def node_modules(env_root: Path) -> Path:
+    """Where the environment's packages are (a test run must see it as the project's node_modules)."""
+    return env_root / PROJECT / "node_modules"
+
+
+def prepare_environment(
+    root: Path, env_dir: Path, settings: Settings, runner: Runner, pins: Sequence[str]
+) -> VerificationEnv:
+    timeout = settings.budgets.install_timeout_s
+    project = env_dir / PROJECT
+    if project.exists():
+        shutil.rmtree(project)
+    shutil.copytree(root, project, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED))
+    env = VerificationEnv(python=Path(shutil.which("node") or "node"), root=env_dir, install_log=[])
+    locked = any((project / name).is_file() for name in LOCKFILES)
+    argv = ["npm", "ci", *QUIET] if locked else ["npm", "install", "--no-package-lock", *QUIET]
+    env.install_log.append(run_npm(argv, project, runner, timeout))
+    if not env.install_log[-1].ok:
+        return env
+    installed = installed_versions(root, env, runner) or {}
+    for name, wanted in (_pin(p) for p in pins):
+        if not versioning.matches(installed.get(name, ""), wanted):
+            argv = ["npm", "install", "--no-save", *QUIET, f"{name}@{wanted}"]
+            env.install_log.append(run_npm(argv, project, runner, timeout))
+            if not env.install_log[-1].ok:
+                return env
+    env.install_log.append(runner(["npm", "rebuild"], cwd=project, timeout_s=timeout))
+    return env
+
+
+def install_dependencies(
+    root: Path, env: VerificationEnv, settings: Settings, runner: Runner, pins: Sequence[str]
+) -> ProcessResult:
+    timeout = settings.budgets.install_timeout_s
+    project = env.root / PROJECT
+    wanted = [_pin(p) for p in pins]
+    if not wanted:
+        return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
+    argv = ["npm", "install", "--no-save", *QUIET, *(f"{n}@{r}" for n, r in wanted)]
+    result = run_npm(argv, project, runner, timeout)
+    env.install_log.append(result)
+    if not result.ok:
+        return result
+    rebuild = runner(["npm", "rebuild", *(n for n, _ in wanted)], cwd=project, timeout_s=timeout)
+    env.install_log.append(rebuild)
+    return rebuild if not rebuild.ok else result
+
+
+def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
+    """{name: version} of every top-level package in the environment's node_modules (scoped ones too);
+    None when there is no node_modules."""
+    modules = node_modules(env.root)
+    if not modules.is_dir():
+        return None
+    found: dict[str, str] = {}
+    folders = [p for p in modules.iterdir() if not p.name.startswith((".", "@"))]
+    folders += [p for scope in modules.glob("@*") if scope.is_dir() for p in scope.iterdir()]
+    for folder in folders:
+        try:
+            manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict) and isinstance(manifest.get("version"), str):
+            found[folder.relative_to(modules).as_posix()] = manifest["version"]
+    return dict(sorted(found.items()))
+
+
+def version_matches(version: str, specifier: str) -> bool:
+    """Whether `version` is inside `specifier` (npm semantics; `==X` is read as the exact version X)."""
+    text = specifier.strip()
+    return versioning.matches(version, "=" + text[2:] if text.startswith("==") else text)
+
+
+def _pin(pin: str) -> tuple[str, str]:
+    found = PIN.match(pin.strip())
+    if found is None or not found.group("range").strip():
+        raise ValueError(f"not a package with a range: {pin!r}")
+    wanted = found.group("range").strip()
+    if wanted.startswith("=="):
+        wanted = wanted[2:]
+    elif wanted.startswith("@"):
+        wanted = wanted[1:]
+    return found.group("name"), wanted.replace(",", " ")

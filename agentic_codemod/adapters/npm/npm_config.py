@@ -1,0 +1,121 @@
+"""Registry settings for the npm that runs inside the sandbox, and what a repository's .npmrc may say.
+
+    read_caller_config(environ) -> dict[str, str]   the caller's user .npmrc (NPM_CONFIG_USERCONFIG or
+                                                    ~/.npmrc, ${VAR} expanded) then npm_config_* variables
+    install_env(config) -> {npm_config_*: value}    registry, @scope:registry, proxy, strict-ssl, timeouts:
+                                                    passed as variables, never on a command line
+    auth_lines(config) -> str                       the `//host/:_authToken=…` lines, written to a private
+                                                    user config file for the length of one install
+                                                    (environment.py) and removed after it
+    credentials(config) -> [secret, ...]            token and password values, for the run's Redactor
+    refused_lines(root) -> [(line, reason)]         keys of the repository's own .npmrc that would run
+                                                    code, read config from elsewhere or turn install
+                                                    scripts on
+
+The sandbox clears the environment and puts HOME on a tmpfs, so without this the caller's registry and
+credentials would be lost. Installs that reach the network run with --ignore-scripts, so no repository
+code runs while a credential is present; install scripts run afterwards (`npm rebuild`) without network
+and without credentials. The repository's own .npmrc is read by npm as project configuration (its
+registry settings are honoured); the caller's settings win over it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+PASSED_KEYS = ("registry", "strict-ssl", "proxy", "https-proxy", "noproxy", "fetch-timeout", "fetch-retries")
+SCOPED_REGISTRY = re.compile(r"^@[a-z0-9][\w.-]*:registry$")
+AUTH_KEY = re.compile(r"^//[^\s=]+:(?:_authToken|_auth|_password|username|email|always-auth)$")
+SECRET_KEYS = ("_authToken", "_auth", "_password")
+# Repository .npmrc keys that make npm run a program, load config or code from elsewhere, or write
+# outside the install: refused before npm reads the file.
+REFUSED_KEYS = frozenset(
+    {
+        "script-shell",
+        "shell",
+        "node-options",
+        "userconfig",
+        "globalconfig",
+        "prefix",
+        "cache",
+        "git",
+        "init-module",
+        "onload-script",
+        "editor",
+        "browser",
+        "viewer",
+        "node-gyp",
+        "cafile",
+        "globalignorefile",
+        "tmp",
+    }
+)
+_ENV_REF = re.compile(r"\$\{([^}]+)\}")
+
+
+def parse(text: str) -> list[tuple[int, str, str]]:
+    """(line, key, value) of an npmrc (ini without sections; `;` and `#` comments; quotes stripped)."""
+    found = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line[0] in ";#" or line.startswith("[") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        found.append((number, key.strip(), value))
+    return found
+
+
+def read_caller_config(environ: Mapping[str, str]) -> dict[str, str]:
+    path = environ.get("NPM_CONFIG_USERCONFIG") or environ.get("npm_config_userconfig")
+    user = Path(path) if path else Path(environ.get("HOME", str(Path.home()))) / ".npmrc"
+    config: dict[str, str] = {}
+    try:
+        text = user.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    for _line, key, value in parse(text):
+        config[key] = _ENV_REF.sub(lambda m: environ.get(m.group(1), ""), value)
+    for name, value in environ.items():
+        if name.lower().startswith("npm_config_"):
+            key = name[len("npm_config_") :].lower().replace("_", "-")
+            if key in PASSED_KEYS:
+                config[key] = value
+    return config
+
+
+def install_env(config: Mapping[str, str]) -> dict[str, str]:
+    env = {f"npm_config_{key}": value for key, value in config.items() if key in PASSED_KEYS}
+    env.update({f"npm_config_{key}": value for key, value in config.items() if SCOPED_REGISTRY.match(key)})
+    return env
+
+
+def auth_lines(config: Mapping[str, str]) -> str:
+    return "".join(f"{key}={value}\n" for key, value in config.items() if AUTH_KEY.match(key))
+
+
+def credentials(config: Mapping[str, str]) -> list[str]:
+    secrets = [v for k, v in config.items() if AUTH_KEY.match(k) and k.endswith(SECRET_KEYS) and v]
+    secrets += [m.group(2) for v in config.values() for m in re.finditer(r"://([^:/@\s]+):([^@/\s]+)@", v)]
+    return secrets
+
+
+def refused_lines(root: Path) -> list[tuple[int, str]]:
+    try:
+        text = (root / ".npmrc").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [(0, f"cannot read: {exc}")]
+    refused = []
+    for line, key, value in parse(text):
+        name = key.lower()
+        if name in REFUSED_KEYS:
+            refused.append((line, f"`{key}` may not be set by the repository (it runs or loads code)"))
+        elif name == "ignore-scripts" and value.lower() == "false":
+            refused.append(
+                (line, "`ignore-scripts=false`: install scripts run only where the tool lets them")
+            )
+    return refused

@@ -1,0 +1,153 @@
+"""The command that verifies an npm repository, from package.json `scripts.test`, first match wins:
+
+    0. settings.verification.command (the task's, else the config's)          -> read the same way
+    1. scripts.test names a runner this tool reads with test ids:
+         node --test [args]  -> node --test --test-reporter=junit --test-reporter-destination={junit}
+                                --test-reporter=tap --test-reporter-destination=stdout [args]
+         jest [args]         -> node node_modules/jest/bin/jest.js --ci --json --outputFile={junit} [args]
+         vitest [run] [args] -> node node_modules/vitest/vitest.mjs run --reporter=junit
+                                --outputFile={junit} --reporter=default [args]
+         mocha [args]        -> node node_modules/mocha/bin/mocha.js --reporter=xunit
+                                --reporter-option=output={junit} [args]
+    none (no scripts.test, npm's placeholder "no test specified", or a runner this tool cannot read):
+    None — without test ids a change cannot be verified.
+
+The runner and the arguments given to it are kept; what wraps them in the script (`cross-env X=1`,
+`npm run build &&`, `nyc`, `c8`) is not, and neither are arguments that would move, rename or switch off
+the report (--reporter, --json, --outputFile, --test-reporter…). `{python}` is the environment's node.
+Runner names: "node-test", "jest", "vitest", "mocha" (test_results.py reads each one's report).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from agentic_codemod.adapters.types import TestCommand
+from agentic_codemod.config import Settings
+from agentic_codemod.errors import InputError
+
+NODE_TEST = [
+    "{python}",
+    "--test",
+    "--test-reporter=junit",
+    "--test-reporter-destination={junit}",
+    "--test-reporter=tap",
+    "--test-reporter-destination=stdout",
+]
+JEST = ["{python}", "node_modules/jest/bin/jest.js", "--ci", "--json", "--outputFile={junit}"]
+VITEST = [
+    "{python}",
+    "node_modules/vitest/vitest.mjs",
+    "run",
+    "--reporter=junit",
+    "--outputFile={junit}",
+    "--reporter=default",
+]
+MOCHA = [
+    "{python}",
+    "node_modules/mocha/bin/mocha.js",
+    "--reporter=xunit",
+    "--reporter-option=output={junit}",
+]
+RUNNERS = {"jest": JEST, "vitest": VITEST, "mocha": MOCHA, "_mocha": MOCHA}
+# Arguments that take the report away from the tool (a value joined with = or following).
+DROPPED = {
+    "node-test": ("--test-reporter", "--test-reporter-destination"),
+    "jest": ("--json", "--outputFile", "--reporters", "--silent"),
+    "vitest": ("--reporter", "--outputFile"),
+    "mocha": ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O"),
+}
+TAKES_VALUE = (
+    "--test-reporter",
+    "--test-reporter-destination",
+    "--outputFile",
+    "--reporter",
+    "-R",
+    "--reporters",
+)
+WRAPPERS = ("cross-env", "nyc", "c8", "npx", "env", "dotenv", "--")
+PLACEHOLDER = "no test specified"
+
+
+def detect_test_command(root: Path, settings: Settings | None = None) -> TestCommand | None:
+    override = settings.verification.command if settings is not None else None
+    if override:
+        tokens = override if isinstance(override, list) else shlex.split(override)
+        command = declared_command(tokens, "verification.command")
+        if command is None:
+            raise InputError(
+                f"verification.command {override!r} runs no test runner this tool can read",
+                hint="name node --test, jest, vitest or mocha (e.g. 'node --test test/')",
+            )
+        return command
+    script = _test_script(root)
+    if script is None or PLACEHOLDER in script:
+        return None
+    for part in _commands(script):
+        command = declared_command(part, "package.json scripts.test")
+        if command is not None:
+            return command
+    return None
+
+
+def declared_command(tokens: list[str], source: str) -> TestCommand | None:
+    """The runner of one command line (its wrappers left out), with its own arguments kept."""
+    words = list(tokens)
+    while words and (words[0] in WRAPPERS or ("=" in words[0] and not words[0].startswith("-"))):
+        words.pop(0)
+    if not words:
+        return None
+    head = Path(words[0]).name
+    if head == "node" and "--test" in words:
+        args = [w for w in words[1:] if w != "--test"]
+        return TestCommand([*NODE_TEST, *_kept(args, "node-test")], source, "node-test")
+    if head in RUNNERS:
+        runner = "mocha" if head == "_mocha" else head
+        args = words[1:]
+        if runner == "vitest" and args[:1] in (["run"], ["watch"]):
+            args = args[1:]
+        return TestCommand([*RUNNERS[head], *_kept(args, runner)], source, runner)
+    return None
+
+
+def _kept(args: list[str], runner: str) -> list[str]:
+    kept: list[str] = []
+    queue = list(args)
+    while queue:
+        arg = queue.pop(0)
+        name = arg.split("=", 1)[0]
+        if name in DROPPED[runner]:
+            if "=" not in arg and name in TAKES_VALUE and queue:
+                queue.pop(0)
+            continue
+        kept.append(arg)
+    return kept
+
+
+def _commands(script: str) -> list[list[str]]:
+    """The simple commands of a script line (split at &&, ||, ;), each as words."""
+    try:
+        lexer = shlex.shlex(script, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:
+        return []
+    parts: list[list[str]] = [[]]
+    for word in words:
+        if word in ("&&", "||", ";", "|", "&"):
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [p for p in parts if p]
+
+
+def _test_script(root: Path) -> str | None:
+    try:
+        document = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    scripts = document.get("scripts") if isinstance(document, dict) else None
+    script = scripts.get("test") if isinstance(scripts, dict) else None
+    return script if isinstance(script, str) else None

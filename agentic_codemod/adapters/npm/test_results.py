@@ -1,0 +1,159 @@
+"""What a test run said, with test ids, from the report the runner wrote (or its TAP output).
+
+    read_results(runner, report, output) -> (Tally | None, [test id, ...])
+
+    node-test   JUnit XML (node --test-reporter=junit); ids "suite > … > test"; else the TAP on stdout
+    vitest      JUnit XML; ids "<classname> > <name>" (classname is the test file)
+    mocha       xunit XML; ids "<classname> > <name>" (classname is the suite title path)
+    jest        --json report: testResults[].assertionResults[]; ids "<file> > <fullName>"; a test file
+                that failed to load (testResults[].status "failed" without assertions) is an error
+
+None when there is no readable report and no TAP summary: a run whose results cannot be read proves
+nothing. Reports larger than MAX_TEST_REPORT_BYTES are not read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from agentic_codemod.config import MAX_TEST_REPORT_BYTES
+from agentic_codemod.models import Tally
+
+TAP_LINE = re.compile(
+    r"^(?P<indent> *)(?P<ok>not ok|ok) \d+ - (?P<name>.*?)(?: # (?P<directive>SKIP|TODO)\b.*)?$"
+)
+TAP_SUBTEST = re.compile(r"^(?P<indent> *)# Subtest: (?P<name>.*)$")
+
+
+def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally | None, list[str]]:
+    text = _report(report)
+    if text is not None and runner == "jest":
+        return _jest(text)
+    if text is not None:
+        found = _junit(text)
+        if found[0] is not None:
+            return found
+    if runner == "node-test":
+        return _tap(output)
+    return None, []
+
+
+def _report(report: Path | None) -> str | None:
+    if report is None or not report.is_file() or report.stat().st_size > MAX_TEST_REPORT_BYTES:
+        return None
+    try:
+        return report.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _junit(text: str) -> tuple[Tally | None, list[str]]:
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError:
+        return None, []
+    tally, ids = Tally(), []
+
+    def walk(node: ET.Element, path: list[str]) -> None:
+        for child in node:
+            if child.tag in ("testsuite", "testsuites"):
+                name = child.get("name", "")
+                walk(child, [*path, name] if child.tag == "testsuite" and name else path)
+            elif child.tag == "testcase":
+                where = child.get("classname", "")
+                prefix = path if path else ([where] if where and where != "test" else [])
+                test_id = " > ".join([*prefix, child.get("name", "")])
+                ids.append(test_id)
+                _count(tally, test_id, child)
+
+    if root.tag == "testsuites":
+        walk(root, [])
+    else:  # a single <testsuite> (mocha's xunit)
+        wrapper = ET.Element("testsuites")
+        wrapper.append(root)
+        walk(wrapper, [])
+    return tally, ids
+
+
+def _count(tally: Tally, test_id: str, case: ET.Element) -> None:
+    if case.find("skipped") is not None:
+        tally.skipped += 1
+    elif case.find("failure") is not None:
+        tally.failed += 1
+        tally.failing.append(test_id)
+    elif case.find("error") is not None:
+        tally.errors += 1
+        tally.failing.append(test_id)
+    else:
+        tally.passed += 1
+
+
+def _jest(text: str) -> tuple[Tally | None, list[str]]:
+    try:
+        document: Any = json.loads(text)
+    except ValueError:
+        return None, []
+    if not isinstance(document, dict) or not isinstance(document.get("testResults"), list):
+        return None, []
+    tally, ids = Tally(), []
+    for suite in document["testResults"]:
+        if not isinstance(suite, dict):
+            continue
+        file = str(suite.get("name", ""))
+        assertions = suite.get("assertionResults") or []
+        if suite.get("status") == "failed" and not assertions:
+            tally.errors += 1
+            tally.failing.append(file)
+            ids.append(file)
+            continue
+        for case in assertions:
+            if not isinstance(case, dict):
+                continue
+            test_id = f"{file} > {case.get('fullName') or case.get('title', '')}"
+            ids.append(test_id)
+            status = case.get("status")
+            if status == "passed":
+                tally.passed += 1
+            elif status == "failed":
+                tally.failed += 1
+                tally.failing.append(test_id)
+            else:
+                tally.skipped += 1
+    return tally, ids
+
+
+def _tap(output: str) -> tuple[Tally | None, list[str]]:
+    """node's TAP: leaf tests only (a suite's own ok line follows its subtests, one level less indented)."""
+    lines = output.splitlines()
+    if not any(line.startswith("# tests ") for line in lines):
+        return None, []
+    tally, ids, stack = Tally(), [], list[str]()
+    results = []
+    for line in lines:
+        sub = TAP_SUBTEST.match(line)
+        if sub:
+            depth = len(sub.group("indent")) // 4
+            stack[depth:] = [sub.group("name")]
+            continue
+        found = TAP_LINE.match(line)
+        if found:
+            depth = len(found.group("indent")) // 4
+            results.append((depth, found))
+    for index, (depth, found) in enumerate(results):
+        is_suite = index > 0 and results[index - 1][0] > depth
+        if is_suite:
+            continue
+        test_id = " > ".join([*stack[:depth], found.group("name")])
+        ids.append(test_id)
+        if found.group("directive"):
+            tally.skipped += 1
+        elif found.group("ok") == "ok":
+            tally.passed += 1
+        else:
+            tally.failed += 1
+            tally.failing.append(test_id)
+    return tally, ids

@@ -1,0 +1,172 @@
+"""npm's versioning (node-semver semantics), read with the `node-semver` package (module `nodesemver`).
+
+    is_version(text) -> bool                        "2.0.0", "2.0.0-rc.1" (no range, no "v" prefix)
+    is_range(text) -> bool                          "^1.2", "~1.2.3", "1.x", ">=1 <2", "^1 || ^2", "*"
+    matches(version, range) -> bool                 prereleases admitted only as npm admits them
+    intersects(a, b) -> bool                        some version lies in both ranges
+    pins(range, version) -> bool                    the range admits exactly `version` ("2.0.0", "=2.0.0")
+    has_version(range) -> bool                      a range with a version the bump can edit
+
+A declaration's value that is not a semver range (a dist-tag such as `latest`, a URL, `git+…`, `file:`,
+`link:`, `workspace:`, an `npm:` alias to another name) has no version: it admits every version, like a
+bare Python requirement. An `npm:alias@range` is read by its range. Ranges are read strictly (not loose):
+what npm itself would reject is a ValueError, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nodesemver
+
+NON_VERSION_PREFIXES = ("file:", "link:", "workspace:", "git+", "git:", "github:", "http:", "https:")
+# A dist-tag: a word npm resolves at install time (latest, next, beta …), never a version.
+DIST_TAG = re.compile(r"^[A-Za-z][A-Za-z0-9._-]*$")
+ANY = ("", "*", "x", "X")
+
+
+def range_text(written: str) -> str | None:
+    """The semver range a declaration's value carries (an `npm:` alias reduced to its range), or None
+    when it carries none (a dist-tag, URL, path, git or workspace reference)."""
+    text = written.strip()
+    if text.startswith("npm:"):
+        _, _, text = text[4:].rpartition("@")
+    if text.startswith(NON_VERSION_PREFIXES) or "/" in text:
+        return None
+    if text not in ANY and DIST_TAG.match(text) and not re.match(r"^[vV]?[0-9]", text):
+        return None
+    return text
+
+
+def has_version(written: str) -> bool:
+    text = range_text(written)
+    return text is not None and text not in ANY
+
+
+def is_version(text: str) -> bool:
+    """A plain semver version as written in a lockfile or a task's `to` (no `v`, no `=`, no spaces)."""
+    found = nodesemver.valid(text, False) if text and text == text.strip() else None
+    return found is not None and str(found) == text
+
+
+def is_range(written: str) -> bool:
+    text = range_text(written)
+    if text is None:
+        return True  # a tag, path or URL: readable, admits every version
+    return nodesemver.valid_range(text, False) is not None
+
+
+def _range(written: str) -> nodesemver.Range | None:
+    text = range_text(written)
+    if text is None or text in ANY:
+        return None
+    try:
+        return nodesemver.make_range(text, False)
+    except ValueError as exc:
+        raise ValueError(f"not an npm semver range: {written!r}") from exc
+
+
+def check(written: str) -> None:
+    """ValueError naming the value when it is not a range npm reads."""
+    _range(written)
+
+
+def matches(version: str, written: str) -> bool:
+    """Whether `version` is admitted by `written` (npm semantics); an unreadable one never is."""
+    if not is_version(version):
+        return False
+    try:
+        parsed = _range(written)
+    except ValueError:
+        return False
+    if parsed is None:
+        return True
+    return bool(nodesemver.satisfies(version, parsed.range, False))
+
+
+def pins(written: str, version: str) -> bool:
+    """Whether the range admits `version` and nothing else: a single exact comparator."""
+    try:
+        parsed = _range(written)
+    except ValueError:
+        return False
+    if parsed is None or len(parsed.set) != 1 or len(parsed.set[0]) != 1:
+        return False
+    comparator = parsed.set[0][0]
+    return (
+        comparator.operator in ("", "=", None)
+        and comparator.semver is not nodesemver.ANY
+        and (str(comparator.semver) == version)
+    )
+
+
+# An interval: (version or None for unbounded, inclusive) at each end.
+_Bound = tuple[nodesemver.SemVer | None, bool]
+
+
+def intersects(a: str, b: str) -> bool:
+    """Whether some version lies in both ranges (checked on the comparator intervals; npm's prerelease
+    rule, which hides prereleases of other versions, is not applied, so this may say yes where npm would
+    find only a prerelease). An unreadable range is a ValueError."""
+    first, second = _range(a), _range(b)
+    if first is None or second is None:
+        return True
+    return any(_overlap(_interval(x), _interval(y)) for x in first.set for y in second.set)
+
+
+def _interval(comparators: list[nodesemver.Comparator]) -> tuple[_Bound, _Bound]:
+    low: _Bound = (None, True)
+    high: _Bound = (None, True)
+    for c in comparators:
+        if c.semver is nodesemver.ANY:
+            continue
+        op = c.operator or "="
+        if op in (">", ">=", "="):
+            candidate = (c.semver, op != ">")
+            if (
+                low[0] is None
+                or _cmp(candidate[0], low[0]) > 0
+                or (_cmp(candidate[0], low[0]) == 0 and not candidate[1])
+            ):
+                low = candidate
+        if op in ("<", "<=", "="):
+            candidate = (c.semver, op != "<")
+            if (
+                high[0] is None
+                or _cmp(candidate[0], high[0]) < 0
+                or (_cmp(candidate[0], high[0]) == 0 and not candidate[1])
+            ):
+                high = candidate
+    return low, high
+
+
+def _overlap(x: tuple[_Bound, _Bound], y: tuple[_Bound, _Bound]) -> bool:
+    low = max_low(x[0], y[0])
+    high = min_high(x[1], y[1])
+    if low[0] is None or high[0] is None:
+        return True
+    order = _cmp(low[0], high[0])
+    return order < 0 or (order == 0 and low[1] and high[1])
+
+
+def max_low(a: _Bound, b: _Bound) -> _Bound:
+    if a[0] is None:
+        return b
+    if b[0] is None:
+        return a
+    order = _cmp(a[0], b[0])
+    return a if order > 0 or (order == 0 and not a[1]) else b
+
+
+def min_high(a: _Bound, b: _Bound) -> _Bound:
+    if a[0] is None:
+        return b
+    if b[0] is None:
+        return a
+    order = _cmp(a[0], b[0])
+    return a if order < 0 or (order == 0 and not a[1]) else b
+
+
+def _cmp(a: nodesemver.SemVer | None, b: nodesemver.SemVer | None) -> int:
+    assert a is not None and b is not None
+    return int(nodesemver.compare(str(a), str(b), False))
