@@ -79,12 +79,16 @@ def plant(root: Path, command: TestCommand) -> Canary | None:
 
 
 PYTEST_SECTION = re.compile(r"^_{3,} .* _{3,}\s*$")
+# One problem of trial's report: a rule of `=`, `[FAIL]` or `[ERROR]`, the traceback, the test ids.
+TRIAL_BLOCK = re.compile(r"(?ms)^={20,}\n\[(?:FAIL|FAILURE|ERROR)\]\n.*?(?=^={20,}$|^-{20,}$|\Z)")
 NOTE = "[agentic-codemod: the canary test failed as it must; its report is cut from this output]\n"
 
 
 def scrub(output: str, token: str) -> str:
     """The output without the canary's own report (pytest's section, FAILED line and count; unittest's
-    FAIL block and count), so the coder, the reviewer and a lesson read the repository's results only."""
+    FAIL block and count; trial's problem block), so the coder, the reviewer and a lesson read the
+    repository's results only."""
+    output = TRIAL_BLOCK.sub(lambda block: "" if token in block.group(0) else block.group(0), output)
     out: list[str] = []
     skip, block_lines = "", 0
     for line in output.splitlines(keepends=True):

@@ -20,7 +20,7 @@ from agentic_codemod.models import Tally, VerificationResult
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.repo_copy import Stamp
 from agentic_codemod.tools.sandbox import Box
-from agentic_codemod.workflow import oracle, subunit
+from agentic_codemod.workflow import oracle, subunit, trial_output
 
 # pytest: 5 = no tests collected, 4 = usage error, 3 = internal error; 126/127 = cannot execute / not found.
 NOT_A_TEST_RUN = {3, 4, 5, 126, 127}
@@ -72,6 +72,8 @@ def run_tests(
     counts = read_junit(junit) if junit.exists() else counts_from_output(result.output_tail)
     if command.runner == "stestr":  # its own record of the run, in the copy: subunit
         counts, ids = read_stestr(copy)
+    if command.runner == "trial":  # its result lines and problem report
+        counts, ids = trial_output.read(result.output_tail) or (None, [])
     state = canary.state_in(counts, ids, result.output_tail) if canary is not None else "missing"
     if junit.exists() and canary is not None:  # for CI's test report: the repository's tests only
         without_canary(junit, canary.token, reports_dir.parent / f"junit-{phase}.xml")
@@ -197,11 +199,13 @@ UNITTEST_RESULT = re.compile(
 )
 # Report headers: 'FAIL: name (id)', 'ERROR: name (id) (params)'.
 UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([\w.]+)\)((?: \([^\n]*\))?)$", re.MULTILINE)
-# What an import of a test module that failed on a missing module prints (pytest, unittest, stestr).
+# What an import of a test module that failed on a missing module prints (pytest, unittest, stestr,
+# trial: its loader in the traceback).
 MISSING_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)'?")
 IMPORT_FAILURE = re.compile(
     r"ImportError while importing test module|ERROR collecting|error(?:s)? during collection"
     r"|Failed to import test module|unittest\.loader\._FailedTest|Failures during discovery"
+    r"|trial/runner\.py\", line \d+, in load"
 )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.models import Tally, VerificationResult
-from agentic_codemod.workflow import subunit, verify
+from agentic_codemod.workflow import oracle, subunit, trial_output, verify
 
 RECORDED = Path(__file__).parent / "recorded"
 SUITE = {
@@ -158,3 +158,52 @@ def test_stestr_discovery_failure_is_named() -> None:
 def test_a_failing_test_that_imports_nothing_missing_keeps_the_baseline_usable(tmp_path: Path) -> None:
     output = run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v")
     assert verify.baseline_problem(baseline(output, verify.counts_from_output(output))) is None
+
+
+# A real `python -m twisted.trial --reporter=bwverbose towncrier` run (Twisted 25, towncrier 23.11's suite
+# plus three planted modules: a failure, an error and a skip; a module importing a missing module; and a
+# canary), paths rewritten to the sandbox's. Output a test writes stands between an id and its [OK].
+TRIAL_CANARY = "ca1b2c3d4e5"
+
+
+def test_trial_result_lines_and_problem_report_give_ids_and_the_tally() -> None:
+    output = (RECORDED / "trial_bwverbose.txt").read_text()
+    read = trial_output.read(output)
+    assert read is not None
+    tally, ids = read
+    assert (tally.passed, tally.failed, tally.errors, tally.skipped) == (111, 2, 2, 1)
+    assert tally.failing == [
+        "towncrier.test.test_ca1b2c3d4e5.TestCa1b2c3d4e5.test_ca1b2c3d4e5",
+        "towncrier.test.test_zmissing",
+        "towncrier.test.test_zz.T.test_a",
+        "towncrier.test.test_zz.T.test_b",
+    ]
+    assert len(ids) == 116 and "towncrier.test.test_build.TestCli.test_bullet_points_false" in ids
+
+
+def test_trial_canary_is_found_failed_and_cut_from_what_readers_see() -> None:
+    output = (RECORDED / "trial_bwverbose.txt").read_text()
+    read = trial_output.read(output)
+    assert read is not None
+    tally, ids = read
+    canary = oracle.Canary(file="src/towncrier/test/test_ca1b2c3d4e5.py", token=TRIAL_CANARY)
+    assert canary.state_in(tally, ids, output) == "failed"
+    assert (tally.failed, tally.errors) == (1, 2) and not any(TRIAL_CANARY in t for t in tally.failing)
+    scrubbed = oracle.scrub(output, TRIAL_CANARY)
+    assert TRIAL_CANARY not in scrubbed and "123 != 1045" not in scrubbed
+    assert "towncrier.test.test_zz.T.test_a" in scrubbed
+    assert "FAILED (skips=1, failures=1, errors=2" in scrubbed
+
+
+def test_a_trial_module_that_lost_an_import_is_named_as_a_missing_test_dependency() -> None:
+    output = (RECORDED / "trial_bwverbose.txt").read_text()
+    assert verify.missing_test_module(output) == "ModuleNotFoundError: No module named 'nosuchmod'"
+
+
+def test_trial_output_cut_before_the_report_leaves_unnamed_failures_unmatchable() -> None:
+    output = (RECORDED / "trial_bwverbose.txt").read_text()
+    cut = "\n".join(line for line in output.splitlines() if "test_zz.T.test_b" not in line)
+    read = trial_output.read(cut)
+    assert read is not None
+    assert read[0].failing[-1].startswith("<1 failing test(s) not named")
+    assert trial_output.read(output.split("\nRan ")[0]) is None  # no summary: the run did not finish

@@ -35,7 +35,14 @@ from agentic_codemod.adapters.python import install_commands, test_scope
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
 # `python -m MODULE` test runners; testtools.run takes unittest's arguments and runs unittest test cases.
-MODULE_RUNNERS = {"pytest": "pytest", "unittest": "unittest", "stestr": "stestr", "testtools.run": "unittest"}
+# Twisted's trial runs its own and unittest's test cases, named by package or module.
+MODULE_RUNNERS = {
+    "pytest": "pytest",
+    "unittest": "unittest",
+    "stestr": "stestr",
+    "testtools.run": "unittest",
+    "twisted.trial": "trial",
+}
 FACTOR_LINE = re.compile(r"^[\w.,!{}-]+:\s")
 SECTION_REF = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
 POSARGS = re.compile(r"\{posargs(?::([^}]*))?\}")
@@ -63,9 +70,9 @@ def runner_of(tokens: list[str]) -> tuple[str, list[str]] | None:
         name = PurePosixPath(token).name
         if name in ("pytest", "py.test"):
             return "pytest", tokens[i + 1 :]
-        if name == "stestr":
-            return "stestr", tokens[i + 1 :]
-        if token == "-m" and i + 1 < len(tokens) and tokens[i + 1] in MODULE_RUNNERS:
+        if name in ("stestr", "trial"):
+            return name, tokens[i + 1 :]
+        if token in ("-m", "--module") and i + 1 < len(tokens) and tokens[i + 1] in MODULE_RUNNERS:
             return MODULE_RUNNERS[tokens[i + 1]], tokens[i + 2 :]
     return None
 

@@ -14,7 +14,8 @@ kept, what wraps them (coverage run, tox/nox themselves, {posargs}) is not; `pyt
 runs as `python -m unittest`. Of several test commands in one testenv or session, the one estimated to
 run the most tests is run, and the source names the others (ci_config.chosen_command). Every runner
 reports test ids: pytest through --junitxml, unittest through -v (result lines and report headers),
-stestr through the subunit record of the run (.stestr/, read by workflow/verify.py).
+stestr through the subunit record of the run (.stestr/, read by workflow/verify.py), Twisted's trial
+(a declared `python -m twisted.trial` or `trial`) through its bwverbose result lines.
 tox and nox are never run: they build their own environments and may reach the network.
 """
 
@@ -36,6 +37,7 @@ from agentic_codemod.errors import InputError
 PYTEST = ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
 UNITTEST = ["{python}", "-m", "unittest", "discover", "-v"]
 STESTR = ["{python}", "-m", "stestr"]
+TRIAL = ["{python}", "-m", "twisted.trial", "--reporter=bwverbose"]  # one result line per test id
 # Arguments of a declared pytest command that would take the report away from the tool.
 PYTEST_DROPPED = ("--junitxml", "--junit-xml", "--junit-prefix", "-p", "--pastebin", "--resultlog")
 PYTEST_VALUE_OPTIONS = ("--junitxml", "--junit-xml", "--junit-prefix", "-p", "--pastebin", "--resultlog")
@@ -56,7 +58,8 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
         if command is None:
             raise InputError(
                 f"verification.command {override!r} runs no test runner this tool can read",
-                hint="name pytest, python -m unittest or stestr (e.g. 'python -m pytest tests/unit')",
+                hint="name pytest, python -m unittest, stestr or python -m twisted.trial "
+                "(e.g. 'python -m pytest tests/unit')",
             )
         return command
     ci = ci_config.test_env(root)
@@ -95,6 +98,9 @@ def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand 
         if args == ["-v"]:
             args = ["discover", "-v"]
         return TestCommand(argv=["{python}", "-m", "unittest", *args], source=source, runner="unittest")
+    if runner == "trial":
+        args = [a for a in args if not a.startswith("--reporter")]
+        return TestCommand(argv=[*TRIAL, *args], source=source, runner="trial")
     conf = _stestr_conf(root) or []
     return TestCommand(argv=[*STESTR, *conf, *args], source=source, runner="stestr")
 

@@ -12,6 +12,8 @@ The count is of test functions written in the files the runner would collect, re
                        root); methods test* of classes only (unittest collects no bare functions)
     unittest MODULE    the module's file (dotted name), methods test* of classes
     stestr             as unittest discover from --test-path
+    trial PACKAGE      files test*.py in the package (dotted name, at the root or under src/) or the
+                       module's file; methods test* of classes
 
 A syntax error in a file counts that file as 0; so does a path outside the root.
 """
@@ -47,6 +49,8 @@ def estimate(root: Path, runner: str, args: list[str]) -> int:
     if runner == "stestr":
         return _count(root, _option(args, ("--test-path",)) or ".", (UNITTEST_PATTERN,), functions=False)
     named = _positional(args, UNITTEST_VALUE_OPTIONS)
+    if runner == "trial":
+        return sum(_trial_count(root, name) for name in named)
     if named[:1] == ["discover"] or not named:
         rest = named[1:]
         start = _option(args, ("-s", "--start-directory")) or (rest[0] if rest else ".")
@@ -54,6 +58,15 @@ def estimate(root: Path, runner: str, args: list[str]) -> int:
         return _count(root, start, (pattern,), functions=False)
     modules = [m.replace(".", "/") for m in named]
     return sum(_count(root, m if m.endswith(".py") else f"{m}.py", ("*",), functions=False) for m in modules)
+
+
+def _trial_count(root: Path, name: str) -> int:
+    path = name.replace(".", "/")
+    for base in ("", "src/"):
+        for candidate in (f"{base}{path}", f"{base}{path}.py"):
+            if (root / candidate).exists():
+                return _count(root, candidate, (UNITTEST_PATTERN,), functions=False)
+    return 0
 
 
 def _count(root: Path, relative: str, patterns: tuple[str, ...], *, functions: bool) -> int:

@@ -197,6 +197,29 @@ def test_nox_session_command_is_read_without_running_the_noxfile(tmp_path: Path)
     assert (command.argv, command.source) == ([*UNITTEST, "-s", "src"], "noxfile.py session unit commands")
 
 
+TRIAL = ["{python}", "-m", "twisted.trial", "--reporter=bwverbose"]
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("'coverage', 'run', '--module', 'twisted.trial', 'pkg'", [*TRIAL, "pkg"]),
+        ("'python', '-m', 'twisted.trial', '--reporter=text', '-j', '2', 'pkg'", [*TRIAL, "-j", "2", "pkg"]),
+        ("'trial', 'pkg.test'", [*TRIAL, "pkg.test"]),
+    ],
+)
+def test_a_nox_session_running_twisted_trial_runs_trial_with_its_verbose_reporter(
+    tmp_path: Path, line: str, argv: list[str]
+) -> None:
+    noxfile = f"import nox\n@nox.session\ndef tests(session):\n    session.run({line})\n"
+    test = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    files = {"noxfile.py": noxfile, "src/pkg/__init__.py": "", "src/pkg/test/__init__.py": ""}
+    files["src/pkg/test/test_a.py"] = test
+    command = detect_test_command(write(tmp_path, files))
+    assert command is not None
+    assert (command.argv, command.runner) == (argv, "trial")
+
+
 @pytest.mark.parametrize(
     ("override", "argv"),
     [
