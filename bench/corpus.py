@@ -39,6 +39,7 @@ import fetch  # bench/corpus/fetch.py
 
 ROOT = fetch.ROOT
 DEFAULT_TIMEOUT_S = 1800
+WORK = ROOT / ".cache" / "corpus-work"
 # Files a plain bump may edit; a name without glob characters also waives the nameable deny globs.
 DECLARATION_FILES = (
     "setup.py",
@@ -168,7 +169,10 @@ def main() -> int:
             work.mkdir(parents=True, exist_ok=True)
             result = run_case(case, work, args.timeout)
         else:
-            with tempfile.TemporaryDirectory(prefix=f"corpus-{case['id']}-") as tmp:
+            # Not under /tmp: a CI job's run dir lies in its project dir, and some suites behave
+            # differently under /tmp (stevedore turns its cache off when the interpreter lives there).
+            WORK.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(prefix=f"corpus-{case['id']}-", dir=WORK) as tmp:
                 result = run_case(case, Path(tmp), args.timeout)
         verdict, counted = judge(case, result)
         reason = result["reason"] + (f" [proof: {result['proof']}]" if result["proof"] else "")
