@@ -75,6 +75,8 @@ def write_task(case: dict[str, Any], repo: Path, path: Path) -> Path:
         "allowed_paths": allowed or ["requirements.txt"],
         "acceptance_criteria": [f"the project's own tests pass on {case['dep']} {case['to']}"],
     }
+    if case.get("verification"):  # what a user would set for this repository (the manifest says why)
+        task["verification"] = case["verification"]
     path.write_text(yaml.safe_dump(task, sort_keys=False), encoding="utf-8")
     return path
 
@@ -176,6 +178,7 @@ def main() -> int:
                 result = run_case(case, Path(tmp), args.timeout)
         verdict, counted = judge(case, result)
         reason = result["reason"] + (f" [proof: {result['proof']}]" if result["proof"] else "")
+        reason += " [verification set in the manifest]" if case.get("verification") else ""
         rows.append((case, verdict, counted))
         results[case["id"]] = {k: v for k, v in result.items() if k != "manifest"} | {"verdict": verdict}
         style = case["styles"][0]
