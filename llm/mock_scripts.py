@@ -225,11 +225,13 @@ def scribe(body: dict[str, Any], fault: str | None) -> Reply:
 
 
 def probe(body: dict[str, Any], fault: str | None) -> Reply:
+    if (body.get("response_format") or {}).get("type") in ("json_schema", "json_object"):
+        return json.dumps({"echo": "ok"}), []
     if fault == "tool-call-as-text":
         return '<tool_call>\n{"name": "codemod_probe", "arguments": {"echo": "ok"}}\n</tool_call>', []
     if tool_results(body):
         return "ok", []
-    return call("codemod_probe", echo="ok")
+    return call("codemod_probe", echo="true" if fault == "wrong-echo" else "ok")
 
 
 def unknown(body: dict[str, Any], fault: str | None) -> Reply:

@@ -1,11 +1,26 @@
 """A scripted OpenAI-compatible endpoint for tests and CI: a test double, not a model simulator.
 
     python llm/mock_server.py [--host 127.0.0.1] [--port 0] [--fault NAME[@AGENT]] [--delay-s 30]
+                              [--behave NAME ...] [--max-model-len N]
 
 Prints `mock-llm ready port=N url=http://HOST:N/v1` once it accepts connections. Stdlib only.
 
 Routes: GET /v1/models, POST /v1/chat/completions; for tests POST /_control {"fault", "agent",
-"delay_s"} (a null fault = healthy), GET /_log (one entry per completion request), POST /_reset.
+"delay_s", "behave", "max_model_len"} (a null fault = healthy), GET /_log (one entry per completion
+request), POST /_reset.
+
+Behaviours (--behave, combinable, they last until changed): what real servers were seen doing.
+  no-json-schema      HTTP 500 with a traceback on response_format json_schema (llama-cpp-python
+                      0.3.x with chatml-function-calling); json_object and tool calls still work
+  tools-need-choice   tools are never offered to the model unless the request sends tool_choice
+                      (llama-cpp-python's chatml-function-calling): it answers in plain text
+  wrong-echo          the probe's tool call comes back with other arguments ({"echo": "true"})
+  serial              one request at a time: a request waits until the one before it is answered,
+                      also when its client gave up (a timed-out request keeps the server busy)
+  no-json-object      HTTP 400 on response_format json_object
+--max-model-len N: /v1/models reports it (vLLM's `max_model_len`), and a longer prompt gets vLLM's 400.
+In tool_call structured output (a `submit_<Schema>` tool in the request) the structured answer comes
+back as a call of that tool.
 
 The calling agent is recognised by the name the runtime puts into the system message ("Your name is:
 coder"), else by the X-Codemod-Agent header, else by what it asks for (output schema, edit tools).
@@ -44,7 +59,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mock_scripts import SCRIPTS, kind_of, recognise, text_of, tool_names
+from mock_scripts import SCRIPTS, call, kind_of, recognise, text_of, tool_names
 
 FAULTS = (
     "http-500",
@@ -75,6 +90,16 @@ CODER_FAULTS = {
     "review-unsure": "reviewer",
     "review-approve-with-errors": "reviewer",
 }
+BEHAVIOURS = ("no-json-schema", "tools-need-choice", "wrong-echo", "serial", "no-json-object")
+# What llama-cpp-python 0.3.x answers to response_format json_schema with chatml-function-calling.
+JSON_SCHEMA_500 = (
+    "Traceback (most recent call last):\n"
+    '  File "/srv/venv/lib/python3.11/site-packages/llama_cpp/server/errors.py", line 173, in '
+    "custom_route_handler\n    response = await original_route_handler(request)\n"
+    '  File "/srv/venv/lib/python3.11/site-packages/llama_cpp/llama_chat_format.py", line 3790, in '
+    "chatml_function_calling\n"
+    "NotImplementedError: response_format json_schema is not supported with chatml-function-calling"
+)
 ERROR_STATUS = {
     "http-500": (500, "internal error"),
     "http-429": (429, "rate limited"),
@@ -83,10 +108,27 @@ ERROR_STATUS = {
 
 
 class State:
-    def __init__(self, fault: str | None = None, agent: str | None = None, delay_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        fault: str | None = None,
+        agent: str | None = None,
+        delay_s: float = 30.0,
+        behave: list[str] | None = None,
+        max_model_len: int | None = None,
+    ) -> None:
         self.lock = threading.Lock()
+        self.busy = threading.Lock()  # held while answering, under the `serial` behaviour
         self.log: list[dict[str, Any]] = []
+        self.behave: set[str] = set()
+        self.max_model_len = max_model_len
         self.set(fault, agent, delay_s)
+        self.set_behaviour(behave or [], max_model_len)
+
+    def set_behaviour(self, behave: list[str], max_model_len: int | None) -> None:
+        unknown = [b for b in behave if b not in BEHAVIOURS]
+        if unknown:
+            raise ValueError(f"unknown behaviour {unknown[0]!r}; known: {', '.join(BEHAVIOURS)}")
+        self.behave, self.max_model_len = set(behave), max_model_len
 
     def set(self, fault: str | None, agent: str | None = None, delay_s: float | None = None) -> None:
         if fault is not None and fault not in FAULTS:
@@ -114,7 +156,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            self._send(200, {"object": "list", "data": [{"id": "mock-model", "object": "model"}]})
+            model: dict[str, Any] = {"id": "mock-model", "object": "model"}
+            if self.server.state.max_model_len:
+                model["max_model_len"] = self.server.state.max_model_len
+            self._send(200, {"object": "list", "data": [model]})
         elif self.path == "/_log":
             with self.server.state.lock:
                 self._send(200, list(self.server.state.log))
@@ -134,17 +179,31 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_control":
             try:
                 state.set(body.get("fault"), body.get("agent"), body.get("delay_s"))
+                if "behave" in body or "max_model_len" in body:
+                    state.set_behaviour(body.get("behave") or [], body.get("max_model_len"))
             except ValueError as exc:
                 self._send(400, {"error": {"message": str(exc)}})
                 return
-            self._send(200, {"fault": state.fault, "agent": state.agent, "delay_s": state.delay_s})
+            self._send(
+                200,
+                {
+                    "fault": state.fault,
+                    "agent": state.agent,
+                    "delay_s": state.delay_s,
+                    "behave": sorted(state.behave),
+                },
+            )
         elif self.path == "/_reset":
             with state.lock:
                 state.log.clear()
             state.set(None)
             self._send(200, {"fault": None})
         elif self.path.rstrip("/") in ("/v1/chat/completions", "/chat/completions"):
-            self._complete(body)
+            if "serial" in state.behave:
+                with state.busy:
+                    self._complete(body)
+            else:
+                self._complete(body)
         else:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -159,6 +218,8 @@ class Handler(BaseHTTPRequestHandler):
             "roles": [m.get("role") for m in body.get("messages", [])],
             "tools": tool_names(body),
             "retry": self.headers.get("x-stainless-retry-count"),
+            "tool_choice": body.get("tool_choice"),
+            "response_format": (body.get("response_format") or {}).get("type"),
             "user": "\n".join(text_of(m) for m in body.get("messages", []) if m.get("role") == "user")[
                 :50_000
             ],
@@ -167,6 +228,11 @@ class Handler(BaseHTTPRequestHandler):
             state.log.append(entry)
         if fault == "slow":
             time.sleep(state.delay_s)
+        refusal = self._refusal(body)
+        if refusal is not None:
+            entry["answer"] = f"HTTP {refusal[0]}"
+            self._send(*refusal)
+            return
         if fault in ERROR_STATUS:
             status, problem = ERROR_STATUS[fault]
             error = {"error": {"message": f"mock-llm: {problem}", "type": fault}}
@@ -175,7 +241,21 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "malformed-json":
             self._send_raw(200, b'{"id": "chatcmpl-mock", "choices": [{"message": ', "application/json")
             return
-        content, tool_calls = SCRIPTS[kind_of(agent, body)](body, fault)
+        offered = body.get("tools") and ("tools-need-choice" not in state.behave or body.get("tool_choice"))
+        if "wrong-echo" in state.behave and fault is None and agent == "probe":
+            fault = "wrong-echo"
+        if body.get("tools") and not offered:  # the model never saw the tools: it answers in text
+            content, tool_calls = "I would read the file first, but I have no tools to do so.", []
+        else:
+            content, tool_calls = SCRIPTS[kind_of(agent, body)](body, fault)
+        submit = next((n for n in tool_names(body) if n.startswith("submit_")), None)
+        if submit and offered and content and not tool_calls:  # structured output by tool call
+            try:
+                data = json.loads(content)
+            except json.JSONDecodeError:
+                data = None
+            if isinstance(data, dict):
+                content, tool_calls = None, call(submit, **data)[1]
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = tool_calls
@@ -198,6 +278,25 @@ class Handler(BaseHTTPRequestHandler):
             }
         entry["answer"] = "tool_calls" if tool_calls else "content"
         self._send(200, reply)
+
+    def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """What a real server refuses before generating: formats it cannot serve, a prompt too long."""
+        state, fmt = self.server.state, (body.get("response_format") or {}).get("type")
+        if fmt == "json_schema" and "no-json-schema" in state.behave:
+            return 500, {"error": {"message": JSON_SCHEMA_500, "type": "internal_server_error"}}
+        if fmt == "json_object" and "no-json-object" in state.behave:
+            message = "response_format type json_object is not supported"
+            return 400, {"error": {"message": message, "type": "invalid_request_error"}}
+        if state.max_model_len:
+            tokens = sum(len(text_of(m)) for m in body.get("messages", [])) // 4 + 1
+            if tokens > state.max_model_len:
+                message = (
+                    f"This model's maximum context length is {state.max_model_len} tokens. However, you "
+                    f"requested {tokens} tokens ({tokens} in the messages, 0 in the completion). Please "
+                    "reduce the length of the messages or completion."
+                )
+                return 400, {"error": {"message": message, "type": "BadRequestError", "code": 400}}
+        return None
 
     def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(data).encode(), "application/json", headers)
@@ -230,10 +329,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--fault", help=f"NAME[@AGENT], NAME one of: {', '.join(FAULTS)}")
     parser.add_argument("--delay-s", type=float, default=30.0, help="how long the `slow` fault sleeps")
+    parser.add_argument("--behave", action="append", default=[], help=f"one of: {', '.join(BEHAVIOURS)}")
+    parser.add_argument("--max-model-len", type=int, help="the context /v1/models reports")
     args = parser.parse_args(argv)
     fault, _, agent = (args.fault or "").partition("@")
     try:
-        state = State(fault or None, agent or None, args.delay_s)
+        state = State(fault or None, agent or None, args.delay_s, args.behave, args.max_model_len)
     except ValueError as exc:
         parser.error(str(exc))
     server = Server((args.host, args.port), state)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agno.exceptions import StopAgentRun
+from pydantic import BaseModel
 
 from agentic_codemod.config import DIFF_CHARS, EVIDENCE_TAIL_CHARS, MAX_LISTED, OUTPUT_TAIL_CHARS
 from agentic_codemod.errors import BudgetExceeded
@@ -47,6 +48,8 @@ class AgentTools:
         meter: Meter,
         max_model_calls: int,
         max_tokens: int | None = None,
+        clock: Any = None,
+        role: str = "",
     ) -> None:
         if state.workspace is None:
             raise RuntimeError("internal: agent tools need the workspace made by intake")
@@ -61,6 +64,8 @@ class AgentTools:
         self.edits = 0
         self.verifications: list[VerificationResult] = []
         self.stopped: BudgetExceeded | None = None
+        self.clock, self.role = clock, role  # llm_calls.Clock: the run's and the role's time budgets
+        self.submitted: dict[str, Any] | None = None  # the arguments of submit_<Schema> (tool_call mode)
 
     def functions(self) -> list[Callable[..., str]]:
         table: dict[str, Callable[..., str]] = {
@@ -87,6 +92,11 @@ class AgentTools:
         used = self.meter.tokens()
         if self.max_tokens is not None and used is not None and used > self.max_tokens:
             self._stop(BudgetExceeded("max_tokens", self.max_tokens, used))
+        if self.clock is not None:
+            try:
+                self.clock.check(self.role)
+            except BudgetExceeded as exc:
+                self._stop(exc)
         if function_name not in self.allowed:  # agno only offers allowed tools; a model may still invent one
             self.state.trace.record(self.actor, function_name, arguments, "", "refused", "tool not allowed")
             return f"refused: {function_name} is not one of your tools ({', '.join(self.allowed)})"
@@ -94,6 +104,35 @@ class AgentTools:
             return function_call(**arguments)
         except BudgetExceeded as exc:
             self._stop(exc)
+
+    def submit_function(self, schema: type[BaseModel]) -> Any:
+        """The tool `submit_<Schema>` of structured output by tool call: its parameters are the schema;
+        calling it ends the agent, and its arguments are validated like any structured reply."""
+        from agno.tools.function import Function
+
+        name = f"submit_{schema.__name__}"
+        self.allowed.append(name)
+
+        def submit(**arguments: Any) -> str:
+            self.submitted = arguments
+            self.state.trace.record(self.actor, name, {"fields": sorted(arguments)}, "submitted")
+            return "submitted"
+
+        return Function(
+            name=name,
+            description=f"Submit your final answer as a {schema.__name__}. Call it once, when you are done.",
+            parameters=schema.model_json_schema(),
+            entrypoint=submit,
+            skip_entrypoint_processing=True,
+            stop_after_tool_call=True,
+        )
+
+    @staticmethod
+    def submit_instruction(schema: type[BaseModel]) -> str:
+        return (
+            f"When you have your answer, call the tool submit_{schema.__name__} with it as the arguments. "
+            "Do not write the answer as text."
+        )
 
     def _stop(self, exc: BudgetExceeded) -> None:
         self.stopped = exc

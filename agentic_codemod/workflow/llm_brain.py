@@ -7,7 +7,8 @@ Fail-closed rules kept here:
 - a structured reply that does not validate is a failed step (CandidateRejected), never a string;
 - the coder must end with a successful edit; a tool call that arrived as text, or no tool call at all,
   fails the run naming the likely cause (the endpoint's tool parser);
-- an endpoint fault (down, timeout, 5xx, 429, auth) pauses the run: EnvironmentUnavailable, exit 75;
+- an endpoint fault is classified by meaning (llm_errors.py): transient (down, timeout, 429, 503) pauses
+  the run with exit 75, permanent (auth, unknown model, unsupported request, context) ends it with 1 or 2;
 - the reviewer sees only the acceptance criteria, the frozen patch and the verification evidence;
   gate findings of severity error force `reject`, and an unusable reply is `unsure`, never `approve`.
 """
@@ -16,20 +17,10 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from agno.agent import Agent
-from agno.run import RunStatus
 from pydantic import BaseModel
 
-from agentic_codemod.errors import BudgetExceeded, CandidateRejected, EnvironmentUnavailable, ServiceTimeout
-from agentic_codemod.llm import (
-    Meter,
-    ModelsConfig,
-    RoleConfig,
-    accounting,
-    build_model,
-    endpoint_failure,
-    load_models,
-)
+from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, ServiceTimeout
+from agentic_codemod.llm import ModelsConfig, RoleConfig
 from agentic_codemod.models import (
     ChangePlan,
     Finding,
@@ -38,7 +29,8 @@ from agentic_codemod.models import (
     ReviewVerdict,
     VerificationResult,
 )
-from agentic_codemod.workflow.agent_replies import silent_failure, structured_reply
+from agentic_codemod.workflow.agent_replies import silent_failure
+from agentic_codemod.workflow.agent_runner import AgentRunner
 from agentic_codemod.workflow.agent_tools import AgentTools, cut, describe, evidence
 from agentic_codemod.workflow.brains import bound_draft, mechanical_review, templated_draft
 from agentic_codemod.workflow.state import RunState
@@ -52,8 +44,7 @@ class LlmBrain:
     addresses_human_items = True
 
     def __init__(self, models: ModelsConfig | None = None) -> None:
-        self._models = models
-        self._meters: dict[str, Meter] = {}
+        self._runner = AgentRunner(models)
 
     # -- the Brain protocol ------------------------------------------------------------------------
 
@@ -207,52 +198,15 @@ class LlmBrain:
         details = f"<details><summary>Run evidence</summary>\n\n{facts}\n</details>\n"
         return bound_draft(draft.title, f"{draft.description.rstrip()}\n\n{details}", state, ready=approved)
 
-    # -- running one agent ---------------------------------------------------------------------------
+    # -- running one agent (workflow/agent_runner.py) ---------------------------------------------------
 
     def _role(self, state: RunState, name: str) -> RoleConfig:
-        if self._models is None:
-            self._models = load_models(state.context_root)
-        return self._models.role(name)
+        return self._runner.role(state, name)
 
     def _run(
         self, state: RunState, step: str, prompt: str, schema: type[S] | None
     ) -> tuple[Any, AgentTools, Any]:
-        spec = state.context.agent_for_step(step)
-        role = self._role(state, spec.model_role)
-        meter = self._meters.setdefault(role.role, Meter())
-        meter.last_error = None
-        state.manifest.models[role.role] = role.model
-        tools = AgentTools(state, spec.name, spec.tools, meter, role.max_model_calls, role.max_tokens)
-        agent = Agent(
-            name=spec.name,
-            role=spec.description,
-            instructions=spec.instructions,
-            model=build_model(role, spec.name, meter),
-            tools=tools.functions(),
-            tool_hooks=[tools.hook],
-            output_schema=schema,
-            add_name_to_context=True,
-            telemetry=False,
-            retries=0,
-        )
-        try:
-            output = agent.run(cut(prompt, role.max_input_chars))
-        finally:
-            state.manifest.tokens = accounting(self._meters)
-        if tools.stopped is not None:
-            raise tools.stopped
-        used = meter.tokens()
-        if role.max_tokens is not None and used is not None and used > role.max_tokens:
-            raise BudgetExceeded("max_tokens", role.max_tokens, used)
-        if meter.last_error is not None:  # a failed model call, even one agno reported as completed
-            raise endpoint_failure(meter.last_error, role, spec.name)
-        if output.status != RunStatus.completed:
-            raise CandidateRejected(
-                f"agent {spec.name} ended with status {output.status.value}: {output.content}"
-            )
-        if schema is None:
-            return output.content, tools, spec
-        return structured_reply(output.content, schema, spec.name), tools, spec
+        return self._runner.run(state, step, prompt, schema)
 
 
 # -- helpers -------------------------------------------------------------------------------------------

