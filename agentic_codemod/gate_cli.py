@@ -131,8 +131,7 @@ def load_scope(worktree: Path, base: str, task: Path | None, allowed: list[str],
                 "no scope: give --task (or the setting task_file) or --allowed-path (setting allowed_paths)",
                 hint="the gate never lets a change through without allowed paths",
             )
-        spec = _validated({"id": "worktree", "title": "worktree", "allowed_paths": allowed}, "allowed paths")
-        return Scope("worktree", spec.allowed_paths, deny)
+        return Scope("worktree", _checked_globs(allowed), deny)
     path = task if task.is_absolute() else worktree / task
     text, relative = _task_text(worktree, base, path)
     if path.suffix.lower() in (".md", ".markdown"):
@@ -151,6 +150,23 @@ def load_scope(worktree: Path, base: str, task: Path | None, allowed: list[str],
         spec.sdk,
         str(path),
     )
+
+
+def _checked_globs(allowed: list[str]) -> list[str]:
+    """Allowed paths from settings, held to the task file's rules (task.TaskSpec.allowed_paths)."""
+    from agentic_codemod.errors import InputError
+    from agentic_codemod.tools.paths import Refused, matches_everything, normalise
+
+    spelled = []
+    for entry in allowed:
+        try:
+            norm = normalise(entry)
+        except Refused as exc:
+            raise InputError(f"{SETTING}ALLOWED_PATHS: {entry!r}: {exc.reason}") from exc
+        if matches_everything(norm):
+            raise InputError(f"{SETTING}ALLOWED_PATHS: {entry!r} allows every path: name directories")
+        spelled.append(norm)
+    return spelled
 
 
 def _task_text(worktree: Path, base: str, path: Path) -> tuple[str, str | None]:
