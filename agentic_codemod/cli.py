@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one task on one repository")
     run.add_argument("--repo", type=Path, required=True, help="git repository to migrate (never modified)")
-    run.add_argument("--task", type=Path, required=True, help="task file (YAML)")
+    intake = run.add_mutually_exclusive_group(required=True)
+    intake.add_argument("--task", type=Path, help="task file (YAML)")
+    intake.add_argument("--story", type=Path, help="BMAD story (Markdown) with an agentic-codemod block")
     run.add_argument("--run-dir", type=Path, required=True, help="where the run's artifacts go")
     run.add_argument("--offline", action="store_true", help="rules only (RuleBrain), no model")
     run.add_argument("--config", type=Path, help="settings file (YAML) overriding the built-in limits")
@@ -98,7 +100,12 @@ def _run(args: argparse.Namespace) -> int:
     from agentic_codemod.run import RunOptions, execute
     from agentic_codemod.task import check_repo, check_run_dir, load_task
 
-    task = load_task(args.task)
+    if args.story is not None:
+        from agentic_codemod.stories import load_story
+
+        task = load_story(args.story)
+    else:
+        task = load_task(args.task)
     repo = check_repo(args.repo)
     check_run_dir(args.run_dir, repo, args.context)
     if not (args.context / "apm.yml").is_file():
