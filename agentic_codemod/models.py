@@ -175,4 +175,6 @@ class RunManifest(Artifact):
     isolation: str | None = None  # how repository code ran: "sandbox" (bubblewrap) or "process"
     # What each verification environment held ("baseline", "after"): {package: version}; None unreadable.
     environments: dict[str, dict[str, str] | None] = Field(default_factory=dict)
+    # How each environment was installed: {"baseline": {"installer": "uv", "template": key}, "after": ...}
+    installs: dict[str, dict[str, str]] = Field(default_factory=dict)
     error: str | None = None

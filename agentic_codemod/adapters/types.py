@@ -88,6 +88,8 @@ class VerificationEnv:
     python: Path  # interpreter of the isolated environment
     root: Path  # the environment directory (inside the run dir)
     install_log: list[ProcessResult] = field(default_factory=list)
+    # How it was installed, as the adapter says: {"installer": "uv" | "pip", "template": key or ""}
+    install: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ the scrubbed environment: nothing above but the environment and the group kill h
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shutil
 import subprocess
@@ -125,6 +126,13 @@ class Box:
         outer = [self.bwrap, *self._options(inner_env), "--chdir", self.inside(cwd), "--", *command]
         return outer, self.repo, {"PATH": env.get("PATH", "/usr/bin:/bin")}
 
+    def for_template(self, scratch: Path, writable: Sequence[Path]) -> Box:
+        """This install box around a build of the runner's shared environment templates: an empty
+        `scratch` dir for the repository, `writable` (the template, the shared cache) and the
+        read-only wheel dirs; not the run's venv or install cache."""
+        mounts = (*(Mount(p, writable=True) for p in writable), *(m for m in self.mounts if not m.writable))
+        return dataclasses.replace(self, repo=scratch, mounts=mounts, venv=None)
+
     def _translations(self) -> list[tuple[str, str]]:
         pairs = [(str(self.repo), str(REPO_MOUNT))]
         pairs += [(str(m.source), str(m.inside)) for m in self.mounts]
@@ -204,10 +212,16 @@ def probe(bwrap: str = "bwrap") -> str | None:
 REPORTS_MOUNT = Path("/codemod/reports")
 
 
+def install_cache_of(env_dir: Path) -> Path:
+    """The installer's cache of one run (beside its venv): writable for the run's installs only. The
+    runner's shared cache is never mounted where the repository's code runs."""
+    return env_dir.parent / "install-cache"
+
+
 @dataclass(frozen=True)
 class Policy:
-    """The boxes of one run: installs see the venv writable and the wheel dirs; tests see the venv
-    read-only, a report dir, and no network."""
+    """The boxes of one run: installs see the venv and the run's install cache writable and the wheel
+    dirs; tests see the venv read-only, a report dir, and no network."""
 
     isolation: Isolation
     env_dir: Path
@@ -219,8 +233,11 @@ class Policy:
     bwrap: str = "bwrap"
 
     def for_install(self, repo: Path) -> Box:
-        self.env_dir.mkdir(parents=True, exist_ok=True)  # bwrap binds only what exists
-        mounts = (Mount(self.env_dir, writable=True), *(Mount(d) for d in self.wheel_dirs if d.is_dir()))
+        cache = install_cache_of(self.env_dir)
+        for d in (self.env_dir, cache):
+            d.mkdir(parents=True, exist_ok=True)  # bwrap binds only what exists
+        mounts: tuple[Mount, ...] = (Mount(self.env_dir, writable=True), Mount(cache, writable=True))
+        mounts += tuple(Mount(d) for d in self.wheel_dirs if d.is_dir())
         return self._box(repo, mounts, network=self.index_network)
 
     def for_tests(self, repo: Path, reports: Path) -> Box:

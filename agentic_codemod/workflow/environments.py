@@ -6,10 +6,11 @@
     install_target(state)       the baseline environment plus the change the bump makes: the package at
                                 exactly `to`, with what it requires; nothing else is upgraded
 
-Each install runs in the sandbox's install box on a disposable copy. Afterwards the environment's own
-interpreter lists what is installed (in the test box); the list goes to run.json `environments`, and
-a baseline outside `from`, or an after-environment that does not hold exactly `to`, ends the run with
-the reason — never green.
+Each install runs in the sandbox's install box on a disposable copy; run.json `installs` says which
+installer ran (uv, or pip where uv could not start) and the environment template the baseline came
+from. Afterwards the environment's own interpreter lists what is installed (in the test box); the list
+goes to run.json `environments`, and a baseline outside `from`, or an after-environment that does not
+hold exactly `to`, ends the run with the reason — never green.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def _record(state: RunState, phase: str) -> str | None:
     finally:
         repo_copy.discard(paths.copy)
     state.manifest.environments[phase] = versions
+    state.manifest.installs[phase] = dict(need(state.env).install)
     return (versions or {}).get(canonical(state.task.sdk.name))
 
 

@@ -1,18 +1,20 @@
-"""The isolated environment verification runs in: a pip-less venv filled by this interpreter's pip.
+"""The isolated environment verification runs in: a venv filled by uv (pip where uv cannot start).
 
-    prepare_environment(root, env_dir, settings, runner) -> VerificationEnv
-        python -m venv --without-pip ENV, then
-        python -m pip --python ENV/bin/python install ... (see install_plan for what)
-    install_dependencies(root, env, settings, runner) -> ProcessResult
-        the same install with --upgrade, after the bump has been written
+    prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
+        the environment template of the plan's registry part copied in when there is one (built now
+        when missing, env_template.py), else `uv venv` / `python -m venv --without-pip`; then the
+        whole install plan (see install_plan for what) installed on top by installer.py
+    install_dependencies(root, env, settings, runner, pins) -> ProcessResult
+        the baseline environment plus the change the bump makes: only `pins`, nothing else upgraded
 
 Failures are data in `install_log` / the returned ProcessResult; the caller counts a failed install as
-a failed verification. The one exception: pip failing because the package index cannot be reached
-raises EnvironmentUnavailable (exit 75, the run pauses) — that is not the code's fault.
+a failed verification. The one exception: the installer failing because the package index cannot be
+reached raises EnvironmentUnavailable (exit 75, the run pauses) — that is not the code's fault.
 The caller's pip configuration (pip.conf files, PIP_* variables: index, extra index, trusted host,
-certificates, proxy) is read with pip's own reader and handed to the sandboxed pip explicitly
-(pip_config.py): index URLs as PIP_* variables (never on a recorded command line), certificate files
+certificates, proxy) is read with pip's own reader and handed to the sandboxed installer explicitly
+(pip_config.py): index URLs as variables (never on a recorded command line), certificate files
 copied into the repository copy. The tool's python.index_url / find_links / no_index win over it.
+`env.install` says which installer ran (run.json `installs`); uv that does not start falls back to pip.
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.adapters.python import pip_config
+from agentic_codemod.adapters.python import env_template, installer, pip_config
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import EnvironmentUnavailable
+from agentic_codemod.tools.sandbox import install_cache_of
 
 INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
 
@@ -59,17 +62,22 @@ def prepare_environment(
     """Create the venv and install the repository's requirements into it, together with `pins`
     (requirement strings of the tool's own: the bumped package at its `from` range, so the baseline
     tests the highest version both the task and the repository allow)."""
-    timeout = settings.budgets.install_timeout_s
-    created = runner(
-        [sys.executable, "-m", "venv", "--without-pip", str(env_dir)], cwd=root, timeout_s=timeout
-    )
-    env = VerificationEnv(python=venv_python(env_dir), root=env_dir, install_log=[created])
-    if not created.ok:
-        return env
+    chosen = installer.choose(settings)
+    caller = pip_config.read_caller_config(os.environ)  # the sandbox clears the environment and HOME
     plan = plan_install(root, settings)
     plan = replace(plan, requirements=[*plan.requirements, *pins])
+    env = VerificationEnv(venv_python(env_dir), env_dir, install={"installer": chosen.name, "template": ""})
+    if not _from_template(root, env, settings, runner, plan, chosen, caller):
+        created = runner(chosen.venv_command(env_dir), cwd=root, timeout_s=settings.budgets.install_timeout_s)
+        if chosen.name == "uv" and did_not_start(created):
+            env.install_log.append(created)
+            env.install["installer"] = installer.PIP.name
+            created = runner(installer.PIP.venv_command(env_dir), cwd=root, timeout_s=120.0)
+        env.install_log.append(created)
+        if not created.ok:
+            return env
     if not plan.empty:
-        env.install_log.append(_install(root, env, settings, runner, plan, upgrade=False))
+        env.install_log.append(_install(root, env, settings, runner, plan, caller))
     return env
 
 
@@ -77,11 +85,47 @@ def install_dependencies(
     root: Path, env: VerificationEnv, settings: Settings, runner: Runner, pins: Sequence[str]
 ) -> ProcessResult:
     """The baseline environment plus the change the bump makes: only `pins` (the bumped package at
-    exactly its target) are installed, with what they require; nothing else is upgraded. The result is
-    also appended to `env.install_log`."""
-    result = _install(root, env, settings, runner, InstallPlan(requirements=list(pins)), upgrade=False)
+    exactly its target) are installed, with what they require; every other installed version is kept
+    where it satisfies them (no --upgrade). The result is also appended to `env.install_log`."""
+    caller = pip_config.read_caller_config(os.environ)
+    result = _install(root, env, settings, runner, InstallPlan(requirements=list(pins)), caller)
     env.install_log.append(result)
     return result
+
+
+def did_not_start(result: ProcessResult) -> bool:
+    """The installer program could not be executed (missing, not executable), as opposed to failing."""
+    if result.timed_out:
+        return False
+    text = result.output_tail
+    return result.exit_code is None or result.exit_code in (126, 127) or "bwrap: execvp" in text
+
+
+def _from_template(
+    root: Path,
+    env: VerificationEnv,
+    settings: Settings,
+    runner: Runner,
+    plan: InstallPlan,
+    chosen: installer.Installer,
+    caller: dict[str, str],
+) -> bool:
+    """Copy the environment template of the plan's registry part into `env` (built first when missing).
+    Only with uv, inside a sandbox box (the template build needs one) and when templates are on."""
+    box = getattr(runner, "box", None)
+    if chosen.name != "uv" or box is None or not settings.python.env_template_ttl_s:
+        return False
+    part = env_template.registry_part(root, plan)
+    if part.empty:
+        return False
+    key = env_template.template_key(part, settings, chosen, caller)
+    template, log = env_template.ensure(part, key, settings, chosen, box, runner)
+    env.install_log.extend(r for r in log if not r.ok)  # a failed build is recorded; the run goes on
+    if template is None:
+        return False
+    env.install_log.append(env_template.instantiate(template, env.root))
+    env.install["template"] = key
+    return True
 
 
 # Printed by the environment's own interpreter: {canonical name: version} of every installed distribution.
@@ -114,14 +158,8 @@ def version_matches(version: str, specifier: str) -> bool:
 
 def pip_install_command(python: Path, settings: Settings, plan: InstallPlan, *, upgrade: bool) -> list[str]:
     """This interpreter's pip, installing `plan` into the environment whose interpreter is `python`."""
-    index = settings.python
-    argv = [sys.executable, "-m", "pip", "--python", str(python), "install"]
-    argv += ["--disable-pip-version-check", "--no-input"]
-    argv += ["--no-index"] if index.no_index else []
-    argv += ["--index-url", index.index_url] if index.index_url else []
-    argv += [arg for link in index.find_links for arg in ("--find-links", link)]
-    argv += ["--upgrade"] if upgrade else []
-    return argv + plan.pip_args()
+    argv = installer.PIP.install_command(python, settings, InstallPlan(), None)
+    return argv + (["--upgrade"] if upgrade else []) + plan.pip_args()
 
 
 def venv_python(env_dir: Path) -> Path:
@@ -141,16 +179,20 @@ def index_unreachable(result: ProcessResult) -> str | None:
 
 
 def _install(
-    root: Path, env: VerificationEnv, settings: Settings, runner: Runner, plan: InstallPlan, *, upgrade: bool
+    root: Path,
+    env: VerificationEnv,
+    settings: Settings,
+    runner: Runner,
+    plan: InstallPlan,
+    caller: dict[str, str],
 ) -> ProcessResult:
     if plan.empty:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
-    caller = pip_config.read_caller_config(os.environ)  # the sandbox clears the environment and HOME
-    argv = pip_install_command(env.python, settings, plan, upgrade=upgrade)
-    argv[argv.index("install") + 1 : argv.index("install") + 1] = pip_config.cert_args(caller, root)
-    result = runner(
-        argv, cwd=root, timeout_s=settings.budgets.install_timeout_s, env=pip_config.install_env(caller)
-    )
+    chosen = installer.find_uv() if env.install.get("installer") == "uv" else None
+    result = _run_install(root, env, settings, runner, plan, caller, chosen or installer.PIP)
+    if chosen is not None and did_not_start(result):
+        env.install["installer"] = installer.PIP.name
+        result = _run_install(root, env, settings, runner, plan, caller, installer.PIP)
     reason = index_unreachable(result)
     if reason is not None:
         raise EnvironmentUnavailable(
@@ -158,3 +200,24 @@ def _install(
             hint="check python.index_url / python.find_links in the config and the network, then resume",
         )
     return result
+
+
+def _run_install(
+    root: Path,
+    env: VerificationEnv,
+    settings: Settings,
+    runner: Runner,
+    plan: InstallPlan,
+    caller: dict[str, str],
+    chosen: installer.Installer,
+) -> ProcessResult:
+    if chosen.name == "uv":
+        cache = install_cache_of(env.root)
+        cache.mkdir(parents=True, exist_ok=True)
+        argv = chosen.install_command(env.python, settings, plan, cache)
+        variables = chosen.install_env(caller, pip_config.cert_copies(caller, root))
+    else:
+        extra = tuple(pip_config.cert_args(caller, root))
+        argv = chosen.install_command(env.python, settings, plan, None, extra=extra)
+        variables = chosen.install_env(caller, {})
+    return runner(argv, cwd=root, timeout_s=settings.budgets.install_timeout_s, env=variables)

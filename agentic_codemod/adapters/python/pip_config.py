@@ -8,6 +8,12 @@
                                                       URL with credentials is on no command line
     cert_args(config, root) -> ["--cert", path ...]    certificate files copied into the repository copy
                                                       (which the sandbox mounts), given as arguments
+    cert_copies(config, root) -> {option: path}        the same copies, relative to the copy's root
+    uv_env(config, certs) -> {UV_*: value}             the same options as uv reads them: UV_DEFAULT_INDEX,
+                                                      UV_INDEX (extra indexes, searched like pip's:
+                                                      best match over all), UV_INSECURE_HOST,
+                                                      HTTP(S)_PROXY, UV_HTTP_TIMEOUT, UV_HTTP_RETRIES,
+                                                      SSL_CERT_FILE / SSL_CLIENT_CERT
     credentials(config) -> [secret, ...]               user:password and token parts of index URLs, for
                                                       the run's Redactor
 
@@ -83,7 +89,12 @@ def install_env(config: Mapping[str, str]) -> dict[str, str]:
 def cert_args(config: Mapping[str, str], root: Path) -> list[str]:
     """--cert / --client-cert pointing at copies inside `root`, the repository copy the install runs on
     (a file the caller's config names is not otherwise visible in the sandbox)."""
-    args: list[str] = []
+    return [arg for key, rel in cert_copies(config, root).items() for arg in (f"--{key}", str(root / rel))]
+
+
+def cert_copies(config: Mapping[str, str], root: Path) -> dict[str, str]:
+    """{cert option: path relative to `root`} of the certificate files copied into `root`."""
+    copies: dict[str, str] = {}
     for key in CERT_KEYS:
         source = Path(config.get(key, "")).expanduser()
         if not config.get(key) or not source.is_file():
@@ -92,8 +103,34 @@ def cert_args(config: Mapping[str, str], root: Path) -> list[str]:
         target.parent.mkdir(exist_ok=True)
         shutil.copyfile(source, target)
         target.chmod(0o600)
-        args += [f"--{key}", str(target)]
-    return args
+        copies[key] = str(target.relative_to(root))
+    return copies
+
+
+# pip option -> the variable uv reads for it (multi-valued ones space-separated, as uv expects).
+UV_VARIABLES = {
+    "index-url": ("UV_DEFAULT_INDEX",),
+    "extra-index-url": ("UV_INDEX",),
+    "trusted-host": ("UV_INSECURE_HOST",),
+    "proxy": ("HTTPS_PROXY", "HTTP_PROXY"),
+    "timeout": ("UV_HTTP_TIMEOUT",),
+    "retries": ("UV_HTTP_RETRIES",),
+}
+UV_CERT_VARIABLES = {"cert": "SSL_CERT_FILE", "client-cert": "SSL_CLIENT_CERT"}
+
+
+def uv_env(config: Mapping[str, str], certs: Mapping[str, str]) -> dict[str, str]:
+    """The passed pip options as uv's variables; `certs` are cert_copies (relative to the install's
+    working directory, the repository copy). Several indexes are searched as pip does, for the best
+    version over all of them (uv's default would stop at the first index that has the name)."""
+    env: dict[str, str] = {}
+    for key, names in UV_VARIABLES.items():
+        value = " ".join(config.get(key, "").split())
+        env.update({name: value for name in names if value})
+    if "UV_INDEX" in env:
+        env["UV_INDEX_STRATEGY"] = "unsafe-best-match"
+    env.update({UV_CERT_VARIABLES[key]: path for key, path in certs.items()})
+    return env
 
 
 def credentials(config: Mapping[str, str]) -> list[str]:

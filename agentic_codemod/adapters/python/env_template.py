@@ -1,0 +1,214 @@
+"""Environment templates: a runner's byte-compiled venvs per dependency set, copied into each run.
+
+    registry_part(root, plan) -> Part               what of the plan installs from the index alone
+    template_key(part, settings, installer) -> str  sha256 of everything that decides what it holds
+    cache_root(settings) -> Path                    python.cache_dir, $CODEMOD_CACHE_DIR, ~/.cache/...
+    ensure(part, key, settings, installer, box, runner) -> (Path | None, [ProcessResult])
+    instantiate(template, env_dir)                  a private copy for one run
+
+Repositories of a fleet (and runs of one repository) mostly install the same packages; building and
+byte-compiling them is most of an install. A template is built ONCE per dependency set and copied (never
+hardlinked: the run's later installs write into its venv) into the run's environment, whose own install
+(the project, its build, editables, whatever the template left out) then runs on top of it as before.
+
+Why a template cannot be poisoned by a repository:
+  - it holds only the registry part: named requirements without URL or path, from the plan's direct
+    requirements and its requirements/constraint files inside the repository; no project, no editable;
+  - it is built with `--no-build` (wheels only, so no setup.py or build backend runs) into a fresh venv,
+    in a sandbox that sees an empty directory instead of the repository; that step alone sees the
+    shared uv cache (writable), and starts no Python that could run an installed .pth file;
+  - byte-compiling (which starts the template's Python) runs in a second box without the shared cache;
+  - it is published by an atomic rename and never written again; runs see only their copy; the
+    repository's own code never runs where the shared cache or a template is mounted.
+A template resolved against an index goes stale as the index moves: its key holds a time bucket of
+python.env_template_ttl_s (a wheel-dirs-only build with --no-index has none).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from agentic_codemod.adapters.python import pep508, pip_config, requirement_options
+from agentic_codemod.adapters.python.install_plan import InstallPlan
+from agentic_codemod.adapters.python.installer import Installer
+from agentic_codemod.adapters.types import ProcessResult, Runner
+from agentic_codemod.config import Settings
+
+if TYPE_CHECKING:
+    from agentic_codemod.tools.sandbox import Box
+
+CACHE_VARIABLE = "CODEMOD_CACHE_DIR"
+FORMAT = "agentic-codemod/env-template@1"
+MAX_INCLUDE_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Part:
+    requirements: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.requirements
+
+
+def registry_part(root: Path, plan: InstallPlan) -> Part:
+    """The plan's named registry requirements and constraints (files followed through -r/-c inside
+    `root`); anything else (URLs, paths, editables, the project, options) is left to the run's own
+    install on top of the template. Empty (no template) when a file checks hashes: a template installed
+    without them would let the run's install skip the check."""
+    requirements = [r for r in plan.requirements if _registry(r)]
+    constraints: list[str] = []
+    try:
+        for file in plan.requirement_files:
+            _read(root, root / file, requirements, constraints, 0)
+        for file in plan.constraint_files:
+            _read(root, root / file, constraints, constraints, 0)
+    except _HashChecked:
+        return Part()
+    return Part(sorted(set(requirements)), sorted(set(constraints)))
+
+
+class _HashChecked(Exception):
+    pass
+
+
+def template_key(
+    part: Part, settings: Settings, installer: Installer, caller: Mapping[str, str], now: float | None = None
+) -> str:
+    """`caller`: the caller's pip configuration (pip_config.read_caller_config)."""
+    index = settings.python
+    ttl = index.env_template_ttl_s
+    remote = not index.no_index or any("://" in link for link in index.find_links)
+    facts = {
+        "format": FORMAT,
+        "installer": [installer.name, installer.version],
+        "python": [sys.version, str(Path(sys.base_prefix).resolve()), platform.machine()],
+        "requirements": part.requirements,
+        "constraints": part.constraints,
+        "index_url": index.index_url,
+        "no_index": index.no_index,
+        "find_links": [_links_fingerprint(link) for link in index.find_links],
+        "caller": {k: v for k, v in sorted(caller.items()) if k in pip_config.PASSED_KEYS},
+        "time_bucket": int((time.time() if now is None else now) // ttl) if remote and ttl else None,
+    }
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def cache_root(settings: Settings) -> Path:
+    configured = settings.python.cache_dir or os.environ.get(CACHE_VARIABLE)
+    root = Path(configured) if configured else Path.home() / ".cache" / "agentic-codemod"
+    return root.expanduser().resolve()
+
+
+def ensure(
+    part: Part,
+    key: str,
+    settings: Settings,
+    installer: Installer,
+    box: Box,
+    runner: Any,
+) -> tuple[Path | None, list[ProcessResult]]:
+    """The template for `key`, built now when missing (None when it cannot be: the run installs
+    everything itself). `box` is the run's install box, `runner` the SandboxRunner to box with it."""
+    root = cache_root(settings)
+    template = root / "envs" / key
+    if (template / "template.json").is_file():
+        return template, []
+    (root / "envs").mkdir(parents=True, exist_ok=True)
+    shared_uv = root / "uv"
+    shared_uv.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f".build-{key[:12]}-", dir=root / "envs"))
+    scratch = Path(tempfile.mkdtemp(prefix=".scratch-", dir=root / "envs"))
+    log: list[ProcessResult] = []
+    try:
+        venv = build / "venv"
+        fetch = _boxed(runner, box, scratch, (build, shared_uv))
+        timeout = settings.budgets.install_timeout_s
+        log.append(fetch(installer.venv_command(venv), cwd=scratch, timeout_s=timeout))
+        (scratch / "requirements.txt").write_text("".join(f"{r}\n" for r in part.requirements))
+        (scratch / "constraints.txt").write_text("".join(f"{c}\n" for c in part.constraints))
+        files = InstallPlan(requirement_files=["requirements.txt"], constraint_files=["constraints.txt"])
+        argv = installer.install_command(venv / "bin" / "python", settings, files, shared_uv)
+        argv = [a for a in argv if a != "--compile-bytecode"] + ["--no-build"]
+        if log[-1].ok:
+            log.append(fetch(argv, cwd=scratch, timeout_s=timeout))
+        if log[-1].ok:  # byte-compiling starts the template's Python: without the shared cache
+            compile_box = _boxed(runner, box, scratch, (build,))
+            command = [str(venv / "bin" / "python"), "-m", "compileall", "-q", "-j", "0", str(venv / "lib")]
+            log.append(compile_box(command, cwd=scratch, timeout_s=timeout))
+        if not all(r.ok for r in log):
+            return None, log
+        meta = {"format": FORMAT, "key": key, "requirements": part.requirements}
+        (venv / "template.json").write_text(json.dumps(meta | {"constraints": part.constraints}, indent=2))
+        try:
+            venv.rename(template)  # atomic; a concurrent build of the same key may have won
+        except OSError:
+            if not (template / "template.json").is_file():
+                return None, log
+        return template, log
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def instantiate(template: Path, env_dir: Path) -> ProcessResult:
+    """Copy the template into the (empty) run environment; a ProcessResult for the install log."""
+    start = time.monotonic()
+    shutil.copytree(template, env_dir, symlinks=True, dirs_exist_ok=True)
+    (env_dir / "template.json").unlink(missing_ok=True)
+    return ProcessResult(
+        argv=["copy", str(template), str(env_dir)],
+        exit_code=0,
+        duration_s=time.monotonic() - start,
+        output_tail=f"environment template {template.name} copied",
+    )
+
+
+def _boxed(runner: Any, box: Box, scratch: Path, writable: Sequence[Path]) -> Runner:
+    return cast(Runner, runner.boxed(box.for_template(scratch, writable)))
+
+
+def _registry(text: str) -> bool:
+    requirement = pep508.parse(text)
+    return requirement is not None and requirement.url is None
+
+
+def _read(root: Path, path: Path, into: list[str], constraints: list[str], depth: int) -> None:
+    path = path.resolve()
+    if depth > MAX_INCLUDE_DEPTH or not path.is_file() or not path.is_relative_to(root.resolve()):
+        return
+    try:
+        text = requirement_options.decode(path.read_bytes())
+    except (OSError, ValueError):
+        return
+    options, _problems = requirement_options.scan(text)
+    for option in options:
+        if option.name in ("--hash", "--require-hashes"):
+            raise _HashChecked
+        if option.name == "requirement" and _registry(option.value):
+            into.append(option.value.strip())
+        elif option.name == "--requirement":
+            _read(root, path.parent / option.value, into, constraints, depth + 1)
+        elif option.name == "--constraint":
+            _read(root, path.parent / option.value, constraints, constraints, depth + 1)
+
+
+def _links_fingerprint(link: str) -> object:
+    """A local wheel dir by what it holds (name, size, mtime); a URL as itself."""
+    path = Path(link)
+    if "://" in link or not path.is_dir():
+        return link
+    entries = sorted(p for p in path.iterdir() if p.is_file())
+    return [str(path.resolve()), [(p.name, p.stat().st_size, int(p.stat().st_mtime)) for p in entries]]
