@@ -7,9 +7,9 @@ from agentic_codemod.errors import InputError
 
 
 def registry() -> dict[str, Adapter]:
-    from agentic_codemod.adapters import python
+    from agentic_codemod.adapters import npm, python
 
-    return {python.NAME: python.ADAPTER}
+    return {python.NAME: python.ADAPTER, npm.NAME: npm.ADAPTER}
 
 
 def get_adapter(ecosystem: str) -> Adapter:

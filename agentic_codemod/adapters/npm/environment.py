@@ -36,7 +36,7 @@ from agentic_codemod.config import Settings
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 PROJECT = "project"  # ENV/project: the copy npm installs into
 SKIPPED = ("node_modules", ".git")
-PIN = re.compile(r"^(?P<name>@?[A-Za-z0-9][\w.~-]*(?:/[\w.~-]+)?)(?P<range>.*)$")
+PIN = re.compile(r"^(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)(?P<range>.*)$")
 
 
 def node_modules(env_root: Path) -> Path:

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from agentic_codemod.adapters import types
 from agentic_codemod.adapters.npm import ADAPTER
 from agentic_codemod.adapters.npm.test_command import JEST, MOCHA, NODE_TEST, VITEST
 from agentic_codemod.config import Settings, VerificationSettings
 from agentic_codemod.errors import InputError
 
 
-def detect(tmp_path: Path, script: str | None) -> object:
+def detect(tmp_path: Path, script: str | None) -> types.TestCommand | None:
     scripts = {"test": script} if script is not None else {}
     (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
     return ADAPTER.detect_test_command(tmp_path, None)

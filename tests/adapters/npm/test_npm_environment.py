@@ -1,0 +1,97 @@
+"""The npm adapter end to end with real npm and node, against the local fixture registry (no internet):
+lockfile refresh, npm ci into the environment directory, the target installed on top, the tests run
+with their reporter and read with ids."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.adapters import types
+from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.adapters.npm.environment import node_modules
+from agentic_codemod.adapters.npm.test_results import read_results
+from agentic_codemod.config import Settings
+from agentic_codemod.models import Tally
+
+pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+
+
+def run_tests(
+    env: types.VerificationEnv, command: types.TestCommand, runner: types.Runner, reports: Path
+) -> tuple[types.ProcessResult, Tally | None, list[str]]:
+    project = env.root / "project"
+    junit = reports / "junit.xml"
+    argv = [a.replace("{python}", str(env.python)).replace("{junit}", str(junit)) for a in command.argv]
+    result = runner(argv, cwd=project, timeout_s=120)
+    return (result, *read_results(command.runner, junit, result.output_tail))
+
+
+def test_lock_environment_bump_and_results(
+    tmp_path: Path, registry: str, runner: types.Runner, app: Callable[[Path, str], Path]
+) -> None:
+    root = app(tmp_path / "repo", "^1.0.0")
+    locked = runner(["npm", "install", "--package-lock-only", "--ignore-scripts"], cwd=root, timeout_s=120)
+    assert locked.ok, locked.output_tail
+    files = ADAPTER.find_dependency_files(root)
+    assert files == ["package-lock.json", "package.json"]
+    declared = ADAPTER.extract_dependencies(root, files, "acme-sdk")
+    assert [(d.role, d.specifier) for d in declared] == [("lock", "1.1.0"), ("runtime", "^1.0.0")]
+
+    # The baseline: npm ci from the lock, then the pin of the task's `from` (here narrower than the lock).
+    settings = Settings()
+    env = ADAPTER.prepare_environment(root, tmp_path / "env", settings, runner, ["acme-sdk>=1.0.0 <1.1.0"])
+    assert [r.argv[:2] for r in env.install_log] == [["npm", "ci"], ["npm", "install"], ["npm", "rebuild"]]
+    assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+    assert ADAPTER.installed_versions(root, env, runner) == {"acme-sdk": "1.0.0"}
+    assert not (root / "node_modules").exists()  # installs never touch the repository
+    command = ADAPTER.detect_test_command(root, settings)
+    assert command is not None and command.runner == "node-test"
+    (tmp_path / "reports").mkdir()
+    result, tally, ids = run_tests(env, command, runner, tmp_path / "reports")
+    assert tally is not None
+    assert result.ok, result.output_tail
+    assert ids == ["client > fetches a resource", "client > knows its version"]
+    assert tally.passed == 2 and not tally.failing
+
+    # The bump: package.json by the strategy, the lock by npm, the target on top of the baseline.
+    text = (root / "package.json").read_text()
+    (root / "package.json").write_text(ADAPTER.update_dependency(text, declared[1], "2.0.0"))
+    notices = ADAPTER.update_lockfiles(root, declared[1], "2.0.0", runner)
+    assert notices is not None and len(notices) == 1 and notices[0].updated, notices
+    lock = json.loads((root / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/acme-sdk"]["version"] == "2.0.0"
+    assert lock["packages"][""]["dependencies"] == {"acme-sdk": "^2.0.0"}
+    install = ADAPTER.install_dependencies(root, env, settings, runner, ["acme-sdk==2.0.0"])
+    assert install.ok, install.output_tail
+    assert ADAPTER.installed_versions(root, env, runner) == {"acme-sdk": "2.0.0"}
+    assert ADAPTER.version_matches("2.0.0", "==2.0.0") and not ADAPTER.version_matches("2.0.0", "^1.0.0")
+    result, tally, ids = run_tests(env, command, runner, tmp_path / "reports")
+    assert tally is not None
+    assert not result.ok
+    assert tally.failing == ["client > fetches a resource"] and tally.passed == 1
+
+
+def test_without_a_lockfile_nothing_to_refresh_and_npm_install_fills_the_environment(
+    tmp_path: Path, registry: str, runner: types.Runner, app: Callable[[Path, str], Path]
+) -> None:
+    root = app(tmp_path / "repo", "~1.0.0")
+    dep = ADAPTER.extract_dependencies(root, ["package.json"], "acme-sdk")[0]
+    assert ADAPTER.update_lockfiles(root, dep, "2.0.0", runner) is None
+    env = ADAPTER.prepare_environment(root, tmp_path / "env", Settings(), runner, ["acme-sdk~1.0.0"])
+    assert env.install_log[0].argv[:3] == ["npm", "install", "--no-package-lock"]
+    assert ADAPTER.installed_versions(root, env, runner) == {"acme-sdk": "1.0.0"}
+    assert node_modules(env.root).is_dir()
+
+
+def test_an_unreachable_package_is_a_failed_install_not_an_exception(
+    tmp_path: Path, registry: str, runner: types.Runner, app: Callable[[Path, str], Path]
+) -> None:
+    root = app(tmp_path / "repo", "^7.0.0")  # no such version on the registry
+    env = ADAPTER.prepare_environment(root, tmp_path / "env", Settings(), runner, ["acme-sdk^7.0.0"])
+    assert not env.install_log[-1].ok
+    assert "acme-sdk" in env.install_log[-1].output_tail
