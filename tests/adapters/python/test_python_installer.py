@@ -1,0 +1,280 @@
+"""uv as the installer (exact argv, pip where uv does not start, byte-compiled venvs) and the runner's
+environment templates (built once per dependency set, copied per run, never writable by a repository)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.adapters.python import env_template, installer, pip_config
+from agentic_codemod.adapters.python.environment import prepare_environment
+from agentic_codemod.adapters.python.install_plan import InstallPlan
+from agentic_codemod.adapters.types import Runner
+from agentic_codemod.config import PythonEnvSettings, Settings
+from agentic_codemod.tools.sandbox import Policy, install_cache_of, probe
+from agentic_codemod.tools.verification import SandboxRunner
+
+needs_uv = pytest.mark.skipif(installer.find_uv() is None, reason="uv is not installed (the `uv` extra)")
+needs_bwrap = pytest.mark.skipif(probe() is not None, reason=f"bubblewrap cannot start here: {probe()}")
+BUILD_SYSTEM = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content, encoding="utf-8")
+    return root
+
+
+def settings(**python: object) -> Settings:
+    return Settings(python=PythonEnvSettings.model_validate(python))
+
+
+def test_uv_reads_no_repository_config_byte_compiles_and_copies_from_the_per_run_cache(
+    tmp_path: Path,
+) -> None:
+    uv = installer.Installer("uv", "/opt/uv", "0.13.9")
+    plan = InstallPlan(requirement_files=["requirements.txt"], project=".", requirements=["pytest"])
+    config = settings(index_url="https://pypi.example/simple", find_links=["/wheels"], no_index=True)
+    assert uv.install_command(tmp_path / "bin/python", config, plan, tmp_path / "cache") == [
+        "/opt/uv", "pip", "install", "--python", str(tmp_path / "bin/python"), "--no-config",
+        "--compile-bytecode", "--link-mode", "copy", "--no-progress", "--cache-dir", str(tmp_path / "cache"),
+        "--no-index", "--index-url", "https://pypi.example/simple", "--find-links", "/wheels",
+        "-r", "requirements.txt", "-e", ".", "--", "pytest",
+    ]  # fmt: skip
+    assert uv.venv_command(tmp_path / "env") == [
+        "/opt/uv", "venv", "--quiet", "--no-config", "--relocatable", "--python", sys.executable,
+        str(tmp_path / "env"),
+    ]  # fmt: skip
+
+
+def test_the_callers_pip_config_reaches_uv_as_variables_with_credentials_off_the_command_line() -> None:
+    caller = {
+        "index-url": "https://user:s3cret@mirror.example/simple",
+        "extra-index-url": "https://a.example/simple  https://b.example/simple",
+        "trusted-host": "mirror.example a.example",
+        "proxy": "http://proxy.example:3128",
+        "timeout": "30",
+        "retries": "2",
+    }
+    env = pip_config.uv_env(caller, {"cert": ".codemod-pip/cert.pem"})
+    assert env == {
+        "UV_DEFAULT_INDEX": "https://user:s3cret@mirror.example/simple",
+        "UV_INDEX": "https://a.example/simple https://b.example/simple",
+        "UV_INDEX_STRATEGY": "unsafe-best-match",  # pip's search: the best version over every index
+        "UV_INSECURE_HOST": "mirror.example a.example",
+        "HTTPS_PROXY": "http://proxy.example:3128",
+        "HTTP_PROXY": "http://proxy.example:3128",
+        "UV_HTTP_TIMEOUT": "30",
+        "UV_HTTP_RETRIES": "2",
+        "SSL_CERT_FILE": ".codemod-pip/cert.pem",
+    }
+    assert "s3cret" in pip_config.credentials(caller)  # what the run's redactor hides
+    argv = installer.Installer("uv", "uv").install_command(Path("p"), Settings(), InstallPlan(), None)
+    assert not any("s3cret" in a for a in argv)
+
+
+def test_pip_is_chosen_when_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert installer.choose(settings(installer="pip")) is installer.PIP
+    monkeypatch.setattr(installer, "find_uv", lambda: None)
+    assert installer.choose(settings(installer="uv")) is installer.PIP  # uv missing: pip, recorded
+
+
+def wheelhouse(tmp_path: Path, runner: Runner, versions: tuple[str, ...] = ("0.1.0",)) -> Path:
+    wheels = tmp_path / "wheels"
+    for version in versions:
+        source = write(
+            tmp_path / f"tinypkg-{version}",
+            {
+                "pyproject.toml": BUILD_SYSTEM + f'[project]\nname = "tinypkg"\nversion = "{version}"\n',
+                "tinypkg/__init__.py": f'VERSION = "{version}"\n',
+            },
+        )
+        argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index"]
+        result = runner([*argv, "-w", str(wheels), str(source)], cwd=tmp_path, timeout_s=120)
+        assert result.ok, result.output_tail
+    return wheels
+
+
+@pytest.mark.slow
+def test_uv_that_does_not_start_falls_back_to_pip(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = installer.Installer("uv", str(tmp_path / "no-such-uv"), "0")
+    monkeypatch.setattr(installer, "find_uv", lambda: broken)
+    wheels = wheelhouse(tmp_path, runner)
+    repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg==0.1.0\n"})
+    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
+
+    env = prepare_environment(repo, tmp_path / "env", config, runner, [])
+
+    assert env.install == {"installer": "pip", "template": ""}
+    assert env.install_log[0].argv[0] == broken.program and not env.install_log[0].ok
+    assert env.install_log[-1].ok, env.install_log[-1].output_tail
+    assert env.install_log[-1].argv[:3] == [sys.executable, "-m", "pip"]
+
+
+@needs_uv
+@pytest.mark.slow
+def test_uv_installs_byte_compiled(tmp_path: Path, runner: Runner) -> None:
+    wheels = wheelhouse(tmp_path, runner)
+    repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg==0.1.0\n"})
+    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
+
+    env = prepare_environment(repo, tmp_path / "env", config, runner, [])
+
+    assert env.install == {"installer": "uv", "template": ""}  # no sandbox box: no template
+    assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert list((site / "tinypkg" / "__pycache__").glob("__init__.*.pyc"))
+    assert (install_cache_of(tmp_path / "env")).is_dir()
+
+
+def test_registry_part_keeps_named_requirements_and_leaves_urls_paths_editables_and_hashes(
+    tmp_path: Path,
+) -> None:
+    repo = write(
+        tmp_path,
+        {
+            "requirements.txt": "-r requirements/base.txt\nrequests>=2\n-e ./lib\n"
+            "evil @ https://example.invalid/evil-1.0-py3-none-any.whl\n./local-pkg\n",
+            "requirements/base.txt": "-c ../constraints.txt\nacme-sdk==1.4.0 ; python_version >= '3'\n",
+            "constraints.txt": "urllib3<3\n",
+        },
+    )
+    plan = InstallPlan(
+        requirement_files=["requirements.txt"], project=".", requirements=["pytest", "x @ file:///x"]
+    )
+    part = env_template.registry_part(repo, plan)
+    assert part.requirements == ["acme-sdk==1.4.0 ; python_version >= '3'", "pytest", "requests>=2"]
+    assert part.constraints == ["urllib3<3"]
+    write(tmp_path, {"requirements/base.txt": "acme-sdk==1.4.0 --hash=sha256:" + "0" * 64 + "\n"})
+    assert env_template.registry_part(repo, plan).empty  # hash-checked: no template at all
+
+
+def test_the_template_key_follows_requirements_wheels_and_time_only_for_an_index(tmp_path: Path) -> None:
+    uv = installer.Installer("uv", "uv", "0.13.9")
+    part = env_template.Part(["tinypkg==0.1.0"])
+    (tmp_path / "w").mkdir()
+    local = settings(find_links=[str(tmp_path / "w")], no_index=True)
+    key = env_template.template_key(part, local, uv, {}, now=0)
+    assert key == env_template.template_key(part, local, uv, {}, now=10**9)  # local wheels: no expiry
+    assert key != env_template.template_key(env_template.Part(["tinypkg==0.2.0"]), local, uv, {}, now=0)
+    (tmp_path / "w" / "tinypkg-0.2.0-py3-none-any.whl").write_bytes(b"x")
+    assert key != env_template.template_key(part, local, uv, {}, now=0)  # the wheel dir changed
+    remote = settings(env_template_ttl_s=3600)
+    assert env_template.template_key(part, remote, uv, {}, now=0) != env_template.template_key(
+        part, remote, uv, {}, now=3600
+    )
+    assert env_template.template_key(part, remote, uv, {"index-url": "https://a"}, now=0) != (
+        env_template.template_key(part, remote, uv, {}, now=0)
+    )
+
+
+def boxed_runner(tmp_path: Path, repo: Path, env_dir: Path, wheels: Path) -> SandboxRunner:
+    isolation = "sandbox" if probe() is None else "process"
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    for d in (home, tmp):
+        d.mkdir(exist_ok=True)
+    policy = Policy(isolation, env_dir, wheel_dirs=(wheels,), home=home, tmp=tmp)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    return SandboxRunner(env=env, tail_bytes=20_000).boxed(policy.for_install(repo))
+
+
+def tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@needs_uv
+@pytest.mark.slow
+def test_a_template_is_built_once_per_dependency_set_and_copied_into_each_run(
+    tmp_path: Path, runner: Runner
+) -> None:
+    wheels = wheelhouse(tmp_path, runner)
+    config = settings(
+        find_links=[str(wheels)], no_index=True, extra_test_requirements=[], cache_dir=str(tmp_path / "cache")
+    )
+    envs = []
+    for name in ("one", "two"):
+        repo = write(tmp_path / name, {"requirements.txt": "tinypkg==0.1.0\n", "app.py": ""})
+        env_dir = tmp_path / f"run-{name}" / "env"
+        env = prepare_environment(repo, env_dir, config, boxed_runner(tmp_path, repo, env_dir, wheels), [])
+        assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+        envs.append(env)
+    one, two = envs
+    assert one.install["installer"] == "uv" and one.install["template"]
+    assert two.install["template"] == one.install["template"]
+    assert [r.argv[0] for r in two.install_log] == ["copy", installer.find_uv().program]  # type: ignore[union-attr]
+    assert sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir()) == [one.install["template"]]
+    result = runner(
+        [str(two.python), "-c", "import tinypkg; print(tinypkg.VERSION)"], cwd=tmp_path, timeout_s=60
+    )
+    assert result.output_tail.strip() == "0.1.0"
+    site = next((two.root / "lib").glob("python3*/site-packages"))
+    assert list((site / "tinypkg" / "__pycache__").glob("*.pyc"))  # compiled once, in the template
+    assert (site / "tinypkg" / "__init__.py").stat().st_nlink == 1  # a copy, not a hardlink
+
+
+BACKEND = """
+import os
+def _attack():
+    for line in open("targets.txt").read().splitlines():
+        try:
+            if line.endswith("/"):
+                open(os.path.join(line, "poisoned.txt"), "w").write("owned")
+            else:
+                open(line, "a").write("\\nVERSION = 'poisoned'\\n")
+        except OSError:
+            pass
+def get_requires_for_build_editable(config_settings=None):
+    _attack()
+    raise RuntimeError("attack done")
+get_requires_for_build_wheel = get_requires_for_build_editable
+"""
+
+
+@needs_uv
+@needs_bwrap
+@pytest.mark.slow
+def test_a_repositorys_build_code_cannot_write_the_shared_cache_or_a_template(
+    tmp_path: Path, runner: Runner
+) -> None:
+    wheels = wheelhouse(tmp_path, runner)
+    cache = tmp_path / "cache"
+    config = settings(
+        find_links=[str(wheels)], no_index=True, extra_test_requirements=[], cache_dir=str(cache)
+    )
+    honest = write(tmp_path / "honest", {"requirements.txt": "tinypkg==0.1.0\n"})
+    env_dir = tmp_path / "run-honest" / "env"
+    first = prepare_environment(honest, env_dir, config, boxed_runner(tmp_path, honest, env_dir, wheels), [])
+    template = cache / "envs" / first.install["template"]
+    site = next((template / "lib").glob("python3*/site-packages"))
+    before = tree_digest(cache)
+
+    pyproject = '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    targets = [f"{cache}/", f"{cache / 'uv'}/", f"{template}/", str(site / "tinypkg" / "__init__.py")]
+    attacker = write(
+        tmp_path / "attacker",
+        {
+            "requirements.txt": "tinypkg==0.1.0\n",  # the same dependency set: the same template
+            "pyproject.toml": pyproject + '[project]\nname = "attacker"\nversion = "1"\n',
+            "backend.py": BACKEND,
+            "targets.txt": "\n".join(targets) + "\n",
+        },
+    )
+    env_dir = tmp_path / "run-attacker" / "env"
+    env = prepare_environment(
+        attacker, env_dir, config, boxed_runner(tmp_path, attacker, env_dir, wheels), []
+    )
+
+    assert env.install["template"] == first.install["template"]
+    assert "attack done" in env.install_log[-1].output_tail  # the build code ran, in the sandbox
+    assert tree_digest(cache) == before
+    assert not list(cache.rglob("poisoned.txt"))
