@@ -253,22 +253,29 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
 
 
 def error_text(exc: Any) -> str:
-    """The server's error message: body.error.message, body.error (a string), body.detail, or the text."""
+    """The server's error message of an openai error (see `body_text`)."""
+    response = getattr(exc, "response", None)
+    raw = getattr(response, "text", None)
+    return body_text(raw) if raw else str(getattr(exc, "message", exc))
+
+
+def body_text(raw: str) -> str:
+    """The error message in a reply body: error.message (+ code and type), error (a string), detail,
+    or the raw text."""
     try:
-        body = exc.response.json()
-    except Exception:
-        response = getattr(exc, "response", None)
-        return str(getattr(response, "text", "") or getattr(exc, "message", exc))
+        body = json.loads(raw)
+    except ValueError:
+        return raw
     if isinstance(body, dict):
         err = body.get("error")
         if isinstance(err, dict):
             parts = [str(err.get("message") or ""), str(err.get("code") or ""), str(err.get("type") or "")]
-            return " ".join(p for p in parts if p and p != "None") or json.dumps(body)
+            return " ".join(p for p in parts if p and p != "None") or raw
         if isinstance(err, str):
             return err
         if "detail" in body:
             return str(body["detail"])
-    return json.dumps(body)
+    return raw
 
 
 def root_cause(exc: BaseException | None) -> BaseException | None:

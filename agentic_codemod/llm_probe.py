@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from agentic_codemod.llm_errors import classify_status, one_line
+from agentic_codemod.llm_errors import body_text, classify_status, one_line
 
 FORMAT = "agentic-codemod/llm-probe@1"
 PROBE_FILE = Path(".cache") / "llm" / "probe.json"
@@ -177,7 +177,7 @@ def _check(
         raise ProbeUnavailable(f"{client.base_url} is unreachable: {exc}") from exc
     took = round(time.monotonic() - started, 2)
     if reply.status_code >= 400:
-        meaning = classify_status(reply.status_code, reply.text, reply.headers)
+        meaning = classify_status(reply.status_code, body_text(reply.text), reply.headers)
         if meaning.kind == "transient":
             raise ProbeUnavailable(f"{client.base_url} answered HTTP {reply.status_code}: {meaning.detail}")
         return Check(
