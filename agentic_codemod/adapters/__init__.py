@@ -1,6 +1,14 @@
-"""Registry of ecosystem adapters. One package per ecosystem, same file names in each."""
+"""Registry of ecosystem adapters. One package per ecosystem, same file names in each.
+
+registry() -> {name: Adapter}
+get_adapter(ecosystem) -> Adapter              InputError naming the known ones
+detect_ecosystem(root) -> str                  the one adapter whose detect(root) holds; InputError when
+                                               none or several do (the task's `sdk.ecosystem` decides)
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from agentic_codemod.adapters.types import Adapter
 from agentic_codemod.errors import InputError
@@ -17,3 +25,15 @@ def get_adapter(ecosystem: str) -> Adapter:
     if ecosystem not in adapters:
         raise InputError(f"no adapter for ecosystem {ecosystem!r}; known: {', '.join(sorted(adapters))}")
     return adapters[ecosystem]
+
+
+def detect_ecosystem(root: Path) -> str:
+    found = sorted(name for name, adapter in registry().items() if adapter.detect(root))
+    if len(found) == 1:
+        return found[0]
+    known = ", ".join(sorted(registry()))
+    if not found:
+        raise InputError(f"{root}: no known ecosystem's dependency files ({known})", hint="set sdk.ecosystem")
+    raise InputError(
+        f"{root}: several ecosystems found ({', '.join(found)})", hint="set sdk.ecosystem in the task"
+    )

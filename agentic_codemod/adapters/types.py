@@ -26,6 +26,19 @@ and one module per concern:
                     installed_versions(root, venv, runner) -> {canonical name: version} | None
                     version_matches(version, specifier) -> bool      (the ecosystem's versioning)
 
+and, for the core's ecosystem-neutral parts (issue 14: outside `adapters/<ecosystem>/` the code knows no
+suffix, runner or version syntax), the declarations of the Adapter fields below:
+
+    versioning      Versioning: is_version, check, matches, intersects, pins, has_version, new_range
+                    (Renovate's VersioningApi; `kind` is a Dependency.kind, for ecosystems with several
+                    range syntaxes, e.g. Poetry's in Python)
+    test_facts      TestFacts: source suffixes and ast-grep languages of the code, what a test file is,
+                    test-runner configuration files, exit codes that mean "no test run", the runners'
+                    result reader (read_results, with test ids) and the canary for each runner
+    sandbox_env     variables every sandboxed process of this ecosystem gets (no bytecode, no caches,
+                    no update checks)
+    detect(root)    whether the repository is this ecosystem's (the registry's detection)
+
 Writes never happen inside an adapter: the pipeline writes the returned text through the workspace,
 so the trace and the deny globs cover the bump like any other edit. Tool failures come back as data.
 
@@ -46,7 +59,7 @@ from pathlib import Path
 from typing import Protocol
 
 from agentic_codemod.config import Settings
-from agentic_codemod.models import Dependency
+from agentic_codemod.models import Dependency, Tally
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,8 @@ class Runner(Protocol):
 class TestCommand:
     """The command that verifies the repository, fixed by the adapter. `{python}` is the env's interpreter,
     `{junit}` the path of a JUnit XML report (dropped from argv when the runner cannot write one)."""
+
+    __test__ = False  # not a pytest test class, whatever its name
 
     argv: list[str]
     source: str  # why this command: "pyproject.toml [tool.pytest.ini_options]", "tests/ folder", ...
@@ -125,6 +140,45 @@ class DependencyFiles:
 
 
 @dataclass(frozen=True)
+class Versioning:
+    """The ecosystem's versions and ranges. Ranges are read in the syntax of `kind` (a Dependency.kind;
+    "" for the ecosystem's plain syntax, as a task's `from` is written)."""
+
+    is_version: Callable[[str], bool]  # a plain version, as a task's `to` or a lock entry is written
+    check: Callable[[str, str], None]  # (range, kind): ValueError naming it when it cannot be read
+    matches: Callable[[str, str, str], bool]  # (version, range, kind); an unreadable one never matches
+    intersects: Callable[[str, str, str], bool]  # (range, kind, plain range): some version in both
+    pins: Callable[[str, str, str], bool]  # (range, kind, version): admits that version and no other
+    has_version: Callable[[str, str], bool]  # (range, kind): carries a version the bump can edit
+    new_range: Callable[[str, str, str, str], str | None]  # (written, kind, target, strategy); None: none
+
+
+@dataclass(frozen=True)
+class Canary:
+    """A test the tool plants that must fail: file name (beside a test file of the repository), text."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TestFacts:
+    """What the core's gates and the codemod need to know about the ecosystem's code and tests."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    source_suffixes: tuple[str, ...]  # code files the codemod rules and scans read
+    ast_grep_languages: tuple[str, ...]  # the `language:` values of rules for this ecosystem
+    code_suffixes: tuple[str, ...]  # files a test run must never write (code that could be run)
+    is_test_file: Callable[[str], bool]  # by repository-relative path
+    config_files: tuple[str, ...]  # test-runner configuration (names, `*` globs) a candidate may not add
+    not_a_test_run: frozenset[int]  # exit codes that mean the runner ran no tests (usage, none collected)
+    # (command, report path or None, output tail) -> (tally, test ids); (None, []) when nothing readable
+    read_results: Callable[[TestCommand, Path | None, str], tuple[Tally | None, list[str]]]
+    canary: Callable[[TestCommand, str, str], Canary]  # (command, sibling test file name, token)
+
+
+@dataclass(frozen=True)
 class Adapter:
     name: str
     file_patterns: tuple[str, ...]
@@ -140,6 +194,10 @@ class Adapter:
     install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]
     installed_versions: Callable[[Path, VerificationEnv, Runner], dict[str, str] | None]
     version_matches: Callable[[str, str], bool]
+    versioning: Versioning
+    test_facts: TestFacts
+    sandbox_env: dict[str, str]
+    detect: Callable[[Path], bool]
 
 
 def refreshed_message(command: str, sha256: str) -> str:

@@ -11,8 +11,8 @@ from types import ModuleType
 
 import pytest
 
-from agentic_codemod.adapters import get_adapter, registry
-from agentic_codemod.adapters.types import Adapter
+from agentic_codemod.adapters import detect_ecosystem, get_adapter, registry
+from agentic_codemod.adapters.types import Adapter, TestCommand
 from agentic_codemod.errors import InputError
 
 ADAPTERS = sorted(registry().items())
@@ -30,6 +30,7 @@ FUNCTIONS = {
     "install_dependencies": 5,
     "installed_versions": 3,
     "version_matches": 2,
+    "detect": 1,
 }
 
 
@@ -39,7 +40,8 @@ def package(name: str) -> ModuleType:
 
 def test_registry_is_not_empty_and_every_function_field_is_checked() -> None:
     assert ADAPTERS
-    callables = {f.name for f in dataclasses.fields(Adapter)} - {"name", "file_patterns", "lockfiles"}
+    data = {"name", "file_patterns", "lockfiles", "versioning", "test_facts", "sandbox_env"}
+    callables = {f.name for f in dataclasses.fields(Adapter)} - data
     assert callables == set(FUNCTIONS)
 
 
@@ -87,3 +89,63 @@ def test_package_init_only_declares(name: str, adapter: Adapter) -> None:
 def test_unknown_ecosystem_is_an_input_error() -> None:
     with pytest.raises(InputError, match="no adapter for ecosystem 'cobol'"):
         get_adapter("cobol")
+
+
+# Conformance: the same behaviour asked of every adapter, in each one's own syntax.
+# name -> (a range admitting 1.x only, from, to, a range that pins `to`, a value with no version)
+SAMPLES = {
+    "python": (">=1.2,<2", "1.4.0", "2.0.0", "==2.0.0", ""),
+    "npm": ("^1.2.0", "1.4.0", "2.0.0", "2.0.0", "latest"),
+}
+
+
+def test_every_adapter_has_conformance_samples() -> None:
+    assert set(SAMPLES) == {name for name, _ in ADAPTERS}
+
+
+@pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
+def test_versioning_conforms(name: str, adapter: Adapter) -> None:
+    old, from_, to, pinned, bare = SAMPLES[name]
+    v = adapter.versioning
+    assert v.is_version(to) and not v.is_version("not a version")
+    assert v.matches(from_, old, "") and not v.matches(to, old, "")
+    assert adapter.version_matches(from_, old) and not adapter.version_matches(to, old)
+    assert v.intersects(old, "", old) and not v.intersects(old, "", pinned)
+    assert v.pins(pinned, "", to) and not v.pins(old, "", to)
+    assert not v.has_version(bare, "") and v.has_version(old, "")
+    assert v.new_range(bare, "", to, "bump") is None
+    for strategy in ("auto", "bump", "replace", "widen", "pin"):
+        bumped = v.new_range(old, "", to, strategy)
+        assert bumped is not None and v.matches(to, bumped, ""), (strategy, bumped)
+        assert strategy == "widen" or not v.matches(from_, bumped, ""), (strategy, bumped)
+    with pytest.raises(ValueError):
+        v.check("><>< nonsense", "")
+
+
+@pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
+def test_test_facts_conform(name: str, adapter: Adapter, tmp_path: Path) -> None:
+    facts = adapter.test_facts
+    assert facts.source_suffixes and all(s.startswith(".") for s in facts.source_suffixes)
+    assert set(facts.source_suffixes) <= set(facts.code_suffixes)
+    assert facts.ast_grep_languages and facts.config_files
+    assert 127 in facts.not_a_test_run and 0 not in facts.not_a_test_run and 1 not in facts.not_a_test_run
+    sample = f"tests/test_x{facts.source_suffixes[0]}" if name == "python" else "test/x.test.js"
+    assert facts.is_test_file(sample) and not facts.is_test_file(f"src/app{facts.source_suffixes[0]}")
+    command = adapter.detect_test_command(tmp_path, None)
+    assert command is None  # an empty tree has no test command in any ecosystem
+    canary = facts.canary(
+        TestCommand(["x"], "s", "node-test" if name == "npm" else "pytest"), sample, "c0ffee"
+    )
+    assert "c0ffee" in canary.name and "c0ffee" in canary.text and facts.is_test_file(f"tests/{canary.name}")
+    assert facts.read_results(TestCommand(["x"], "s", "pytest"), None, "") == (None, [])
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in adapter.sandbox_env.items())
+
+
+def test_detection_names_one_ecosystem_or_asks(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text("{}")
+    assert detect_ecosystem(tmp_path) == "npm"
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='x'\n")
+    with pytest.raises(InputError, match="several ecosystems found"):
+        detect_ecosystem(tmp_path)
+    with pytest.raises(InputError, match="no known ecosystem"):
+        detect_ecosystem(tmp_path / "missing")

@@ -28,7 +28,9 @@ from agentic_codemod.adapters.npm.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.npm.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
+from agentic_codemod.adapters.npm.test_files import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.npm.update import update_dependency, update_lockfiles  # noqa: E402
+from agentic_codemod.adapters.npm.versioning import VERSIONING  # noqa: E402
 from agentic_codemod.adapters.types import Adapter  # noqa: E402
 
 ADAPTER = Adapter(
@@ -46,6 +48,10 @@ ADAPTER = Adapter(
     install_dependencies=install_dependencies,
     installed_versions=installed_versions,
     version_matches=version_matches,
+    versioning=VERSIONING,
+    test_facts=TEST_FACTS,
+    sandbox_env=SANDBOX_ENV,
+    detect=detect,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME", "UNSUPPORTED_LOCKFILES"]

@@ -19,6 +19,8 @@ import re
 
 import nodesemver
 
+from agentic_codemod.adapters.types import Versioning
+
 NON_VERSION_PREFIXES = ("file:", "link:", "workspace:", "git+", "git:", "github:", "http:", "https:")
 # A dist-tag: a word npm resolves at install time (latest, next, beta …), never a version.
 DIST_TAG = re.compile(r"^[A-Za-z][A-Za-z0-9._-]*$")
@@ -170,3 +172,21 @@ def min_high(a: _Bound, b: _Bound) -> _Bound:
 def _cmp(a: nodesemver.SemVer | None, b: nodesemver.SemVer | None) -> int:
     assert a is not None and b is not None
     return int(nodesemver.compare(str(a), str(b), False))
+
+
+def _new_range(written: str, kind: str, target: str, strategy: str) -> str | None:
+    from agentic_codemod.adapters.npm.ranges import new_range  # ranges imports this module
+
+    return new_range(written, target, strategy)
+
+
+# The contract's view (adapters/types.py Versioning): npm has one range syntax, so `kind` is not read.
+VERSIONING = Versioning(
+    is_version=is_version,
+    check=lambda written, kind: check(written),
+    matches=lambda version, written, kind: matches(version, written),
+    intersects=lambda written, kind, other: intersects(written, other),
+    pins=lambda written, kind, version: pins(written, version),
+    has_version=lambda written, kind: has_version(written),
+    new_range=_new_range,
+)

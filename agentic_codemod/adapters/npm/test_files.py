@@ -1,0 +1,113 @@
+"""What the core's gates need to know about JavaScript/TypeScript code and its tests.
+
+    is_test_file(path) -> bool       *.test.* / *.spec.* (js, cjs, mjs, jsx, ts, cts, mts, tsx), files
+                                     under test/, tests/ or __tests__/ with a code suffix
+    canary(command, sibling, token)  a test that must fail, in the runner's own style, named by `token`
+    read_results(command, report, output)  test_results.read_results by the command's runner
+    TEST_FACTS                       the contract's TestFacts
+
+Test-runner configuration a candidate may not add (the tamper gate): jest/vitest/mocha/ava/c8/nyc config
+files of every suffix, .mocharc.*, .babelrc (it rewrites test code), .npmrc (node-options), and
+package.json keys are read by the manifest gate (package.json changes only as the bump changes it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path, PurePosixPath
+
+from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
+from agentic_codemod.adapters.types import Canary, TestCommand, TestFacts
+from agentic_codemod.models import Tally
+
+SOURCE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+AST_GREP_LANGUAGES = ("javascript", "typescript", "tsx")
+# What a test run may never write in the copy: code node would load, native addons.
+CODE_SUFFIXES = (*SOURCE_SUFFIXES, ".node", ".json")
+TEST_NAME = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__"})
+CONFIG_FILES = (
+    "jest.config.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+    "vite.config.*",
+    ".mocharc*",
+    "ava.config.*",
+    ".c8rc*",
+    ".nycrc*",
+    ".babelrc*",
+    "babel.config.*",
+    ".swcrc",
+    "tsconfig*.json",
+)
+NOT_A_TEST_RUN = frozenset({126, 127})  # cannot execute / not found (every runner exits 1 on failures)
+
+
+def is_test_file(path: str) -> bool:
+    pure = PurePosixPath(path)
+    if not pure.name.endswith(SOURCE_SUFFIXES) or "node_modules" in pure.parts:
+        return False
+    return bool(TEST_NAME.search(pure.name)) or bool(TEST_FOLDERS & set(pure.parts[:-1]))
+
+
+def canary(command: TestCommand, sibling: str, token: str) -> Canary:
+    """The canary beside `sibling` (a test file the runner collects), named so the runner collects it."""
+    suffix = PurePosixPath(sibling).suffix or ".js"
+    name = f"{token}.test{suffix}"
+    if suffix in (".ts", ".mts", ".cts", ".tsx") or command.runner == "vitest":
+        body = (
+            f'import {{ test, expect }} from "vitest";\n\ntest("{token}", () => {{\n'
+            f"  expect(1).toBe(2);\n}});\n"
+            if command.runner == "vitest"
+            else f'test("{token}", () => {{\n  expect(1).toBe(2);\n}});\n'
+        )
+        return Canary(name, body)
+    if command.runner == "node-test":
+        return Canary(
+            name,
+            f'const test = require("node:test");\nconst assert = require("node:assert");\n\n'
+            f'test("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n',
+        )
+    if command.runner == "mocha":
+        return Canary(
+            name,
+            f'const assert = require("assert");\n\n'
+            f'it("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n',
+        )
+    return Canary(name, f'test("{token}", () => {{\n  expect(1).toBe(2);\n}});\n')
+
+
+def read_results(command: TestCommand, report: Path | None, output: str) -> tuple[Tally | None, list[str]]:
+    return read_by_runner(command.runner, report, output)
+
+
+def detect(root: Path) -> bool:
+    """An npm repository: a package.json object at the root."""
+    try:
+        return isinstance(json.loads((root / "package.json").read_text(encoding="utf-8")), dict)
+    except (OSError, ValueError):
+        return False
+
+
+TEST_FACTS = TestFacts(
+    source_suffixes=SOURCE_SUFFIXES,
+    ast_grep_languages=AST_GREP_LANGUAGES,
+    code_suffixes=CODE_SUFFIXES,
+    is_test_file=is_test_file,
+    config_files=CONFIG_FILES,
+    not_a_test_run=NOT_A_TEST_RUN,
+    read_results=read_results,
+    canary=canary,
+)
+# Every sandboxed process of an npm run: no update checks, no funding or audit calls, CI behaviour
+# (no watch mode, no interactive prompts), no colours in the output the tool reads.
+SANDBOX_ENV = {
+    "CI": "true",
+    "NO_UPDATE_NOTIFIER": "1",
+    "npm_config_update_notifier": "false",
+    "npm_config_fund": "false",
+    "npm_config_audit": "false",
+    "FORCE_COLOR": "0",
+    "NO_COLOR": "1",
+}
