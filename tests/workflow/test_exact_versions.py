@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentic_codemod.adapters.python.installer import find_uv
+
 TASK = """id: acme-open-range
 title: Migrate acme-sdk to 2.0 on an open range
 sdk: {{name: acme-sdk, ecosystem: python, from: "{frm}", to: "2.0.0"}}
@@ -34,6 +36,32 @@ def test_an_open_range_baseline_tests_the_old_major_and_the_bump_installs_exactl
     assert unchanged and all(m["environments"]["after"][k] == v for k, v in unchanged.items())
     install = next(t for t in result.trace() if t["tool"] == "install_dependencies")
     assert "acme-sdk==2.0.0" in install["arguments"]["argv"] and "-r" not in install["arguments"]["argv"]
+    uv = find_uv()
+    assert (
+        m["installs"]["baseline"]["installer"]
+        == m["installs"]["after"]["installer"]
+        == (uv.name if uv else "pip")
+    )
+    if uv is not None:
+        assert install["arguments"]["argv"][:3] == [uv.program, "pip", "install"]
+        assert m["installs"]["baseline"]["template"]  # the registry part came from a template
+
+
+def test_with_pip_as_the_installer_the_versions_are_the_same(make_repo, run_codemod, tmp_path: Path) -> None:
+    repo = make_repo("open-range-pip", {"requirements.txt": "acme-sdk>=1.0\n"})
+    config = tmp_path / "pip.yml"
+    config.write_text("python:\n  installer: pip\n")
+    result = run_codemod(repo, task(tmp_path), "--config", str(config))
+    m = result.manifest
+    assert result.code == 0, m["reason"]
+    assert m["installs"] == {
+        "baseline": {"installer": "pip", "template": ""},
+        "after": {"installer": "pip", "template": ""},
+    }
+    assert (m["environments"]["baseline"]["acme-sdk"], m["environments"]["after"]["acme-sdk"]) == (
+        "1.4.0",
+        "2.0.0",
+    )
 
 
 def test_a_repository_pinned_outside_from_is_not_a_baseline(make_repo, run_codemod, tmp_path: Path) -> None:
