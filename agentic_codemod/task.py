@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from agentic_codemod.adapters.types import Versioning
 from agentic_codemod.config import VerificationSettings, first_error
 from agentic_codemod.errors import InputError
 from agentic_codemod.tools.paths import Refused, matches_everything, normalise
@@ -34,10 +33,10 @@ class SdkSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     name: str = Field(min_length=1)
-    ecosystem: Literal["python"]
+    ecosystem: str  # a registered adapter's name (adapters/__init__.py); it reads `from` and `to`
     from_range: str = Field(alias="from")
     to: str
-    # How the bump rewrites a range (Renovate's rangeStrategy; adapters/python/ranges.py). auto = bump.
+    # How the bump rewrites a range (Renovate's rangeStrategy; adapters/<ecosystem>/ranges.py). auto = bump.
     range_strategy: Literal["auto", "bump", "widen", "replace", "pin"] = "auto"
     # Names the SDK is imported by, when the distribution's metadata (top_level.txt, RECORD) is not at hand.
     import_names: list[str] = Field(default_factory=list)
@@ -64,23 +63,43 @@ class SdkSpec(BaseModel):
                 raise ValueError(f"{entry!r}: {exc.reason}") from exc
         return spelled
 
+    @field_validator("ecosystem")
+    @classmethod
+    def _ecosystem(cls, value: str) -> str:
+        from agentic_codemod.adapters import registry
+
+        known = sorted(registry())
+        if value not in known:
+            raise ValueError(f"unknown ecosystem {value!r}; known: {', '.join(known)}")
+        return value
+
     @field_validator("from_range")
     @classmethod
-    def _range(cls, value: str) -> str:
+    def _range(cls, value: str, info: ValidationInfo) -> str:
+        versioning = _versioning(info)
+        if versioning is None:
+            return value  # the ecosystem's own error names the field
         try:
-            SpecifierSet(value)
-        except InvalidSpecifier as exc:
-            raise ValueError(f"not a version range: {value!r} (e.g. '>=1,<2')") from exc
+            versioning.check(value, "")
+        except ValueError as exc:
+            raise ValueError(f"not a version range: {value!r} (e.g. '>=1,<2' or '^1.0.0')") from exc
         return value
 
     @field_validator("to")
     @classmethod
-    def _version(cls, value: str) -> str:
-        try:
-            Version(value)
-        except InvalidVersion as exc:
-            raise ValueError(f"not a version: {value!r} (e.g. '2.1.0')") from exc
+    def _version(cls, value: str, info: ValidationInfo) -> str:
+        versioning = _versioning(info)
+        if versioning is not None and not versioning.is_version(value):
+            raise ValueError(f"not a version: {value!r} (e.g. '2.1.0')")
         return value
+
+
+def _versioning(info: ValidationInfo) -> Versioning | None:
+    """The versioning of the ecosystem validated before this field (None when that failed)."""
+    from agentic_codemod.adapters import registry
+
+    adapter = registry().get(str(info.data.get("ecosystem", "")))
+    return adapter.versioning if adapter is not None else None
 
 
 class MigrationRef(BaseModel):

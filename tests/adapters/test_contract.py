@@ -149,3 +149,29 @@ def test_detection_names_one_ecosystem_or_asks(tmp_path: Path) -> None:
         detect_ecosystem(tmp_path)
     with pytest.raises(InputError, match="no known ecosystem"):
         detect_ecosystem(tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    ("ecosystem", "from_", "to", "error"),
+    [
+        ("npm", "^1.0.0", "2.0.0", None),
+        ("python", ">=1,<2", "2.0.0", None),
+        ("npm", ">=1,<2", "2.0.0", "not a version range"),  # PEP 440 is not npm's syntax
+        ("python", "^1.0.0", "2.0.0", "not a version range"),
+        ("npm", "^1.0.0", "2.0", "not a version"),
+        ("cobol", "1", "2", "unknown ecosystem 'cobol'; known: npm, python"),
+    ],
+)
+def test_a_task_is_read_in_its_ecosystems_syntax(
+    ecosystem: str, from_: str, to: str, error: str | None
+) -> None:
+    from pydantic import ValidationError
+
+    from agentic_codemod.task import SdkSpec
+
+    raw = {"name": "acme-sdk", "ecosystem": ecosystem, "from": from_, "to": to}
+    if error is None:
+        assert SdkSpec.model_validate(raw).ecosystem == ecosystem
+        return
+    with pytest.raises(ValidationError, match=error):
+        SdkSpec.model_validate(raw)
