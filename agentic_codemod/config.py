@@ -185,6 +185,10 @@ class Budgets(BaseModel):
         return Budgets.model_validate(merged)
 
 
+# Where python.cache_dir is unset: the variable naming the runner's shared cache (fleet --local sets it).
+CACHE_DIR_VARIABLE = "CODEMOD_CACHE_DIR"
+
+
 class PythonEnvSettings(BaseModel):
     """Where the verification environment installs packages from."""
 
