@@ -38,6 +38,7 @@ suffix, runner or version syntax), the declarations of the Adapter fields below:
     sandbox_env     variables every sandboxed process of this ecosystem gets (no bytecode, no caches,
                     no update checks)
     detect(root)    whether the repository is this ecosystem's (the registry's detection)
+    first_import(root, sdk, import_names, settings)   where the code first imports the SDK, or None
 
 Writes never happen inside an adapter: the pipeline writes the returned text through the workspace,
 so the trace and the deny globs cover the bump like any other edit. Tool failures come back as data.
@@ -198,6 +199,8 @@ class Adapter:
     test_facts: TestFacts
     sandbox_env: dict[str, str]
     detect: Callable[[Path], bool]
+    # (root, sdk name, the task's import names, settings) -> the first (file, line) importing the SDK
+    first_import: Callable[[Path, str, Sequence[str], Settings], tuple[str, int] | None]
 
 
 def refreshed_message(command: str, sha256: str) -> str:

@@ -31,6 +31,7 @@ FUNCTIONS = {
     "installed_versions": 3,
     "version_matches": 2,
     "detect": 1,
+    "first_import": 4,
 }
 
 
@@ -175,3 +176,30 @@ def test_a_task_is_read_in_its_ecosystems_syntax(
         return
     with pytest.raises(ValidationError, match=error):
         SdkSpec.model_validate(raw)
+
+
+@pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
+def test_first_import_finds_the_sdk_in_the_ecosystems_code(
+    name: str, adapter: Adapter, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from agentic_codemod.config import Settings
+
+    files = {
+        "python": {
+            "src/app.py": "import os\nfrom acme_sdk import client\n",
+            "src/other.py": "import acme_sdkx\n",
+        },
+        "npm": {
+            "src/app.js": "const os = require('os');\nconst { connect } = require('acme-sdk/client');\n",
+            "src/other.ts": "import x from 'acme-sdkx';\n",
+        },
+    }[name]
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    found = adapter.first_import(tmp_path, "acme-sdk", ["acme_sdk"] if name == "python" else [], Settings())
+    assert found == (next(iter(files)), 2)
+    assert adapter.first_import(tmp_path, "other-sdk", [], Settings()) is None

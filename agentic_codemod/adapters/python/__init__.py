@@ -44,6 +44,7 @@ from agentic_codemod.adapters.python.environment import (  # noqa: E402
     version_matches,
 )
 from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
+from agentic_codemod.adapters.python.imports import first_sdk_import  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.python.update import update_dependency, update_lockfiles  # noqa: E402
@@ -69,6 +70,7 @@ ADAPTER = Adapter(
     test_facts=TEST_FACTS,
     sandbox_env=SANDBOX_ENV,
     detect=detect,
+    first_import=first_sdk_import,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME"]

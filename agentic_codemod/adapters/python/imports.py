@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python import pep508
-from agentic_codemod.config import MAX_IMPORT_SCAN_BYTES
+from agentic_codemod.config import MAX_IMPORT_SCAN_BYTES, Settings
 
 
 def import_names(distribution: str, find_links: Iterable[str], given: Iterable[str] = ()) -> list[str]:
@@ -108,3 +108,14 @@ def _record(paths: list[str]) -> list[str]:
         if name.isidentifier():
             names[name] = None
     return list(names)
+
+
+def first_sdk_import(
+    root: Path, sdk: str, given: Iterable[str], settings: Settings
+) -> tuple[str, int] | None:
+    """The contract's first_import: the SDK's import names (import_names) in the tracked Python sources."""
+    from agentic_codemod.workflow.scan import source_files  # the core's listing of tracked sources
+
+    return first_import(
+        root, source_files(root, "python"), import_names(sdk, settings.python.find_links, given)
+    )
