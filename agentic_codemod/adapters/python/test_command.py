@@ -100,6 +100,12 @@ def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand 
         return TestCommand(argv=["{python}", "-m", "unittest", *args], source=source, runner="unittest")
     if runner == "trial":
         args = [a for a in args if not a.startswith("--reporter")]
+        if not [a for a in args if not a.startswith("-")]:  # names given at run time ({posargs}, *args)
+            packages = _test_packages(root)
+            if not packages:
+                return None
+            args += packages
+            source += f" (trial names no test package: the project's {', '.join(packages)})"
         return TestCommand(argv=[*TRIAL, *args], source=source, runner="trial")
     conf = _stestr_conf(root) or []
     return TestCommand(argv=[*STESTR, *conf, *args], source=source, runner="stestr")
@@ -119,6 +125,18 @@ def _pytest_args(args: list[str]) -> list[str]:
             continue
         kept.append(arg)
     return kept
+
+
+def _test_packages(root: Path) -> list[str]:
+    """The top-level packages (at the root or under src/) that hold test files, by import name."""
+    found: list[str] = []
+    for base in (root, root / "src"):
+        if not base.is_dir():
+            continue
+        for package in sorted(p for p in base.iterdir() if (p / "__init__.py").is_file()):
+            if package.name not in SKIPPED_DIRS and _has_test_files(package):
+                found.append(package.name)
+    return found
 
 
 def _stestr_conf(root: Path) -> list[str] | None:

@@ -220,6 +220,20 @@ def test_a_nox_session_running_twisted_trial_runs_trial_with_its_verbose_reporte
     assert (command.argv, command.runner) == (argv, "trial")
 
 
+def test_trial_given_its_test_names_at_run_time_runs_the_projects_test_packages(tmp_path: Path) -> None:
+    noxfile = (
+        "import nox\n@nox.session\ndef tests(session):\n    posargs = list(session.posargs) or ['pkg']\n"
+        "    session.run('coverage', 'run', '--module', 'twisted.trial', *posargs)\n"
+    )
+    test = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    files = {"noxfile.py": noxfile, "src/pkg/__init__.py": "", "src/pkg/test/test_a.py": test}
+    files |= {"src/other/__init__.py": "", "docs/conf.py": ""}
+    command = detect_test_command(write(tmp_path, files))
+    assert command is not None
+    assert (command.argv, command.runner) == ([*TRIAL, "pkg"], "trial")
+    assert command.source.endswith("(trial names no test package: the project's pkg)")
+
+
 @pytest.mark.parametrize(
     ("override", "argv"),
     [
