@@ -3,7 +3,7 @@
     pending_declarations(state) -> [Dependency]     (the plan, the bump and the gates use the same list)
     pending(sdk, declarations) -> [Dependency]      (pure; publish re-derives the bump with it)
 
-Bumped: declarations whose role is runtime, extra, test, dev or build (adapters/python/roles.py), and
+Bumped: declarations whose role is runtime, extra, test, dev or build (adapters/<ecosystem>/roles.py), and
 constraint ones (test-minimum pins, constraints files) only in files the task names in `sdk.also_bump`;
 lock entries never (their own tool refreshes them). Of those, by the task's range strategy:
 
@@ -11,7 +11,9 @@ lock entries never (their own tool refreshes them). Of those, by the task's rang
     replace, widen  those that exclude `to`
     pin          those that are not already `==to`
 
-A declaration without a version (`acme-sdk`, Poetry `*`, a URL) admits `to` and is never edited. Each
+Ranges are read by the ecosystem's versioning (the adapter's `versioning`, in the syntax of each
+declaration's kind). A declaration without a version (`acme-sdk`, Poetry `*`, a URL, an npm dist-tag)
+admits `to` and is never edited. Each
 returned Dependency carries the task's `range_strategy`, so update_dependency rewrites it the same way in
 the bump, the review gates and publish.
 
@@ -19,8 +21,8 @@ pending_declarations ends the run requires_human (exit 3), before anything is ed
   - a computed setup.py install_requires may hold the runtime declaration and no other file declares it
     (or a computed value is the only place the SDK could be declared);
   - a declaration to bump has a range the tool cannot read;
-  - no editable declaration exists but the code imports the SDK (import names from the task's
-    `sdk.import_names`, the wheel's top_level.txt / RECORD, or the installed distribution);
+  - no editable declaration exists but the code imports the SDK (the adapter's `first_import`, with the
+    task's `sdk.import_names`);
   - nothing is left to bump, but a lockfile still locks another version than `to` (constraint files and
     test-minimum pins are left as they are: they pin an old version on purpose).
 
@@ -38,15 +40,11 @@ cases: declared nowhere the bump edits and imported nowhere, or every deciding d
 
 from __future__ import annotations
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
-
-from agentic_codemod.adapters.python import imports
-from agentic_codemod.adapters.python.ranges import admitted
+from agentic_codemod.adapters import get_adapter
+from agentic_codemod.adapters.types import Versioning
 from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.models import Dependency
 from agentic_codemod.task import SdkSpec
-from agentic_codemod.workflow.scan import source_files
 from agentic_codemod.workflow.state import RunState, need
 
 BUMPED_ROLES = frozenset({"runtime", "extra", "test", "dev", "build"})
@@ -61,11 +59,11 @@ def pending_declarations(state: RunState) -> list[Dependency]:
 
 
 def pending(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
-    old = SpecifierSet(sdk.from_range, prereleases=True)
+    v = _versioning(sdk)
     return [
         d.model_copy(update={"range_strategy": sdk.range_strategy})
         for d in declarations
-        if bumped(sdk, d) and _needs_bump(sdk, d, old)
+        if bumped(sdk, d) and _needs_bump(sdk, d, v)
     ]
 
 
@@ -76,39 +74,31 @@ def bumped(sdk: SdkSpec, declaration: Dependency) -> bool:
     return declaration.role in BUMPED_ROLES or declaration.file in sdk.also_bump
 
 
-def overlaps(a: SpecifierSet, b: SpecifierSet) -> bool:
-    """Whether two ranges share a version, probed at every version either one names (and just above it).
-    Exact for the ranges declarations use (pins, bounds, compatible releases)."""
-    probes: set[Version] = set()
-    for spec in [*a, *b]:
-        try:
-            v = Version(spec.version.rstrip(".*"))
-        except InvalidVersion:
-            continue
-        probes |= {v, Version(f"{v.base_version}.post1"), Version(f"{v.base_version}.1")}
-    return any(v in a and v in b for v in probes)
+def _versioning(sdk: SdkSpec) -> Versioning:
+    return get_adapter(sdk.ecosystem).versioning
 
 
-def _needs_bump(sdk: SdkSpec, d: Dependency, old: SpecifierSet) -> bool:
-    if not d.specifier.strip() or d.specifier.strip() == "*":
+def _needs_bump(sdk: SdkSpec, d: Dependency, v: Versioning) -> bool:
+    if not v.has_version(d.specifier, d.kind):
         return False
     try:
-        ranges = admitted(d.specifier, _style(d))
+        v.check(d.specifier, d.kind)
     except ValueError:
         return True  # unreadable: _check stops the run naming it
-    admits = any(sdk.to in r for r in ranges)
+    admits = v.matches(sdk.to, d.specifier, d.kind)
     if sdk.range_strategy in ("replace", "widen"):
         return not admits
-    if sdk.range_strategy == "pin":
-        return ranges != [SpecifierSet(f"=={sdk.to}", prereleases=True)]
-    return not admits or any(overlaps(r, old) for r in ranges)
+    if sdk.range_strategy == "pin":  # already spelled as the exact pin of `to` (==2.1.0, 2.1.0, =2.1.0)
+        return not (v.pins(d.specifier, d.kind, sdk.to) and d.specifier.strip().lstrip("=") == sdk.to)
+    return not admits or v.intersects(d.specifier, d.kind, sdk.from_range)
 
 
 def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found: list[Dependency]) -> None:
     hint = "declare the SDK with a literal version in one of the dependency files, then run again"
+    v = _versioning(sdk)
     for d in found:
         try:
-            admitted(d.specifier, _style(d))
+            v.check(d.specifier, d.kind)
         except ValueError as exc:
             raise RequiresHuman(
                 f"{d.file} line {d.line}: {exc}", hint="bump this declaration by hand"
@@ -133,7 +123,7 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             )
     if found:
         return
-    stale = [d for d in declarations if d.role == "lock" and d.specifier and not _admits(d, sdk.to)]
+    stale = [d for d in declarations if d.role == "lock" and d.specifier and not _admits(v, d, sdk.to)]
     if stale:
         listed = "; ".join(f"{d.file} line {d.line} locks {d.specifier}" for d in stale)
         raise RequiresHuman(
@@ -151,20 +141,20 @@ def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
 def doubts(sdk: SdkSpec, declarations: list[Dependency]) -> list[str]:
     """Why the declarations do not prove the repository already runs on `to` (module docstring); empty
     when they do. Meant for when nothing is left to bump: every editable one then admits `to`."""
-    old = SpecifierSet(sdk.from_range, prereleases=True)
+    v = _versioning(sdk)
     deciding_ = deciding(sdk, declarations)
     found: list[str] = []
     for d in deciding_:
         where = d.file + (f" line {d.line}" if d.line else "")
         if d.uneditable:
             found.append(f"{where}: {d.uneditable}")
-        elif not d.specifier.strip() or d.specifier.strip() == "*":
+        elif not v.has_version(d.specifier, d.kind):
             found.append(f"{where}: `{d.name}` has no version, so it admits {sdk.from_range} too")
-        elif not _admits(d, sdk.to):
+        elif not _admits(v, d, sdk.to):
             found.append(f"{where}: `{d.name}{d.specifier}` does not admit {sdk.to}")
-        elif _admits_any(d, old):
+        elif _admits_any(v, d, sdk.from_range):
             found.append(f"{where}: `{d.name}{d.specifier}` admits {sdk.from_range} too")
-    if deciding_ and not found and not any(_pins(d, sdk.to) for d in deciding_):
+    if deciding_ and not found and not any(v.pins(d.specifier, d.kind, sdk.to) for d in deciding_):
         found.append(
             f"no declaration pins {sdk.to}: "
             + ", ".join(f"`{d.name}{d.specifier}` in {d.file}" for d in deciding_)
@@ -172,39 +162,17 @@ def doubts(sdk: SdkSpec, declarations: list[Dependency]) -> list[str]:
     return found
 
 
-def _admits_any(d: Dependency, old: SpecifierSet) -> bool:
+def _admits_any(v: Versioning, d: Dependency, old: str) -> bool:
     try:
-        return any(overlaps(r, old) for r in admitted(d.specifier, _style(d)))
+        return v.intersects(d.specifier, d.kind, old)
     except ValueError:
         return True  # unreadable proves nothing
 
 
-def _pins(d: Dependency, to: str) -> bool:
-    """Whether the declaration admits `to` and nothing else (`==2.1.0`, `==2.1`, Poetry `2.1.0`)."""
-    try:
-        ranges = admitted(d.specifier, _style(d))
-    except ValueError:
-        return False
-    return bool(d.specifier.strip()) and all(
-        len(r) == 1
-        and all(s.operator in ("==", "===") and not s.version.endswith(".*") for s in r)
-        and to in r
-        for r in ranges
-    )
-
-
 def _imported(state: RunState, sdk: SdkSpec) -> tuple[str, int] | None:
-    root = state.paths.worktree
-    names = imports.import_names(sdk.name, state.settings.python.find_links, sdk.import_names)
-    return imports.first_import(root, source_files(root, need(state.adapter).name), names)
+    adapter = need(state.adapter)
+    return adapter.first_import(state.paths.worktree, sdk.name, sdk.import_names, state.settings)
 
 
-def _admits(d: Dependency, to: str) -> bool:
-    try:
-        return any(to in r for r in admitted(d.specifier, _style(d)))
-    except ValueError:
-        return False
-
-
-def _style(d: Dependency) -> str:
-    return "poetry" if d.kind == "poetry" else "pep440"
+def _admits(v: Versioning, d: Dependency, to: str) -> bool:
+    return v.matches(to, d.specifier, d.kind)
