@@ -34,6 +34,12 @@ def add_fleet_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--context", type=Path, default=Path("."), help="APM project with apm.yml (default: .)")
     p.add_argument("--config", type=Path, help="settings file passed to every run")
     p.add_argument("--timeout", type=_seconds, default=3600.0, help="seconds per repository with --local")
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="the runs' shared cache of environment templates (default: $CODEMOD_CACHE_DIR or "
+        "~/.cache/agentic-codemod)",
+    )
     p.set_defaults(handler=fleet_command)
 
 
@@ -77,6 +83,7 @@ def _local(args: argparse.Namespace, fleet: FleetFile) -> int:
             context=args.context,
             config=args.config,
             timeout_s=args.timeout,
+            cache_dir=args.cache_dir,
         )
     )
     print_fleet_summary(report)

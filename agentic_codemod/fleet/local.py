@@ -1,5 +1,7 @@
 """`fleet --local`: the fleet on this machine, as a bounded pool of `agentic-codemod run` processes.
 
+Repositories share what they have in common: the runner's cache of environment templates (one per
+dependency set, built once, copied per run; --cache-dir or CODEMOD_CACHE_DIR says where).
 Each repository runs in its own process group with its own run directory and log, so one repository's
 crash, hang or pause never touches another; a run that outlives the timeout gets SIGTERM (the run writes
 its artifacts as `cancelled`), then SIGKILL. fleet.json is rewritten after every finished repository,
@@ -26,6 +28,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from agentic_codemod.config import CACHE_DIR_VARIABLE
 from agentic_codemod.fleet.context import snapshot_context
 from agentic_codemod.fleet.progress import current_step
 from agentic_codemod.fleet.record import (
@@ -53,6 +56,7 @@ class LocalFleet:
     config: Path | None = None
     timeout_s: float = 3600.0
     poll_s: float = 0.25
+    cache_dir: Path | None = None  # the runs' shared cache (environment templates); None: the runner's
 
 
 def run_local(options: LocalFleet, console: Console | None = None) -> FleetReport:
@@ -170,7 +174,7 @@ def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str,
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, "AGNO_TELEMETRY": "false"},
+            env=_run_env(options),
             start_new_session=True,
         )
         try:
@@ -183,6 +187,15 @@ def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str,
     if not note and not (run_dir / "run.json").exists():  # the run never started: say why, from its log
         note = _last_line(out / f"{repo.name}.log")
     return entry_from_run(repo.name, path, run_dir, code, wall, note)
+
+
+def _run_env(options: LocalFleet) -> dict[str, str]:
+    """Every run of the fleet uses one cache: a dependency set's environment template is built by the
+    first run that needs it and copied by the others (adapters/python/env_template.py)."""
+    env = {**os.environ, "AGNO_TELEMETRY": "false"}
+    if options.cache_dir is not None:
+        env[CACHE_DIR_VARIABLE] = str(options.cache_dir.resolve())
+    return env
 
 
 def _last_line(log: Path) -> str:

@@ -40,9 +40,15 @@ def run_fleet(fleet_file: Path, fleet_dir: Path, context: Path, jobs: int = 2) -
     argv = ["--task", str(TASK), "--repos", str(fleet_file), "--local", "--jobs", str(jobs)]
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer), wide_terminal():
-        code = fleet_cli(*argv, "--fleet-dir", str(fleet_dir), "--context", str(context))
+        places = ["--fleet-dir", str(fleet_dir), "--context", str(context)]
+        code = fleet_cli(*argv, *places, "--cache-dir", str(cache_of(fleet_dir)))
     report = json.loads((fleet_dir / "fleet.json").read_text())
     return FleetRun(code, buffer.getvalue(), fleet_file, fleet_dir, report)
+
+
+def cache_of(fleet_dir: Path) -> Path:
+    """The fleet's shared cache (environment templates), beside its fleet dir."""
+    return fleet_dir.parent / "cache"
 
 
 @contextlib.contextmanager

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from fleet_repos import EXIT, TASK, VARIANTS
-from fleet_runs import FleetRun
+from fleet_runs import FleetRun, cache_of
 
+from agentic_codemod.adapters.python.installer import find_uv
 from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.context import snapshot_context
 from agentic_codemod.fleet.local import exit_code_of
@@ -53,6 +54,22 @@ def test_fleet_json_points_at_each_runs_evidence(first_run: FleetRun) -> None:
     assert ok["files_changed"] == 5 and ok["verification"] == "green 17/17 passed"
     assert first_run.entry("endpoint-down")["verification"] == "not run"
     assert "index" in first_run.entry("endpoint-down")["reason"]
+
+
+def test_repositories_with_one_dependency_set_share_one_environment_template(first_run: FleetRun) -> None:
+    """ok, ok-docs, introduced- and pre-existing-failure install the same packages: one template, built
+    by the first of them, copied by the others, in the fleet's cache (--cache-dir)."""
+    installs = {}
+    for name in ("ok", "ok-docs", "introduced-failure", "pre-existing-failure"):
+        manifest = json.loads((Path(first_run.entry(name)["run_dir"]) / "run.json").read_text())
+        installs[name] = manifest["installs"]["baseline"]
+    if find_uv() is None:
+        assert {i["installer"] for i in installs.values()} == {"pip"}
+        pytest.skip("uv is not installed (the `uv` extra): no templates")
+    keys = {i["template"] for i in installs.values()}
+    assert len(keys) == 1 and "" not in keys, installs
+    built = [p.name for p in (cache_of(first_run.fleet_dir) / "envs").iterdir() if not p.name.startswith(".")]
+    assert built == list(keys)
 
 
 def test_the_summary_shows_every_repository_and_the_totals(first_run: FleetRun) -> None:

@@ -43,12 +43,11 @@ from agentic_codemod.adapters.python import pep508, pip_config, requirement_opti
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.python.installer import Installer
 from agentic_codemod.adapters.types import ProcessResult, Runner
-from agentic_codemod.config import Settings
+from agentic_codemod.config import CACHE_DIR_VARIABLE, Settings
 
 if TYPE_CHECKING:
     from agentic_codemod.tools.sandbox import Box
 
-CACHE_VARIABLE = "CODEMOD_CACHE_DIR"
 FORMAT = "agentic-codemod/env-template@1"
 MAX_INCLUDE_DEPTH = 8
 
@@ -107,7 +106,7 @@ def template_key(
 
 
 def cache_root(settings: Settings) -> Path:
-    configured = settings.python.cache_dir or os.environ.get(CACHE_VARIABLE)
+    configured = settings.python.cache_dir or os.environ.get(CACHE_DIR_VARIABLE)
     root = Path(configured) if configured else Path.home() / ".cache" / "agentic-codemod"
     return root.expanduser().resolve()
 

@@ -38,7 +38,8 @@ from agentic_codemod.tools.sandbox import install_cache_of
 
 INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
 
-# Lower-cased fragments of pip output that mean "the index could not be reached", not "bad requirements".
+# Lower-cased fragments of pip's and uv's output that mean "the index could not be reached", not
+# "bad requirements".
 NETWORK_FAILURE_MARKERS = (
     "failed to establish a new connection",
     "temporary failure in name resolution",
@@ -53,6 +54,11 @@ NETWORK_FAILURE_MARKERS = (
     "proxyerror",
     "certificate verify failed",
     "could not fetch url",
+    # uv's wording
+    "dns error",
+    "tcp connect error",
+    "error sending request for url",
+    "invalid peer certificate",
 )
 
 
@@ -120,8 +126,8 @@ def _from_template(
         return False
     key = env_template.template_key(part, settings, chosen, caller)
     template, log = env_template.ensure(part, key, settings, chosen, box, runner)
-    env.install_log.extend(r for r in log if not r.ok)  # a failed build is recorded; the run goes on
-    if template is None:
+    if template is None:  # the build is in the trace; the run installs everything itself
+        _pause_when_unreachable(env, next((r for r in log if not r.ok), None))
         return False
     env.install_log.append(env_template.instantiate(template, env.root))
     env.install["template"] = key
@@ -193,13 +199,17 @@ def _install(
     if chosen is not None and did_not_start(result):
         env.install["installer"] = installer.PIP.name
         result = _run_install(root, env, settings, runner, plan, caller, installer.PIP)
-    reason = index_unreachable(result)
+    _pause_when_unreachable(env, result)
+    return result
+
+
+def _pause_when_unreachable(env: VerificationEnv, result: ProcessResult | None) -> None:
+    reason = index_unreachable(result) if result is not None else None
     if reason is not None:
         raise EnvironmentUnavailable(
             f"the package index cannot be reached while installing into {env.root}: {reason}",
             hint="check python.index_url / python.find_links in the config and the network, then resume",
         )
-    return result
 
 
 def _run_install(
