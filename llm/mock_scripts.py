@@ -14,6 +14,8 @@ import re
 import sys
 from typing import Any
 
+from mock_cline import cline, is_cline
+
 SCHEMA_TO_AGENT = {
     "RepoProfile": "scout",
     "ChangePlan": "planner",
@@ -38,6 +40,8 @@ def recognise(body: dict[str, Any], header: str | None) -> tuple[str, str]:
     found = NAME_IN_SYSTEM.search(system)
     if found:
         return found.group(1), "system message"
+    if is_cline(system):  # the Cline CLI as the coder (mock_cline.py)
+        return "cline", "system message"
     if header:
         return header, "header"
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
@@ -239,6 +243,7 @@ def unknown(body: dict[str, Any], fault: str | None) -> Reply:
 
 
 SCRIPTS = {
+    "cline": cline,
     "scout": scout,
     "planner": planner,
     "coder": coder,

@@ -59,6 +59,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mock_cline import sse
 from mock_scripts import SCRIPTS, call, kind_of, recognise, text_of, tool_names
 
 FAULTS = (
@@ -277,6 +278,9 @@ class Handler(BaseHTTPRequestHandler):
                 "total_tokens": prompt + completion,
             }
         entry["answer"] = "tool_calls" if tool_calls else "content"
+        if body.get("stream"):  # server-sent events, as OpenAI-compatible servers stream (mock_cline.py)
+            self._send_raw(200, sse(reply, body), "text/event-stream")
+            return
         self._send(200, reply)
 
     def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
