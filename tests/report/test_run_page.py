@@ -1,0 +1,75 @@
+"""report.html of real runs, opened in headless Chromium: what a person sees, with and without JavaScript."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from browser import Browser
+from conftest import Runs
+
+
+def _trace(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_every_run_leaves_a_report(runs: Runs) -> None:
+    for entry in runs.fleet["repos"]:
+        assert (Path(entry["run_dir"]) / "report.html").is_file(), entry["name"]
+    assert (runs.full / "report.html").is_file()
+
+
+def test_approved_run_shows_outcome_steps_tests_gates_and_trace(runs: Runs, browser: Browser) -> None:
+    run_dir = runs.run_dir("ok")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    page = browser.open(run_dir / "report.html")
+    dom = page.dom()
+    assert dom.text("outcome") == "succeeded — exit 0 candidate verified and approved"
+    assert len(dom.rows("step-table")) == len(manifest["steps"])
+    assert all(s.get("duration_s") is not None for s in manifest["steps"])
+    baseline = manifest["verifications"][0]["tests"]
+    assert len(dom.rows("test-table")) == baseline["passed"] + baseline["failed"] + baseline["errors"]
+    assert len(dom.rows("gate-table")) == len(manifest["gates"])
+    assert dom.text("gate-table").count("this candidate") == len(manifest["gates"])
+    assert len(dom.rows("trace")) == len(_trace(run_dir))
+    assert "acme-sdk 1.4.0 2.0.0" in dom.text("env-table")
+    assert dom.text("tokens").endswith("all roles unknown unknown unknown unknown")  # offline: no figure
+    assert manifest["apm"]["lock_sha256"] in dom.text("context-facts")
+    assert page.console == []  # the page's own style and script pass its CSP; nothing else was tried
+    page.screenshot("report-approved.png")
+
+
+def test_full_task_marks_introduced_failures_and_the_human_item(runs: Runs, browser: Browser) -> None:
+    assert runs.full_code == 3
+    manifest = json.loads((runs.full / "run.json").read_text())
+    page = browser.open(runs.full / "report.html")
+    dom = page.dom()
+    assert dom.text("outcome") == f"requires_human — exit 3 {manifest['reason']}"
+    failing = manifest["verifications"][-1]["tests"]["failing"]
+    introduced = [r for r in dom.rows("test-table") if r.attrs.get("data-mark") == "introduced"]
+    assert len(introduced) == len(failing) > 0
+    assert "ACME900" in dom.text("human")
+    assert "not ready" in dom.text("mr-text")
+    page.screenshot("report-requires-human.png")
+
+
+def test_trace_filters_narrow_the_rows(runs: Runs, browser: Browser) -> None:
+    run_dir = runs.run_dir("ok")
+    trace = _trace(run_dir)
+    want = sum(1 for e in trace if e["actor"] == "verification" and e["tool"] == "run_process")
+    assert 0 < want < len(trace)
+    dom = browser.open(run_dir / "report.html", fragment="actor=verification&tool=run_process").dom()
+    assert len(dom.rows("trace", visible=True)) == want
+    assert dom.text("trace-shown") == str(want)
+    assert "hidden" not in dom.all("div", id="trace-filters")[0].attrs
+
+
+def test_page_works_without_javascript_apart_from_the_filters(runs: Runs, browser: Browser) -> None:
+    run_dir = runs.run_dir("ok")
+    page = browser.open(run_dir / "report.html", scripts=False, fragment="actor=verification")
+    dom = page.dom()
+    assert dom.text("outcome").startswith("succeeded — exit 0")
+    assert len(dom.rows("trace", visible=True)) == len(_trace(run_dir))  # no filter applied: all rows
+    assert "hidden" in dom.all("div", id="trace-filters")[0].attrs  # controls that cannot work stay hidden
+    assert len(dom.rows("test-table")) > 0 and len(dom.rows("step-table")) > 0
+    page.screenshot("report-no-javascript.png")
