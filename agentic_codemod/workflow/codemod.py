@@ -111,9 +111,11 @@ def load_rules(rules_dir: Path, disabled: list[str] | None = None) -> list[Rule]
 
 
 def find_matches(rules: list[Rule], root: Path, scanner: Scanner | None = None) -> list[RuleMatch]:
-    """What the rules would touch, without touching anything (for the plan and the final gate)."""
+    """What the rules would touch, without touching anything (for the plan and the final gate): one scan
+    with all the rules, matches in rule order."""
     scanner = scanner or Scanner(root)
     by_id = {r.id: r for r in rules}
+    found = scanner.scan(rules)
     return [
         RuleMatch(
             rule_id=h.rule_id,
@@ -123,7 +125,7 @@ def find_matches(rules: list[Rule], root: Path, scanner: Scanner | None = None) 
             fixable=by_id[h.rule_id].fixable,
         )
         for rule in rules
-        for h in scanner.matches(rule)
+        for h in found[rule.id]
     ]
 
 
@@ -140,18 +142,27 @@ def human_items(matches: list[RuleMatch], rules: list[Rule], target: str) -> lis
 def apply_rules(
     rules: list[Rule], root: Path, writer: Writer, scanner: Scanner | None = None
 ) -> CodemodReport:
-    """Apply every fixable rule in order; each rule sees the result of the ones before it."""
+    """Apply every fixable rule in order; each rule sees the result of the ones before it. One scan with
+    all the fixable rules first; before each later rule, only the files an earlier rule edited are
+    scanned again (with the rules still to come)."""
     scanner = scanner or Scanner(root)
     report = CodemodReport()
-    for rule in (r for r in rules if r.fixable):
+    fixable = [r for r in rules if r.fixable]
+    found = scanner.scan(fixable) if fixable else {}
+    edited: set[str] = set()
+    for index, rule in enumerate(fixable):
+        if edited:
+            found = scanner.scan(fixable[index:], files=sorted(edited))
+            edited.clear()
         by_file: dict[str, list[Hit]] = {}
-        for hit in scanner.matches(rule):
+        for hit in found[rule.id]:
             if hit.replacement is not None:
                 by_file.setdefault(hit.file, []).append(hit)
         for rel, hits in sorted(by_file.items()):
             edit = _apply_one(rule, rel, hits, writer, report)
             if edit is not None:
                 report.edits.append(edit)
+                edited.add(rel)
     return report
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -37,11 +38,11 @@ def assess(
     if language != "python":
         return [f"an edit in {language}, which the tool cannot check"], True
     try:
-        old = _facts(ast.parse(before))
+        old = _facts_of(before)
     except (SyntaxError, ValueError) as exc:
         return [f"an edit of a file the tool cannot parse ({_why(exc)})"], True
     try:
-        new = _facts(ast.parse(after))
+        new = _facts_of(after)
     except (SyntaxError, ValueError) as exc:
         return [f"an edit that leaves the file unparseable ({_why(exc)})"], True
     adds: list[str] = []
@@ -83,6 +84,13 @@ class _Facts:
     imports: set[str] = field(default_factory=set)
     names: list[str] = field(default_factory=list)  # dotted references, import aliases resolved
     import_time_calls: Counter[str] = field(default_factory=Counter)
+
+
+@functools.lru_cache(maxsize=1024)
+def _facts_of(text: str) -> _Facts:
+    """Facts of one file's text; rules applied in turn compare each rule's result with the next one's,
+    so the same text is asked for twice (the cache holds the facts of the last few texts)."""
+    return _facts(ast.parse(text))
 
 
 def _facts(tree: ast.Module) -> _Facts:
@@ -174,6 +182,7 @@ def _imported_by_call(node: ast.AST) -> str | None:
     return str(node.args[0].value) if named and isinstance(node.args[0].value, str) else None
 
 
+@functools.lru_cache(maxsize=4096)
 def _risky(name: str, risky: tuple[str, ...]) -> bool:
     return any(name == r or name.startswith(r + ".") or fnmatch.fnmatchcase(name, r) for r in risky)
 

@@ -1,15 +1,21 @@
 """Where the rules match: ast-grep over the repository's source files, bounded, cached, fail-closed.
 
-    Scanner(root, settings).matches(rule) -> [Hit]     every match of one rule in the source files
-    source_files(root, language) -> [path]             what git lists (so .gitignore applies)
+    Scanner(root, settings).scan(rules) -> {rule id: [Hit]}   every match of every rule, one ast-grep pass
+    Scanner(root, settings).scan(rules, files=edited)         the same, re-scanning only the edited files
+    Scanner(root, settings).matches(rule) -> [Hit]            one rule
+    source_files(root, language) -> [path]                    what git lists (so .gitignore applies)
 
-File names are data: each goes to ast-grep as `./name` after `--`, in batches of at most
-`scan.max_argv_bytes`. ast-grep runs with a config file of ours (`-c`), so an `sgconfig.yml` in the
-repository cannot remap languages; with `--info`, so its exit code means only failure; and with
-`--inspect entity`, so a file it skipped (too large) or could not read is seen. Its JSON is read as a
-stream (`--json=stream`) and only what the tool needs of each match is kept. Results are cached per
-(rule, file, content digest): a file that did not change since the last scan of the same rule is not
-scanned again (plan, codemod and the final gate share one Scanner).
+One pass applies all the rules at once: one `git ls-files` per phase, each file parsed once per content.
+The rules go to ast-grep as copies in a directory of ours named by a config file of ours (`-c`), so an
+`sgconfig.yml` in the repository cannot remap languages or add rules. File names are data: each goes to
+ast-grep as `./name` after `--`, in batches of at most `scan.max_argv_bytes` (one listing, any number of
+files, never over the argument-length limit). ast-grep runs with `--info`, so its exit code means only
+failure; and with `--inspect entity`, so a file it skipped (too large) or could not read is seen. Its
+JSON is read as a stream (`--json=stream`) and only what the tool needs of each match is kept. Results
+are cached per (rule, file, content digest): a file that did not change since the last scan of the same
+rule is not scanned again (plan, codemod and the final gate share one Scanner). A phase lists the files
+once (`scan(rules)`); the codemod step re-scans only the files an earlier rule edited
+(`scan(rules, files=...)`), which is what keeps "each rule sees the result of the ones before it".
 
 Failures are never "no matches":
     ast-grep exits non-zero, prints an error, or scans fewer files than given  -> ScanFailed (exit 1)
@@ -20,6 +26,7 @@ Failures are never "no matches":
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -43,13 +50,13 @@ from agentic_codemod.workflow.scan_output import (
     ScanFailed,
     checked_report,
     read_stream,
+    shown_rules,
 )
 
 if TYPE_CHECKING:
     from agentic_codemod.workflow.codemod import Rule
 
 SOURCE_SUFFIXES = {"python": (".py",)}
-_OUR_CONFIG = "ruleDirs: []\n"
 
 
 def ast_grep_binary() -> str:
@@ -89,68 +96,101 @@ class Scanner:
     settings: ScanSettings = field(default_factory=ScanSettings)
     runs: int = 0  # ast-grep processes started (the cache is what keeps this low)
     _cache: dict[tuple[str, str, str], list[Hit]] = field(default_factory=dict)
+    _listing: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> {file: digest}
+    _digests: dict[tuple[int, ...], str] = field(default_factory=dict)  # file status -> content digest
 
     def matches(self, rule: Rule) -> list[Hit]:
-        files = source_files(self.root, rule.language)
-        digests = {f: _digest(self.root / f) for f in files}
-        todo = [f for f in files if (rule.id, f, digests[f]) not in self._cache]
-        cached = [
-            h
-            for f in files
-            if (rule.id, f, digests[f]) in self._cache
-            for h in self._cache[(rule.id, f, digests[f])]
-        ]
-        fresh = self._scan(rule, todo, cached) if todo else {}
-        for f in todo:
-            self._cache[(rule.id, f, digests[f])] = fresh.get(f, [])
-        hits = [h for f in files for h in self._cache[(rule.id, f, digests[f])]]
-        self._cap_matches(rule, hits)
-        return hits
+        return self.scan([rule])[rule.id]
 
-    def _cap_matches(self, rule: Rule, hits: list[Hit]) -> None:
+    def scan(self, rules: list[Rule], files: list[str] | None = None) -> dict[str, list[Hit]]:
+        """Every match of every rule in the source files, in file order. `files=None` lists the files
+        anew (one `git ls-files`); otherwise only those files are looked at again (edited, created or
+        deleted since the last listing) and the rest of the last listing stands."""
+        out: dict[str, list[Hit]] = {}
+        for language in dict.fromkeys(r.language for r in rules):
+            group = [r for r in rules if r.language == language]
+            listing = self._list(language, files)
+            todo = [f for f, d in listing.items() if any((r.id, f, d) not in self._cache for r in group)]
+            if todo:
+                self._scan(group, todo, listing)
+            for rule in group:
+                hits = [h for f, d in listing.items() for h in self._cache[(rule.id, f, d)]]
+                self._cap_matches(rule.id, hits)
+                out[rule.id] = hits
+        return out
+
+    def _list(self, language: str, files: list[str] | None) -> dict[str, str]:
+        if files is None or language not in self._listing:
+            listing = {f: self._digest(f) for f in source_files(self.root, language)}
+        else:
+            listing = dict(self._listing[language])
+            for f in files:
+                if f.endswith(SOURCE_SUFFIXES.get(language, ())):
+                    listing.pop(f, None)
+                    if _regular(self.root / f):
+                        listing[f] = self._digest(f)
+            listing = dict(sorted(listing.items()))
+        self._listing[language] = listing
+        return listing
+
+    def _digest(self, rel: str) -> str:
+        """Content digest, recomputed whenever the file's status (inode, size, times) changed."""
+        st = os.lstat(self.root / rel)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if key not in self._digests:
+            self._digests[key] = _digest(self.root / rel)
+        return self._digests[key]
+
+    def _cap_matches(self, rule_id: str, hits: list[Hit]) -> None:
         cap = self.settings.max_matches_per_rule
         if len(hits) > cap:
             where, n = Counter(h.file for h in hits).most_common(1)[0]
             raise RequiresHuman(
-                f"rule {rule.id} matches more than {cap} times (scan.max_matches_per_rule); "
+                f"rule {rule_id} matches more than {cap} times (scan.max_matches_per_rule); "
                 f"most in {where} ({n})",
                 hint="a change of this size needs a human plan; or raise scan.max_matches_per_rule",
             )
 
-    def _scan(self, rule: Rule, files: list[str], cached: list[Hit]) -> dict[str, list[Hit]]:
-        self._cap_matches(rule, cached)
-        found: dict[str, list[Hit]] = {}
-        budget = Budget(self.settings.max_output_bytes)
+    def _scan(self, rules: list[Rule], files: list[str], listing: dict[str, str]) -> None:
+        """One ast-grep process per batch of files, each with all the rules; the cache gets every
+        (rule, file) of the batch, with or without matches."""
+        todo = set(files)
+        before = {
+            r.id: [h for f, d in listing.items() if f not in todo for h in self._cache.get((r.id, f, d), [])]
+            for r in rules
+        }
+        for rule in rules:
+            self._cap_matches(rule.id, before[rule.id])
+        left = {r.id: self.settings.max_matches_per_rule - len(before[r.id]) for r in rules}
+        found: dict[tuple[str, str], list[Hit]] = {}
+        budget = Budget(self.settings.max_output_bytes, [r.id for r in rules])
         with tempfile.TemporaryDirectory(prefix="codemod-scan-") as tmp:
-            config = Path(tmp) / "sgconfig.yml"
-            config.write_text(_OUR_CONFIG, encoding="utf-8")
+            config = _config(Path(tmp), rules)
             for batch in _batches(files, self.settings.max_argv_bytes):
-                left = self.settings.max_matches_per_rule - len(cached) - sum(map(len, found.values()))
-                self._run(rule, batch, config, found, budget, left + 1)
-                self._cap_matches(rule, [*cached, *(h for hits in found.values() for h in hits)])
-        return found
+                capped = self._run(rules, batch, config, found, budget, left)
+                if capped is not None:
+                    more = [h for (rule_id, _), hits in found.items() if rule_id == capped for h in hits]
+                    self._cap_matches(capped, before[capped] + more)
+        for f in files:
+            for rule in rules:
+                hits = sorted(found.get((rule.id, f), []), key=lambda h: (h.start, h.end))
+                self._cache[(rule.id, f, listing[f])] = hits
 
     def _run(
         self,
-        rule: Rule,
+        rules: list[Rule],
         batch: list[str],
         config: Path,
-        found: dict[str, list[Hit]],
+        found: dict[tuple[str, str], list[Hit]],
         budget: Budget,
-        limit: int,
-    ) -> None:
-        argv = [ast_grep_binary(), "scan", "-c", str(config), "--rule", str(rule.path), "--json=stream"]
+        left: dict[str, int],
+    ) -> str | None:
+        argv = [ast_grep_binary(), "scan", "-c", str(config), "--json=stream"]
         # --info: every rule reports at one severity, so the exit code says only whether the tool failed
         # (error-level matches exit 1; "severity: off" would skip the rule).
-        argv += [
-            "--info",
-            "--inspect",
-            "entity",
-            "--max-results",
-            str(limit),
-            "--",
-            *(f"./{f}" for f in batch),
-        ]
+        argv += ["--info", "--inspect", "entity", "--", *(f"./{f}" for f in batch)]
+        ids = [r.id for r in rules]
+        shown = shown_rules(ids)
         self.runs += 1
         timed_out = threading.Event()
         with tempfile.TemporaryFile() as errors:
@@ -159,7 +199,7 @@ class Scanner:
                     argv, cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
                 )
             except OSError as exc:
-                raise ScanFailed(f"{TOOL} could not start for rule {rule.id}: {exc}") from exc
+                raise ScanFailed(f"{TOOL} could not start for rule {shown}: {exc}") from exc
 
             def stop() -> None:
                 timed_out.set()
@@ -170,7 +210,7 @@ class Scanner:
             read = Read()
             try:
                 assert proc.stdout is not None
-                read = read_stream(rule.id, proc.stdout, found, budget, limit)
+                read = read_stream(proc.stdout, found, budget, left)
             finally:
                 if not read.complete and proc.poll() is None:
                     proc.kill()  # the tool stopped reading (a cap, an error): the scanner must not linger
@@ -178,32 +218,41 @@ class Scanner:
                 timer.cancel()
                 if proc.stdout is not None:
                     proc.stdout.close()
-            stderr = _head(errors, 4 * self.settings.max_argv_bytes + 65_536)
+            stderr = _head(errors, 4 * self.settings.max_argv_bytes + 200 * len(rules) + 65_536)
         if timed_out.is_set():
             raise RequiresHuman(
-                f"rule {rule.id}: {TOOL} did not finish within {self.settings.timeout_s:.0f}s "
+                f"rule {shown}: {TOOL} did not finish within {self.settings.timeout_s:.0f}s "
                 f"(scan.timeout_s) on {len(batch)} file(s), the largest {_largest(self.root, batch)}",
                 hint="raise scan.timeout_s, or migrate this repository by hand",
             )
         if read.over is not None:
             raise RequiresHuman(
-                f"rule {rule.id}: {TOOL} printed more than {budget.cap} bytes of matches "
+                f"rule {read.over_rule or shown}: {TOOL} printed more than {budget.cap} bytes of matches "
                 f"(scan.max_output_bytes), in {read.over or _largest(self.root, batch)}",
                 hint="a match of this size needs a human; or raise scan.max_output_bytes",
             )
-        if read.count >= limit:
-            return  # more matches than the cap allows: the caller names the rule and the file
-        self._check_exit(rule, batch, code, stderr)
-
-    def _check_exit(self, rule: Rule, batch: list[str], code: int, stderr: str) -> None:
-        skipped, named = checked_report(rule.id, batch, code, stderr)
+        if read.capped is not None:
+            return read.capped  # more matches than the cap allows: the caller names the rule and the file
+        skipped, named = checked_report(ids, batch, code, stderr)
         if skipped:
             where = ", ".join(f"{f} ({why})" for f, why in sorted(named.items())[:3])
             raise RequiresHuman(
-                f"{TOOL} skipped {skipped} file(s) for rule {rule.id}, so the rules cannot see into "
+                f"{TOOL} skipped {skipped} file(s) for rule {shown}, so the rules cannot see into "
                 + (where or _largest(self.root, batch)),
                 hint="split the file, or migrate it by hand",
             )
+        return None
+
+
+def _config(tmp: Path, rules: list[Rule]) -> Path:
+    """Our ast-grep config: a directory holding a copy of each rule file, nothing else."""
+    rules_dir = tmp / "rules"
+    rules_dir.mkdir()
+    for index, rule in enumerate(rules):
+        shutil.copyfile(rule.path, rules_dir / f"{index:05d}.yml")
+    config = tmp / "sgconfig.yml"
+    config.write_text(f"ruleDirs: [{json.dumps(str(rules_dir))}]\n", encoding="utf-8")
+    return config
 
 
 def _batches(files: list[str], max_bytes: int) -> list[list[str]]:

@@ -1,6 +1,7 @@
 """What ast-grep printed for one scan: its matches as a JSON stream on stdout, its `--inspect entity`
-report on stderr. Reading is bounded (a byte budget per rule, a match limit per process) and keeps only
-what the tool needs of each match (`Hit`). A report that does not account for every file given is a
+report on stderr. One scan applies several rules; each match names its rule (`ruleId`). Reading is
+bounded per rule (a byte budget and a match limit) and keeps only what the tool needs of each match
+(`Hit`). A report that does not account for every file given is a
 failed scan (`ScanFailed`, exit 1), never "no matches".
 """
 
@@ -18,6 +19,7 @@ TOOL = "ast-grep"
 _FILES = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)$")
 _RULES = re.compile(r"^sg: summary\|rule: effectiveRuleCount=(\d+),skippedRuleCount=(\d+)$")
 _INSPECT = "sg: "
+_ENTITY_FILE = _INSPECT + "entity|file|"
 _FILE_KEY = b',"file":"'  # structural in a match line: a quote inside a JSON string is escaped
 _MAX_NAME = 8_192
 
@@ -41,76 +43,98 @@ class Hit:
 
 
 class Budget:
-    """Bytes of JSON still allowed for one rule's scan."""
+    """Bytes of JSON still allowed per rule in one scan (the same cap for each rule)."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, rule_ids: list[str]) -> None:
         self.cap = cap
-        self.left = cap
+        self.left = dict.fromkeys(rule_ids, cap)
 
 
 @dataclass
 class Read:
-    count: int = 0  # matches of this process
     complete: bool = False  # read to the end of the stream
     over: str | None = None  # over the byte budget: the file of the match that overflowed ("" unknown)
+    over_rule: str | None = None  # the rule whose budget it was (None: one line longer than the cap)
+    capped: str | None = None  # a rule with more matches than it may have: reading stopped
 
 
 def read_stream(
-    rule_id: str, stream: IO[bytes], found: dict[str, list[Hit]], budget: Budget, limit: int
+    stream: IO[bytes], found: dict[tuple[str, str], list[Hit]], budget: Budget, left: dict[str, int]
 ) -> Read:
-    """One JSON object per line, within the byte budget and up to `limit` matches."""
+    """One JSON object per line, each a match of one of the rules (`left`: matches each rule may still
+    have). Stops at the first rule over its byte budget or its match count."""
     read = Read()
     while True:
-        line = stream.readline(budget.left + 1)
+        line = stream.readline(budget.cap + 1)
         if not line:
             read.complete = True
             return read
-        budget.left -= len(line)
-        if budget.left < 0:
+        if len(line) > budget.cap:
             read.over = _file_of_line(line, stream, budget.cap)
             return read
-        hit = _hit(rule_id, line)
-        if hit is None:
-            continue
-        found.setdefault(hit.file, []).append(hit)
-        read.count += 1
-        if read.count >= limit:
+        hit = _hit(line, budget.left)
+        budget.left[hit.rule_id] -= len(line)
+        if budget.left[hit.rule_id] < 0:
+            read.over, read.over_rule = hit.file, hit.rule_id
+            return read
+        found.setdefault((hit.rule_id, hit.file), []).append(hit)
+        left[hit.rule_id] -= 1
+        if left[hit.rule_id] < 0:
+            read.capped = hit.rule_id
             return read
 
 
-def checked_report(rule_id: str, batch: list[str], code: int, stderr: str) -> tuple[int, dict[str, str]]:
+def checked_report(
+    rule_ids: list[str], batch: list[str], code: int, stderr: str
+) -> tuple[int, dict[str, str]]:
     """ScanFailed unless the exit code, the error lines and the tool's own count of what it scanned and
-    skipped account for every file of the batch. Returns how many files were skipped for another reason
-    than being empty, and those it could name with the reason (for a RequiresHuman)."""
-    reasons = {f: _skip_reason(stderr, f) for f in batch}
-    for f in batch:  # a name may hold a newline: take the names out before reading lines
-        stderr = stderr.replace(f"{_INSPECT}entity|file|{f}: ", f"{_INSPECT}entity|file|-: ")
+    skipped account for every file of the batch and every rule. Returns how many files were skipped for
+    another reason than being empty, and those it could name with the reason (for a RequiresHuman).
+    Linear in the report's size: each per-file line is read once."""
+    shown = shown_rules(rule_ids)
+    reasons: dict[str, str] = {}
+    for f in batch:  # a name may hold a line break: take such names out before reading lines
+        if f.splitlines() != [f]:
+            marker = f"{_INSPECT}entity|file|{f}: "
+            if (at := stderr.find(marker)) >= 0:
+                reasons[f] = stderr[at + len(marker) :].split("\n", 1)[0]
+            stderr = stderr.replace(marker, f"{_INSPECT}entity|file|-: ")
     lines = stderr.splitlines()
     problems = [ln for ln in lines if ln.strip() and not ln.startswith(_INSPECT)]
     if code != 0 or problems:
         detail = "; ".join(problems) or stderr.strip() or "no error output"
-        raise ScanFailed(f"{TOOL} failed on rule {rule_id} (exit {code}): {detail[:1_000]}")
+        raise ScanFailed(f"{TOOL} failed on rule {shown} (exit {code}): {detail[:1_000]}")
+    for ln in lines:
+        if ln.startswith(_ENTITY_FILE):
+            name, _, rest = ln[len(_ENTITY_FILE) :].rpartition(": ")
+            reasons.setdefault(name, rest)
     files = next((m for m in map(_FILES.match, lines) if m), None)
     if files is None:
-        raise ScanFailed(f"{TOOL} did not report what it scanned for rule {rule_id}: {stderr[:500]!r}")
+        raise ScanFailed(f"{TOOL} did not report what it scanned for rule {shown}: {stderr[:500]!r}")
     rules = next((m for m in map(_RULES.match, lines) if m), None)
-    if rules is None or rules.group(1) != "1":
-        raise ScanFailed(f"{TOOL} did not apply rule {rule_id}: {stderr[:500]!r}")
+    if rules is None or rules.group(1) != str(len(rule_ids)):
+        raise ScanFailed(f"{TOOL} did not apply rule {shown}: {stderr[:500]!r}")
+    why = {f: r.removeprefix("skipped=") for f in batch if (r := reasons.get(f, "")).startswith("skipped=")}
     scanned, skipped = int(files.group(1)), int(files.group(2))
-    named = {f: why for f, why in reasons.items() if why and why != "emptyFile"}
-    empty = sum(1 for why in reasons.values() if why == "emptyFile")
+    named = {f: w or "unknown" for f, w in why.items() if w != "emptyFile"}
+    empty = sum(1 for w in why.values() if w == "emptyFile")
     if skipped - empty > 0 or named:
         return max(skipped - empty, len(named)), named
     if scanned != len(batch):
-        raise ScanFailed(f"{TOOL} scanned {scanned} of {len(batch)} file(s) for rule {rule_id}")
+        raise ScanFailed(f"{TOOL} scanned {scanned} of {len(batch)} file(s) for rule {shown}")
     return 0, {}
 
 
-def _hit(rule_id: str, line: bytes) -> Hit | None:
+def shown_rules(rule_ids: list[str]) -> str:
+    return ", ".join(rule_ids[:5]) + (f" and {len(rule_ids) - 5} more" if len(rule_ids) > 5 else "")
+
+
+def _hit(line: bytes, rules: dict[str, int]) -> Hit:
     try:
         m = json.loads(line)
-        if m.get("ruleId", rule_id) != rule_id:
-            return None
+        rule_id = m["ruleId"]
+        if rule_id not in rules:
+            raise ScanFailed(f"{TOOL} printed a match of rule {str(rule_id)[:80]!r}, which it was not given")
         offsets = m.get("replacementOffsets") or m["range"]["byteOffset"]
         return Hit(
             rule_id=rule_id,
@@ -121,7 +145,7 @@ def _hit(rule_id: str, line: bytes) -> Hit | None:
             replacement=m.get("replacement"),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ScanFailed(f"{TOOL} printed a match the tool cannot read for rule {rule_id}: {exc}") from exc
+        raise ScanFailed(f"{TOOL} printed a match the tool cannot read: {exc}") from exc
 
 
 def _file_of_line(start: bytes, stream: IO[bytes], limit: int) -> str:
@@ -145,13 +169,3 @@ def _file_of_line(start: bytes, stream: IO[bytes], limit: int) -> str:
             return ""
         tail, chunk = data[-len(_FILE_KEY) :], stream.readline(1 << 16)
     return ""
-
-
-def _skip_reason(stderr: str, name: str) -> str | None:
-    """Why ast-grep skipped a file ("sg: entity|file|NAME: skipped=REASON"), or None."""
-    marker = f"{_INSPECT}entity|file|{name}: skipped="
-    at = stderr.find(marker)
-    if at < 0:
-        return None
-    rest = stderr[at + len(marker) :]
-    return rest.split("\n", 1)[0].strip() or "unknown"

@@ -1,0 +1,149 @@
+"""The rules phase at scale: the tool's rule time against one direct ast-grep scan with all the rules.
+
+Generates git repositories of 1,000 and 10,000 Python files (one in twenty uses the acme SDK in ways the
+fixture's migration rules fix or flag, the rest are plain modules), then measures on each:
+
+  tool    what a run does with the rules: the plan's scan of every rule (find_matches), the codemod step
+          (apply_rules: every fixable rule in order, edits written to disk) and the final gate's scan of
+          the detect-only rules, through one Scanner as in a run
+  direct  one `ast-grep scan` of the same tree with all the rules (its own walker, JSON to a pipe)
+
+and prints both and their ratio (goal: tool <= 1.3x direct). Not a test: it prints figures and asserts
+nothing. `--quick` generates 40 files, a smoke test for CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from agentic_codemod.workflow import codemod
+from agentic_codemod.workflow.scan import Scanner, ast_grep_binary
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES_DIR = ROOT / "fixtures/packages/acme-sdk-2-migration/.apm/skills/acme-sdk-2-migration/rules"
+USES_SDK = '''"""Orders, module {i}."""
+
+from acme.errors import NotFound
+from acme.utils import paginate
+
+
+class Service{i}:
+    def __init__(self, client):
+        self._client = client
+
+    def get(self, order_id):
+        try:
+            return self._client.fetch(f"/orders/{{order_id}}", timeout_s=3)
+        except NotFound:
+            return None
+
+    def open_orders(self):
+        return list(paginate(self._client, "/orders", page_size=100))
+
+    def dynamic(self, name):
+        return getattr(self._client, name)()
+'''
+PLAIN = '''"""A plain module, {i}."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Record{i}:
+    id: int
+    name: str
+
+    def label(self) -> str:
+        return f"{{self.id}}: {{self.name}}"
+
+
+def total(records: list[Record{i}]) -> int:
+    return sum(r.id for r in records)
+'''
+GIT = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x.invalid", "GIT_COMMITTER_NAME": "b"}
+
+
+class FileWriter:
+    """The codemod's writer without the workspace's budgets (a bench repository has thousands of edits)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def read(self, rel: str, actor: str) -> str:
+        return (self.root / rel).read_text(encoding="utf-8")
+
+    def write(self, rel: str, content: str, actor: str) -> None:
+        (self.root / rel).write_text(content, encoding="utf-8")
+
+
+def make_repo(root: Path, files: int) -> Path:
+    for i in range(files):
+        path = root / f"pkg{i // 100:03d}" / f"mod_{i:05d}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text((USES_SDK if i % 20 == 0 else PLAIN).format(i=i), encoding="utf-8")
+    env = {**os.environ, **GIT, "GIT_COMMITTER_EMAIL": "b@x.invalid"}
+    for args in (["init", "-q"], ["config", "gc.auto", "0"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return root
+
+
+def tool_seconds(repo: Path) -> tuple[float, int, int]:
+    """Seconds for plan + codemod + final gate; the matches found and the ast-grep processes started."""
+    rules = codemod.load_rules(RULES_DIR)
+    settings = codemod.Scanner(repo).settings.model_copy(update={"max_matches_per_rule": 60_000})
+    start = time.perf_counter()
+    scanner = Scanner(repo, settings)
+    found = codemod.find_matches(rules, repo, scanner)
+    codemod.apply_rules(rules, repo, FileWriter(repo), scanner)
+    codemod.find_matches([r for r in rules if not r.fixable], repo, scanner)
+    return time.perf_counter() - start, len(found), scanner.runs
+
+
+def direct_seconds(repo: Path) -> float:
+    with tempfile.TemporaryDirectory(prefix="rules-scale-") as tmp:
+        config = Path(tmp) / "sgconfig.yml"
+        config.write_text(f"ruleDirs: [{str(RULES_DIR)!r}]\n", encoding="utf-8")
+        start = time.perf_counter()
+        subprocess.run(
+            [ast_grep_binary(), "scan", "-c", str(config), "--info", "--json=stream", "."],
+            cwd=repo,
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+        return time.perf_counter() - start
+
+
+def measure(base: Path, files: int) -> None:
+    repo = make_repo(base / f"repo-{files}", files)
+    copy = base / f"copy-{files}"
+    shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    direct = direct_seconds(copy)  # on a copy: the tool's run below edits its tree
+    tool, matches, runs = tool_seconds(repo)
+    print(
+        f"{files:6d} files  tool {tool:7.2f} s ({matches} matches, {runs} ast-grep runs)"
+        f"   direct {direct:7.2f} s   ratio {tool / direct:5.2f}x (goal <= 1.3x)",
+        flush=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one small repository (CI smoke test)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
+    args = parser.parse_args(argv)
+    sizes = [40] if args.quick else args.sizes
+    with tempfile.TemporaryDirectory(prefix="rules-scale-") as tmp:
+        for files in sizes:
+            measure(Path(tmp), files)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
