@@ -297,33 +297,33 @@ def request_chars(messages: Any, tools: Any) -> int:
 
 
 class _TraceHandler(logging.Handler):
-    def __init__(self, trace: Any) -> None:
+    """Warnings and errors of agno, to the trace of the agent that runs (dropped between agents)."""
+
+    def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.trace = trace
+        self.trace: Any = None
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno < logging.WARNING:
+        if record.levelno < logging.WARNING or self.trace is None:
             return
         try:
-            message = record.getMessage()
-            self.trace.record("agno", "log", {"level": record.levelname}, message[:2000])
+            self.trace.record("agno", "log", {"level": record.levelname}, record.getMessage()[:2000])
         except Exception:  # a log line must never end a run
             pass
 
 
+_AGNO_LOGS = _TraceHandler()
+
+
 @contextmanager
 def agno_logs_to(trace: Any) -> Iterator[None]:
-    """agno's loggers write to the trace instead of the console while an agent runs."""
-    names = [n for n in logging.Logger.manager.loggerDict if n == "agno" or n.startswith("agno")]
-    handler = _TraceHandler(trace)
-    saved = []
-    for name in names:
+    """agno's loggers never write to the console in LLM mode (their lines would land before the run's
+    summary); while an agent runs, its warnings and errors go to the run's trace."""
+    for name in [n for n in logging.Logger.manager.loggerDict if n.startswith("agno")]:
         logger = logging.getLogger(name)
-        saved.append((logger, list(logger.handlers), logger.propagate))
-        logger.handlers = [handler] if trace is not None else [logging.NullHandler()]
-        logger.propagate = False
+        logger.handlers, logger.propagate = [_AGNO_LOGS], False
+    _AGNO_LOGS.trace = trace
     try:
         yield
     finally:
-        for logger, handlers, propagate in saved:
-            logger.handlers, logger.propagate = handlers, propagate
+        _AGNO_LOGS.trace = None
