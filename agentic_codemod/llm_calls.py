@@ -22,7 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,10 +306,8 @@ class _TraceHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.levelno < logging.WARNING or self.trace is None:
             return
-        try:
+        with suppress(Exception):  # a log line must never end a run
             self.trace.record("agno", "log", {"level": record.levelname}, record.getMessage()[:2000])
-        except Exception:  # a log line must never end a run
-            pass
 
 
 _AGNO_LOGS = _TraceHandler()
