@@ -4,17 +4,18 @@ scan is an error (never "no matches"), results are cached per file content, ever
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
-from fixtures_support import RULES_DIR
+from fixtures_support import ACME_APP, RULES_DIR, apply_rules, fixable_rule_files
 
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.config import ScanSettings
 from agentic_codemod.errors import RequiresHuman
-from agentic_codemod.workflow import scan
+from agentic_codemod.workflow import codemod, scan
 from agentic_codemod.workflow.codemod import Rule, load_rules
 from agentic_codemod.workflow.scan import ScanFailed, Scanner, source_files
 
@@ -208,3 +209,72 @@ def test_more_output_than_the_cap_requires_a_human_naming_the_file(tmp_path: Pat
     repo = make_repo(tmp_path / "repo", {"src/big.py": big, "src/a.py": CALL, "src/z.py": "x = 1\n"})
     with pytest.raises(RequiresHuman, match=r"scan.max_output_bytes\), in src/big.py"):
         Scanner(repo, ScanSettings(max_output_bytes=2_000)).matches(detect_rule())
+
+
+class PlainWriter:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def read(self, rel: str, actor: str) -> str:
+        return (self.root / rel).read_text(encoding="utf-8")
+
+    def write(self, rel: str, content: str, actor: str) -> None:
+        (self.root / rel).write_text(content, encoding="utf-8")
+
+
+def acme_repo(root: Path) -> Path:
+    """The acme-app fixture's files in a fresh git repository."""
+    files = {
+        p.relative_to(ACME_APP).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(ACME_APP.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    return make_repo(root, files)
+
+
+def test_all_rules_are_scanned_in_one_pass_with_the_matches_of_one_rule_at_a_time(tmp_path: Path) -> None:
+    repo = acme_repo(tmp_path / "repo")
+    rules = load_rules(RULES_DIR)
+    scanner = Scanner(repo)
+    together = codemod.find_matches(rules, repo, scanner)
+    assert scanner.runs == 1
+    alone = [m for rule in rules for m in codemod.find_matches([rule], repo, Scanner(repo))]
+    assert together == alone
+    assert {m.rule_id for m in together} >= {"ACME001", "ACME003", "ACME900"}
+
+
+def test_the_codemod_rescans_only_files_an_earlier_rule_edited_and_ends_as_rules_applied_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = acme_repo(tmp_path / "repo")
+    reference = tmp_path / "reference"
+    shutil.copytree(repo, reference)
+    apply_rules(reference, fixable_rule_files())  # ast-grep -U, one rule file after the other
+    real = scan.ast_grep_binary()
+    recorder, log = recording_binary(tmp_path, real)
+    monkeypatch.setattr(scan, "ast_grep_binary", lambda: str(recorder))
+
+    report = codemod.apply_rules(load_rules(RULES_DIR), repo, PlainWriter(repo))
+
+    calls = [[os.fsdecode(a) for a in c.split(b"\0")] for c in log.read_bytes().split(b"\n---\n") if c]
+    named = [{n.removeprefix("./") for n in argv[argv.index("--") + 1 :]} for argv in calls]
+    assert named[0] == set(source_files(reference, "python"))  # the first pass: every source file
+    edited = set(report.files)
+    assert len(calls) > 1 and all(later <= edited for later in named[1:]), (
+        "a later pass scanned an unedited file"
+    )
+    for rel in source_files(reference, "python"):
+        assert (repo / rel).read_text() == (reference / rel).read_text(), rel
+
+
+def test_a_match_of_a_rule_the_scan_was_not_given_fails_the_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/app.py": CALL})
+    line = (
+        '{"ruleId":"EVIL","file":"src/app.py","range":{"byteOffset":{"start":0,"end":1},'
+        '"start":{"line":0,"column":0},"end":{"line":0,"column":1}}}'
+    )
+    monkeypatch.setattr(scan, "ast_grep_binary", lambda: str(fake_binary(tmp_path, f"echo '{line}'")))
+    with pytest.raises(ScanFailed, match="EVIL"):
+        Scanner(repo).matches(detect_rule())
