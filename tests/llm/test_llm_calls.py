@@ -51,6 +51,7 @@ def test_a_permanent_500_is_sent_once_and_ends_with_1_not_75(mock_llm: MockLLM, 
     assert "Traceback" not in reason and "site-packages" not in reason and "\n" not in reason
     line = json.loads(model_calls(state)[0]["result"])
     assert (line["http_status"], line["error"], line["kind"]) == (500, "unsupported", "permanent")
+    assert "Traceback (most recent call last)" in line["server"]  # the whole message is in the trace
 
 
 def test_a_busy_server_is_asked_again_after_retry_after(mock_llm: MockLLM, tmp_path: Path) -> None:
