@@ -35,6 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     intake.add_argument("--story", type=Path, help="BMAD story (Markdown) with an agentic-codemod block")
     run.add_argument("--run-dir", type=Path, required=True, help="where the run's artifacts go")
     run.add_argument("--offline", action="store_true", help="rules only (RuleBrain), no model")
+    run.add_argument(
+        "--coder",
+        choices=("agno", "cline"),
+        default="agno",
+        help="who edits after the rules: the agno coder agent (default) or the Cline CLI (npm cline 3.0.x)",
+    )
     run.add_argument("--config", type=Path, help="settings file (YAML) overriding the built-in limits")
     run.add_argument("--context", type=Path, default=Path("."), help="APM project with apm.yml (default: .)")
     run.add_argument(
@@ -106,6 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         task = load_story(args.story)
     else:
         task = load_task(args.task)
+    if args.coder != "agno" and args.offline:
+        raise InputError(f"--coder {args.coder} with --offline: an offline run has no coder (rules only)")
     repo = check_repo(args.repo)
     check_run_dir(args.run_dir, repo, args.context)
     if not (args.context / "apm.yml").is_file():
@@ -132,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
             settings=settings,
             offline=args.offline,
             context_root=args.context,
+            coder=args.coder,
         )
     )
     if not args.quiet:

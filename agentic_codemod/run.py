@@ -29,6 +29,7 @@ class RunOptions:
     settings: Settings
     offline: bool = True
     context_root: Path = Path(".")
+    coder: str = "agno"  # "cline": the Cline CLI as the coder (coders/cline_brain.py)
 
 
 def now() -> str:
@@ -107,6 +108,10 @@ def _brain(options: RunOptions) -> Brain:
         from agentic_codemod.workflow.brains import RuleBrain
 
         return RuleBrain()
+    if options.coder == "cline":
+        from agentic_codemod.coders.cline_brain import ClineBrain
+
+        return ClineBrain()
     from agentic_codemod.workflow.llm_brain import LlmBrain
 
     return LlmBrain()
