@@ -8,15 +8,18 @@ fixture's migration rules fix or flag, the rest are plain modules), then measure
           the detect-only rules, through one Scanner as in a run
   direct  one `ast-grep scan` of the same tree with all the rules (its own walker, JSON to a pipe)
 
-and prints both and their ratio (goal: tool <= 1.3x direct). Not a test: it prints figures and asserts
-nothing. `--quick` generates 40 files, a smoke test for CI.
+and prints both, the time per phase (the codemod phase also parses each edited file before and after
+the edit to assess what the rule brought in, rule_risk.py) and the ratios (goal: tool <= 1.3x direct).
+Not a test: it prints figures and asserts nothing. `--quick` generates 40 files, a smoke test for CI.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,16 +97,21 @@ def make_repo(root: Path, files: int) -> Path:
     return root
 
 
-def tool_seconds(repo: Path) -> tuple[float, int, int]:
-    """Seconds for plan + codemod + final gate; the matches found and the ast-grep processes started."""
+def tool_seconds(repo: Path) -> tuple[dict[str, float], int, int]:
+    """Seconds per phase (plan, codemod, gate) through one Scanner; the matches found and the ast-grep
+    processes started."""
     rules = codemod.load_rules(RULES_DIR)
     settings = codemod.Scanner(repo).settings.model_copy(update={"max_matches_per_rule": 60_000})
-    start = time.perf_counter()
     scanner = Scanner(repo, settings)
+    times: dict[str, float] = {}
+    start = time.perf_counter()
     found = codemod.find_matches(rules, repo, scanner)
+    times["plan"] = time.perf_counter() - start
     codemod.apply_rules(rules, repo, FileWriter(repo), scanner)
+    times["codemod"] = time.perf_counter() - start - times["plan"]
     codemod.find_matches([r for r in rules if not r.fixable], repo, scanner)
-    return time.perf_counter() - start, len(found), scanner.runs
+    times["gate"] = time.perf_counter() - start - times["plan"] - times["codemod"]
+    return times, len(found), scanner.runs
 
 
 def direct_seconds(repo: Path) -> float:
@@ -120,15 +128,40 @@ def direct_seconds(repo: Path) -> float:
         return time.perf_counter() - start
 
 
-def measure(base: Path, files: int) -> None:
+def cpu() -> float:
+    """CPU seconds of this process and its finished children (steadier than wall time on a busy machine)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measure(base: Path, files: int, repeat: int) -> None:
+    """Alternating direct and tool runs, each on a fresh copy; medians of wall and CPU seconds."""
     repo = make_repo(base / f"repo-{files}", files)
-    copy = base / f"copy-{files}"
-    shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-    direct = direct_seconds(copy)  # on a copy: the tool's run below edits its tree
-    tool, matches, runs = tool_seconds(repo)
+    direct: list[tuple[float, float]] = []
+    tool: list[tuple[float, dict[str, float], float]] = []
+    matches = runs = 0
+    for n in range(repeat):
+        plain = base / f"plain-{files}-{n}"
+        shutil.copytree(repo, plain, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        before = cpu()
+        direct.append((direct_seconds(plain), cpu() - before))
+        copy = base / f"copy-{files}-{n}"
+        shutil.copytree(repo, copy, symlinks=True)  # the tool's run edits its tree
+        before = cpu()
+        times, matches, runs = tool_seconds(copy)
+        tool.append((sum(times.values()), times, cpu() - before))
+        shutil.rmtree(plain)
+        shutil.rmtree(copy)
+    d_wall, d_cpu = statistics.median(w for w, _ in direct), statistics.median(c for _, c in direct)
+    t_wall, t_cpu = statistics.median(w for w, _, _ in tool), statistics.median(c for _, _, c in tool)
+    plan = statistics.median(t["plan"] for _, t, _ in tool)
+    phases = ", ".join(f"{k} {statistics.median(t[k] for _, t, _ in tool):.2f}" for k in tool[0][1])
     print(
-        f"{files:6d} files  tool {tool:7.2f} s ({matches} matches, {runs} ast-grep runs)"
-        f"   direct {direct:7.2f} s   ratio {tool / direct:5.2f}x (goal <= 1.3x)",
+        f"{files:6d} files ({matches} matches, {runs} ast-grep runs, median of {repeat})\n"
+        f"    tool   wall {t_wall:7.2f} s ({phases})   cpu {t_cpu:7.2f} s\n"
+        f"    direct wall {d_wall:7.2f} s   cpu {d_cpu:7.2f} s\n"
+        f"    ratio  wall {t_wall / d_wall:5.2f}x   cpu {t_cpu / d_cpu:5.2f}x   (goal <= 1.3x)"
+        f"   plan scan alone wall {plan / d_wall:5.2f}x",
         flush=True,
     )
 
@@ -137,11 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one small repository (CI smoke test)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
+    parser.add_argument("--repeat", type=int, default=3, help="paired runs per size (medians)")
     args = parser.parse_args(argv)
-    sizes = [40] if args.quick else args.sizes
+    sizes, repeat = ([40], 1) if args.quick else (args.sizes, args.repeat)
     with tempfile.TemporaryDirectory(prefix="rules-scale-") as tmp:
         for files in sizes:
-            measure(Path(tmp), files)
+            measure(Path(tmp), files, repeat)
     return 0
 
 
