@@ -198,6 +198,7 @@ class Handler(BaseHTTPRequestHandler):
             with state.lock:
                 state.log.clear()
             state.set(None)
+            state.set_behaviour([], None)
             self._send(200, {"fault": None})
         elif self.path.rstrip("/") in ("/v1/chat/completions", "/chat/completions"):
             if "serial" in state.behave:
