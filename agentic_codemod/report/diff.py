@@ -35,14 +35,53 @@ def lines(patch: str) -> list[DiffLine]:
 
 
 def files(diff: list[DiffLine]) -> list[DiffFile]:
-    """The files of the patch with their added/removed line counts, in patch order."""
+    """The files of the patch with their added/removed line counts, in patch order. The name comes from the
+    `+++`/`---` line (git quotes a name with special characters there, C style), else the header."""
     out: list[DiffFile] = []
+    named = False
     for line in diff:
         if line.kind == "file":
-            _, _, path = line.text.partition(" b/")
-            out.append(DiffFile(path or line.text, 0, 0))
+            out.append(DiffFile(line.text.removeprefix("diff --git "), 0, 0))
+            named = False
+        elif out and line.kind == "meta" and line.text.startswith(("+++ ", "--- ")) and not named:
+            name = unquote(line.text[4:].rstrip("\t"))
+            if name != "/dev/null":
+                out[-1].path, named = name.split("/", 1)[-1], line.text.startswith("+++ ")
         elif out and line.kind == "add":
             out[-1].added += 1
         elif out and line.kind == "del":
             out[-1].removed += 1
     return out
+
+
+ESCAPES = {
+    "n": b"\n",
+    "t": b"\t",
+    '"': b'"',
+    "\\": b"\\",
+    "a": b"\a",
+    "b": b"\b",
+    "f": b"\f",
+    "r": b"\r",
+    "v": b"\v",
+}
+
+
+def unquote(name: str) -> str:
+    """A path as git wrote it: "a/x\\"y\\303\\251" (C-style quotes, octal bytes) or plain."""
+    if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
+        return name
+    body, out, i = name[1:-1], bytearray(), 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            octal = body[i + 1 : i + 4]
+            if len(octal) == 3 and all(c in "01234567" for c in octal):
+                out.append(int(octal, 8) & 0xFF)
+                i += 4
+                continue
+            out += ESCAPES.get(body[i + 1], body[i + 1].encode())
+            i += 2
+            continue
+        out += body[i].encode()
+        i += 1
+    return out.decode("utf-8", errors="replace")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from browser import Browser
-from conftest import Runs
+from report_runs import Runs
 
 
 def _trace(run_dir: Path) -> list[dict]:
