@@ -17,6 +17,13 @@ if [ "${CI:-}" = "true" ] || [ -n "${CODEMOD_CI_TOOLS:-}" ]; then
       || echo "test: gitlab-ci-local not installed" >&2
   fi
 fi
+# Headless Chromium (Debian package chromium) for the report pages' browser tests (tests/report), installed
+# the way bootstrap installs bubblewrap: with apt as root; elsewhere those tests skip and say why (on CI,
+# CI=true, they fail instead). Their screenshots land in test-artifacts/screenshots/.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+    || echo "test: chromium not installed: the browser tests of tests/report will skip" >&2
+fi
 [ -d .cache/npm/node_modules/.bin ] && export PATH="$PWD/.cache/npm/node_modules/.bin:$PATH"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
