@@ -74,6 +74,7 @@ class Context(_Frozen):
     skills: list[Skill]
     budget_bytes: int
     cli_checked: bool  # whether `apm install --frozen` and `apm audit` ran (the other checks always do)
+    cli_cached: bool = False  # their pass was a record for exactly these bytes (apm/verified.py)
 
     def agent_for_step(self, step: str) -> AgentSpec:
         found = [agent for agent in self.agents.values() if agent.step == step]
@@ -104,6 +105,7 @@ class Context(_Frozen):
         return {
             "lock_sha256": self.lock_sha256,
             "apm_cli_checked": self.cli_checked,
+            "apm_cli_cached": self.cli_cached,
             "project": {"name": self.project.name, "apm_dir_hash": self.project.content_hash},
             "packages": [p.model_dump(mode="json", exclude={"path"}) for p in self.packages],
             "agents": {a.step: {"name": a.name, "model_role": a.model_role} for a in self.agents.values()},

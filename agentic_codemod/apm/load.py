@@ -4,7 +4,8 @@ Order, each stage refusing before the next:
   1. apm.lock.yaml exists; apm.yml and apm-policy.yml parse  (lockfile-required, manifest, policy-required)
   2. sources: allow list, tag pins, lock agrees with apm.yml  (allow-list, tag-pin, lock-consistency, ...)
   3. with the `apm` CLI: a present apm_modules/ is checked first, so a hand edit is refused rather
-     than silently repaired; then `apm install --frozen` and `apm audit --ci --policy apm-policy.yml`
+     than silently repaired; then `apm install --frozen` and `apm audit --ci --policy apm-policy.yml`,
+     unless a record says they passed on exactly these bytes (verified.py: once per lock, not per run)
   4. always: content hash of every installed package, hooks, symlinks, hidden Unicode (integrity.py)
   5. read primitives from .apm/ and apm_modules/, compile agent specs                 (compile.py)
 """
@@ -26,6 +27,7 @@ from agentic_codemod.apm.manifest import MANIFEST, Manifest, read_manifest
 from agentic_codemod.apm.policy import POLICY, check_sources, ordered_packages, read_policy
 from agentic_codemod.apm.primitives import APM_DIR, PackagePrimitives, read_package
 from agentic_codemod.apm.refusal import PROJECT, Violation, raise_if_any
+from agentic_codemod.apm.verified import VerifiedCache, verification_key
 
 _REINSTALL = "reinstall with `apm install --frozen`"
 
@@ -36,12 +38,19 @@ def load_context(
     use_cli: bool | None = None,
     budget_bytes: int = 64_000,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    cache: VerifiedCache | bool | None = True,
 ) -> Context:
     """Verified, compiled context of the project at `project_root`; ContextRefused (exit 2) otherwise.
 
     use_cli: None runs `apm` when it is installed, True requires it, False skips it (the checks of
     stages 1, 2 and 4 run in every case).
+    cache: True reads and writes the CLI's verdicts where VerifiedCache.from_environment() says (a record
+    per key, verified.py), a VerifiedCache uses that one, False or None always runs the CLI.
     """
+    if cache is True:
+        cache = VerifiedCache.from_environment()
+    elif cache is False:
+        cache = None
     root = project_root.resolve()
     lock = read_lockfile(root / LOCKFILE)
     manifest = read_manifest(root / MANIFEST)
@@ -50,20 +59,63 @@ def load_context(
     raise_if_any(violations + check_sources(root, manifest, lock, policy))
 
     apm = find_apm(use_cli)
+    cached = False
     with _exclusive(root):  # runs sharing one context root must not install over each other's reads
         if apm is not None:
             if (root / MODULES_DIR).is_dir():
                 raise_if_any(verify_installed(root, packages, require_present=False))
-            install_frozen(apm, root, timeout_s=timeout_s)
-            audit(apm, root, POLICY, timeout_s=timeout_s)
-            if read_lockfile(root / LOCKFILE).sha256 != lock.sha256:
-                detail = "`apm install --frozen` rewrote the lockfile"
-                hint = "commit the lockfile"
-                raise_if_any([Violation(LOCKFILE, PROJECT, "lock-consistency", detail, hint)])
+            cached = _verify_with_cli(root, manifest, lock.sha256, apm, cache, timeout_s=timeout_s)
 
         raise_if_any(verify_installed(root, packages) + verify_project(root))
         context = compile_context(root, manifest, lock.sha256, packages, budget_bytes=budget_bytes)
-    return context.model_copy(update={"cli_checked": apm is not None})
+    return context.model_copy(update={"cli_checked": apm is not None, "cli_cached": cached})
+
+
+def _verify_with_cli(
+    root: Path,
+    manifest: Manifest,
+    lock_sha256: str,
+    apm: str,
+    cache: VerifiedCache | None,
+    *,
+    timeout_s: float,
+) -> bool:
+    """`apm install --frozen` + `apm audit`, unless the cache holds a pass for exactly these bytes (then
+    True). Concurrent runs on the same bytes (a local fleet's copies) wait for one another: one verifies,
+    the others find its record."""
+    if cache is None:
+        _run_cli(root, lock_sha256, apm, timeout_s=timeout_s)
+        return False
+    key = verification_key(root, manifest, apm)
+    with _locked(cache.lock_path(key)):
+        if cache.holds(key):
+            return True
+        _run_cli(root, lock_sha256, apm, timeout_s=timeout_s)
+        after = verification_key(root, manifest, apm)  # what the CLI left installed is what passed
+        cache.record(after, lock_sha256)
+    return False
+
+
+def _run_cli(root: Path, lock_sha256: str, apm: str, *, timeout_s: float) -> None:
+    install_frozen(apm, root, timeout_s=timeout_s)
+    audit(apm, root, POLICY, timeout_s=timeout_s)
+    if read_lockfile(root / LOCKFILE).sha256 != lock_sha256:
+        detail = "`apm install --frozen` rewrote the lockfile"
+        hint = "commit the lockfile"
+        raise_if_any([Violation(LOCKFILE, PROJECT, "lock-consistency", detail, hint)])
+
+
+@contextmanager
+def _locked(path: Path | None) -> Iterator[None]:
+    if path is None:
+        yield
+        return
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager

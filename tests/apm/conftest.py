@@ -33,9 +33,11 @@ def apm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(apm_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """APM writes under $HOME (~/.apm, ~/.cache/apm): never the developer's."""
+def _isolated_home(apm_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """APM writes under $HOME (~/.apm, ~/.cache/apm): never the developer's. The records of the CLI's
+    verdicts (apm/verified.py) are per test, so each test sees the CLI run as it expects."""
     monkeypatch.setenv("HOME", str(apm_home))
+    monkeypatch.setenv("CODEMOD_APM_CACHE", str(tmp_path / "apm-verified"))
     monkeypatch.setenv("AGNO_TELEMETRY", "false")
 
 
