@@ -52,7 +52,8 @@ def scrubbed_env(
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Allowlisted variables only, never a secret-named one (also not from `extra`); HOME and TMP*
-    point into the run dir (created here); no bytecode or pytest cache written into the worktree."""
+    point into the run dir (created here). The ecosystem's own settings (no bytecode, no test cache, no
+    update checks: the adapter's `sandbox_env`) come as `extra`."""
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
     env = {name: environ[name] for name in allowlist if name in environ}
@@ -62,8 +63,6 @@ def scrubbed_env(
             "TMPDIR": str(tmp),
             "TMP": str(tmp),
             "TEMP": str(tmp),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTEST_ADDOPTS": "-p no:cacheprovider",
         }
     )
     env.update(extra or {})

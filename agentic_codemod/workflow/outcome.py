@@ -35,6 +35,7 @@ def intake(state: RunState) -> str:
         settings.secret_name_markers,
         home=paths.home,
         tmp=paths.tmp,
+        extra=state.adapter.sandbox_env,
     )
     state.runner = SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes, trace=state.trace)
     state.workspace = Workspace(

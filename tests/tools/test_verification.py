@@ -74,6 +74,14 @@ def test_scrubbed_env_keeps_only_the_allowlist(tmp_path: Path) -> None:
     assert "CI_JOB_TOKEN" not in env and "AWS_PROFILE" not in env
     assert env["HOME"] == str(tmp_path / "home") and (tmp_path / "home").is_dir()
     assert env["TMPDIR"] == env["TMP"] == env["TEMP"] == str(tmp_path / "tmp") and (tmp_path / "tmp").is_dir()
+    assert "PYTHONDONTWRITEBYTECODE" not in env  # an ecosystem's settings come from its adapter
+
+
+def test_the_adapters_sandbox_env_comes_as_extra(tmp_path: Path) -> None:
+    from agentic_codemod.adapters import get_adapter
+
+    extra = get_adapter("python").sandbox_env
+    env = scrubbed_env({}, [], SECRET_NAME_MARKERS, home=tmp_path / "h", tmp=tmp_path / "t", extra=extra)
     assert env["PYTHONDONTWRITEBYTECODE"] == "1"
     assert env["PYTEST_ADDOPTS"] == "-p no:cacheprovider"
 
