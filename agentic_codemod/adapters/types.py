@@ -104,6 +104,8 @@ class VerificationEnv:
     python: Path  # interpreter of the isolated environment
     root: Path  # the environment directory (inside the run dir)
     install_log: list[ProcessResult] = field(default_factory=list)
+    # Repository-relative paths each test copy holds as symlinks into the environment (npm: node_modules)
+    links: dict[str, Path] = field(default_factory=dict)
     # How it was installed, as the adapter says: {"installer": "uv" | "pip", "template": key or ""}
     install: dict[str, str] = field(default_factory=dict)
 

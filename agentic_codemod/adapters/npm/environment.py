@@ -52,7 +52,12 @@ def prepare_environment(
     if project.exists():
         shutil.rmtree(project)
     shutil.copytree(root, project, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED))
-    env = VerificationEnv(python=Path(shutil.which("node") or "node"), root=env_dir, install_log=[])
+    env = VerificationEnv(
+        python=Path(shutil.which("node") or "node"),
+        root=env_dir,
+        install_log=[],
+        links={"node_modules": node_modules(env_dir)},
+    )
     locked = any((project / name).is_file() for name in LOCKFILES)
     argv = ["npm", "ci", *QUIET] if locked else ["npm", "install", "--no-package-lock", *QUIET]
     env.install_log.append(run_npm(argv, project, runner, timeout))

@@ -39,10 +39,10 @@ DETECTED_BY = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "P
 
 
 def is_test_file(path: str) -> bool:
-    pure = PurePosixPath(path)
-    if pure.name == "conftest.py" or TEST_FILE.match(pure.name):
-        return True
-    return pure.name.startswith("test") and pure.suffix == ".py" and bool({"tests", "test"} & set(pure.parts))
+    """pytest's names (test_*.py, *_test.py) and unittest discover's default pattern (test*.py, a
+    top-level tests.py too)."""
+    name = PurePosixPath(path).name
+    return bool(TEST_FILE.match(name)) or (name.startswith("test") and name.endswith(".py"))
 
 
 def canary(command: TestCommand, sibling: str, token: str) -> Canary:
