@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agentic_codemod.adapters.types import TestCommand
+from agentic_codemod.adapters.types import TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 CanaryState = Literal["failed", "passed", "missing"]
@@ -60,8 +60,11 @@ class Canary:
         return "missing"
 
 
-def plant(root: Path, command: TestCommand) -> Canary | None:
-    """Write the canary beside the first test file the command would collect; None if there is none."""
+def plant(root: Path, command: TestCommand, facts: TestFacts | None = None) -> Canary | None:
+    """Write the canary beside the first test file the command would collect; None if there is none.
+    With `facts` (the adapter's), the ecosystem says what a test file is and what its canary says."""
+    if facts is not None:
+        return _plant(root, command, facts)
     sibling = _first_test_file(root, _start_dirs(root, command))
     if sibling is None:
         return None
@@ -160,6 +163,28 @@ def _start_dirs(root: Path, command: TestCommand) -> list[Path]:
             return [root / argv[argv.index(option) + 1]]
     named = [root / a for a in argv[1:] if not a.startswith(("-", "{")) and (root / a).is_dir()]
     return named or [root]
+
+
+def _plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
+    """The adapter's canary beside the shallowest of its test files (one in a test folder first)."""
+    best: tuple[int, int, str] | None = None
+    for start in _start_dirs(root, command):
+        for directory, dirs, files in os.walk(start):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+            rel = Path(directory).relative_to(root)
+            in_tests = any(part in ("tests", "test", "__tests__") for part in rel.parts)
+            for name in sorted(files):
+                if facts.is_test_file((rel / name).as_posix()):
+                    key = (0 if in_tests else 1, len(rel.parts), (rel / name).as_posix())
+                    best = key if best is None or key < best else best
+    if best is None:
+        return None
+    token = f"c{secrets.token_hex(5)}"
+    sibling = root / best[2]
+    planted = facts.canary(command, sibling.name, token)
+    path = sibling.parent / planted.name
+    path.write_text(planted.text, encoding="utf-8")
+    return Canary(file=path.relative_to(root).as_posix(), token=token)
 
 
 def _first_test_file(root: Path, starts: list[Path]) -> Path | None:
