@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection
 from pathlib import Path
 
-from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand
+from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand, TestFacts
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally, VerificationResult
 from agentic_codemod.tools import repo_copy
@@ -51,6 +51,7 @@ def run_tests(
     code_suffixes: tuple[str, ...] = (),
     source: Path | None = None,
     strict: Collection[str] = (),
+    facts: TestFacts | None = None,
 ) -> VerificationResult:
     """Run the test command on the disposable copy (made with `stamp`) inside `box`, with the canary
     planted. Green needs: a clean exit (the canary's own failure aside), tests that ran, the canary
@@ -59,7 +60,7 @@ def run_tests(
     reports_dir.mkdir(parents=True, exist_ok=True)
     junit = reports_dir / "junit.xml"
     junit.unlink(missing_ok=True)
-    canary = oracle.plant(copy, command)
+    canary = oracle.plant(copy, command, facts)
     if canary is not None:
         repo_copy.stamp_file(copy, stamp, canary.file)  # rewriting the canary is tampering too
     argv = render(command, python, box.inside(junit))
@@ -68,8 +69,11 @@ def run_tests(
     tampered = repo_copy.touched(
         copy, stamp, code_suffixes, source=source, strict=strict, rewritten=rewritten
     )
-    ids = junit_case_ids(junit) if junit.exists() else []
-    counts = read_junit(junit) if junit.exists() else counts_from_output(result.output_tail)
+    if facts is not None:  # the ecosystem's reader: its runners' reports, with their test ids
+        counts, ids = facts.read_results(command, junit if junit.exists() else None, result.output_tail)
+    else:
+        ids = junit_case_ids(junit) if junit.exists() else []
+        counts = read_junit(junit) if junit.exists() else counts_from_output(result.output_tail)
     if command.runner == "stestr":  # its own record of the run, in the copy: subunit
         counts, ids = read_stestr(copy)
     if command.runner == "trial":  # its result lines and problem report
