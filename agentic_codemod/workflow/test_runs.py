@@ -8,9 +8,9 @@ changed_files(worktree, base) -> set[str]           what the candidate changes s
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from agentic_codemod.config import CODE_SUFFIXES
 from agentic_codemod.errors import BudgetExceeded, RequiresHuman
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools import repo_copy
@@ -30,6 +30,8 @@ def timed_tests(state: RunState, phase: str) -> VerificationResult:
         )
     paths, policy = state.paths, need(state.policy)
     stamp = repo_copy.fresh_copy(paths.worktree, paths.copy)
+    for rel, target in need(state.env).links.items():  # the environment where the ecosystem looks for it
+        link_into_copy(paths.copy, stamp, rel, target)
     reports = paths.reports / phase
     box = policy.for_tests(paths.copy, reports)
     try:
@@ -43,14 +45,28 @@ def timed_tests(state: RunState, phase: str) -> VerificationResult:
             timeout_s=min(budgets.verification_timeout_s, left),
             phase=phase,
             reports_dir=reports,
-            code_suffixes=CODE_SUFFIXES,
+            code_suffixes=need(state.adapter).test_facts.code_suffixes,
             source=paths.worktree,
             strict=changed_files(paths.worktree, state.base_commit),
+            facts=need(state.adapter).test_facts,
         )
     finally:
         repo_copy.discard(paths.copy)
     state.verification_s += result.duration_s
     return result
+
+
+def link_into_copy(copy: Path, stamp: repo_copy.Stamp, rel: str, target: Path) -> None:
+    """A symlink at `rel` in the test copy to the environment (npm: node_modules), watched like a
+    candidate file; the candidate's own entry at that path, if any, is replaced (it is never published)."""
+    path = copy / rel
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target, target_is_directory=True)
+    repo_copy.stamp_file(copy, stamp, rel)
 
 
 def changed_files(worktree: Path, base_commit: str) -> set[str]:
