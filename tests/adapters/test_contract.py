@@ -203,3 +203,57 @@ def test_first_import_finds_the_sdk_in_the_ecosystems_code(
     found = adapter.first_import(tmp_path, "acme-sdk", ["acme_sdk"] if name == "python" else [], Settings())
     assert found == (next(iter(files)), 2)
     assert adapter.first_import(tmp_path, "other-sdk", [], Settings()) is None
+
+
+# The leak test (issue 14): outside adapters/<ecosystem>/ the code imports no ecosystem library or
+# adapter package and names no ecosystem's file suffix or test runner. The files below still do; each
+# must leave this list when it is cleaned (the test fails on a stale entry), and no other file may join.
+KNOWN_LEAKS = {
+    "agentic_codemod/config.py": "CODE_SUFFIXES, pip settings, the check of verification.command",
+    "agentic_codemod/run.py": "pip_config credentials for the redactor",
+    "agentic_codemod/scaffold.py": "scaffolds a Python task",
+    "agentic_codemod/experience/selection.py": "lesson cues read with packaging",
+    "agentic_codemod/experience/validation.py": "lesson cues read with packaging",
+    "agentic_codemod/tools/repo_copy.py": "shadowing rules for .py modules and __pycache__",
+    "agentic_codemod/workflow/codemod.py": "Rule.applies_to compares versions with packaging",
+    "agentic_codemod/workflow/gates.py": "test-file names of Python",
+    "agentic_codemod/workflow/oracle.py": "the Python canary when no TestFacts are given, pytest hooks",
+    "agentic_codemod/workflow/oracle_tamper.py": "the tamper gate reads pytest configuration and hooks",
+    "agentic_codemod/workflow/scan.py": "SOURCE_SUFFIXES keyed by language",
+    "agentic_codemod/workflow/verify.py": "unittest/JUnit/stestr readers (the Python adapter calls them)",
+}
+ECOSYSTEM_MODULES = (
+    "packaging",
+    "nodesemver",
+    "agentic_codemod.adapters.python",
+    "agentic_codemod.adapters.npm",
+)
+
+
+def _leaks(path: Path) -> list[str]:
+    facts = [adapter.test_facts for _, adapter in ADAPTERS]
+    suffixes = {s for f in facts for s in f.source_suffixes} | {".pyc", ".pth"}
+    runners = {"pytest", "unittest", "stestr", "node-test", "jest", "vitest", "mocha"}
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and node.module == "agentic_codemod.adapters":
+                names += [f"agentic_codemod.adapters.{a.name}" for a in node.names]
+            found += [n for n in names if n.startswith(ECOSYSTEM_MODULES)]
+        elif isinstance(node, ast.Constant) and node.value in suffixes | runners:
+            found.append(repr(node.value))
+    return found
+
+
+def test_the_core_knows_no_ecosystem_outside_the_known_leaks() -> None:
+    root = Path(__file__).resolve().parents[2]
+    core = sorted(
+        p for p in (root / "agentic_codemod").rglob("*.py") if "adapters" not in p.relative_to(root).parts[:2]
+    )
+    leaking = {p.relative_to(root).as_posix(): _leaks(p) for p in core}
+    leaking = {k: v for k, v in leaking.items() if v}
+    new = {k: v for k, v in leaking.items() if k not in KNOWN_LEAKS}
+    assert not new, f"ecosystem knowledge leaked into the core (move it into an adapter): {new}"
+    cleaned = sorted(set(KNOWN_LEAKS) - set(leaking))
+    assert not cleaned, f"no longer leaking, take them off KNOWN_LEAKS: {cleaned}"

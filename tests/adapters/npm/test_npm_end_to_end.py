@@ -1,0 +1,58 @@
+"""The npm fixture (fixtures/npm-app) through `agentic-codemod run --offline`, real npm and node in the
+sandbox, the SDK from the local fixture registry: a plain bump inside 1.x is green; the breaking 2.0.0
+without migration notes ends requires_human naming the failing tests."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fixtures_support import ROOT, materialize
+
+from agentic_codemod.tools import sandbox
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed"),
+    pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}"),
+]
+
+TASKS = ROOT / "fixtures" / "npm-tasks"
+
+
+@pytest.fixture
+def npm_repo(tmp_path: Path) -> Path:
+    dest = tmp_path / "npm-app"
+    materialize.materialize(ROOT / "fixtures" / "npm-app", dest)
+    return dest
+
+
+def test_plain_bump_is_green(npm_repo: Path, registry: str, run_codemod: Callable[..., object]) -> None:
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert m["status"] == "succeeded" and m["classification"] == "green"
+    assert m["environments"]["baseline"] == {"acme-sdk": "1.0.0"}
+    assert m["environments"]["after"] == {"acme-sdk": "1.1.0"}
+    assert all(v["passed"] and v["tests"]["passed"] == 3 for v in m["verifications"])
+    assert sorted(m["candidate"]["files"]) == ["package-lock.json", "package.json"]
+    patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
+    assert '-    "acme-sdk": "^1.0.0"' in patch and '+    "acme-sdk": "^1.1.0"' in patch
+
+
+def test_breaking_bump_requires_a_human_naming_the_failing_tests(
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-2-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["status"] == "requires_human"
+    assert "orders > loads an order by id" in m["reason"], m["reason"]
+    assert m["verifications"][-1]["tests"]["failing"] == [
+        "orders > loads an order by id",
+        "reports > runs a named operation",
+    ]
+    assert m["verifications"][0]["passed"] and not m["verifications"][-1]["passed"]
+    assert m["environments"]["after"] == {"acme-sdk": "2.0.0"}
