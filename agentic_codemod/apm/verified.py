@@ -17,6 +17,11 @@ Where a record may live: a directory of the current user that no one else can wr
 no group or other write bit, like ssh's checks), outside the repository under change (the sandbox never
 sees the caller's HOME or the CI project directory). A cache that fails these checks is not read and not
 written: the CLI runs, as without a cache. A record is written only after the CLI passed on this run.
+
+In GitLab, `codemod:context` verifies (`python -m agentic_codemod.apm --record-key FILE`) and hands the
+record and its key on as artifacts; a run job sets CODEMOD_APM_CACHE to that directory and
+CODEMOD_APM_VERIFIED_KEY to that key, so no other file in the directory (say, one committed to the
+checkout) can vouch for anything.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -36,6 +42,7 @@ from agentic_codemod.apm.manifest import Manifest
 
 FORMAT = "agentic-codemod/apm-verified@1"
 ENV = "CODEMOD_APM_CACHE"
+PINNED_ENV = "CODEMOD_APM_VERIFIED_KEY"  # CI: the one key the context job verified (other records ignored)
 KEYED_FILES = ("apm.yml", "apm.lock.yaml", "apm-policy.yml")
 KEYED_TREES = (".apm", "apm_modules", ".agents")
 
@@ -100,17 +107,22 @@ def _apm_identity(apm: str) -> str:
 @dataclass(frozen=True)
 class VerifiedCache:
     directory: Path
+    pinned: str | None = None  # when set, the only key a record may vouch for
 
     @classmethod
-    def from_environment(cls, environ: dict[str, str] | None = None) -> VerifiedCache:
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> VerifiedCache:
         env = os.environ if environ is None else environ
+        pinned = env.get(PINNED_ENV) or None
         if env.get(ENV):
-            return cls(Path(env[ENV]).expanduser())
+            return cls(Path(env[ENV]).expanduser(), pinned)
         base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
-        return cls(Path(base) / "agentic-codemod" / "apm-verified")
+        return cls(Path(base) / "agentic-codemod" / "apm-verified", pinned)
 
     def holds(self, key: str) -> bool:
-        """True only for a record of exactly this key, in a directory and file only this user can write."""
+        """True only for a record of exactly this key, in a directory and file only this user can write
+        (and, with a pinned key, only for that key)."""
+        if self.pinned is not None and key != self.pinned:
+            return False
         entry = self.directory / f"{key}.json"
         if not (_private(self.directory) and _private(entry, regular=True)):
             return False

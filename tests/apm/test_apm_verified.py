@@ -116,3 +116,29 @@ def test_without_a_cache_the_cli_runs_every_time(project: Path, cli_calls: list[
     load_context(project, use_cli=True, cache=False)
     load_context(project, use_cli=True, cache=False)
     assert cli_calls == ["install", "audit", "install", "audit"]
+
+
+def test_a_pinned_key_ignores_every_other_record(project: Path, cli_calls: list[str], tmp_path: Path) -> None:
+    load_context(project, use_cli=True)
+    cache = VerifiedCache.from_environment()
+    [entry] = cache.directory.glob("*.json")
+    key = entry.stem
+    assert VerifiedCache(cache.directory, pinned=key).holds(key)
+    assert not VerifiedCache(cache.directory, pinned="f" * 64).holds(key)
+
+
+def test_the_ci_entry_point_verifies_records_and_writes_the_key(
+    project: Path, tmp_path: Path, cli_calls: list[str]
+) -> None:
+    from agentic_codemod.apm.__main__ import main
+
+    key_file = tmp_path / "key"
+    assert main(["--context", str(project), "--record-key", str(key_file)]) == 0
+    key = key_file.read_text().strip()
+    assert VerifiedCache.from_environment().holds(key)
+    assert main(["--context", str(project)]) == 0
+    assert cli_calls == ["install", "audit"]  # the second call found the record
+    write(project / "apm_modules" / "stray.md", "x")
+    pinned = VerifiedCache(VerifiedCache.from_environment().directory, pinned=key)
+    assert load_context(project, use_cli=True, cache=pinned) is not None
+    assert cli_calls[2:] == ["install", "audit"]  # other bytes than the pinned key: the CLI ran
