@@ -29,6 +29,16 @@ if ! command -v bwrap >/dev/null 2>&1; then
     echo "bootstrap: bubblewrap (bwrap) is missing: install it (e.g. apt-get install bubblewrap)" >&2
   fi
 fi
+# Node and npm: the npm adapter runs them (its tests and the npm fixture use a local registry).
+if ! command -v npm >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    quietly apt-get update -qq || true
+    quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm \
+      || echo "bootstrap: nodejs/npm not installed: the npm adapter's tests will skip" >&2
+  else
+    echo "bootstrap: npm is missing: install nodejs and npm (the npm adapter's tests skip without)" >&2
+  fi
+fi
 [ -x .venv/bin/python ] || quietly python3 -m venv .venv
 quietly .venv/bin/python -m pip install --upgrade "pip>=24"
 quietly .venv/bin/python -m pip install -e '.[dev,apm,semantic,uv]'
