@@ -28,6 +28,8 @@ from agentic_codemod.coders.cline import ClineConfig, ClineResult, find_cline, r
 from agentic_codemod.errors import BudgetExceeded, CandidateRejected, EnvironmentUnavailable, InputError
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools.paths import Refused
+from agentic_codemod.tools.trace import Trace
+from agentic_codemod.tools.workspace import Workspace
 from agentic_codemod.workflow import gates
 from agentic_codemod.workflow.agent_tools import evidence
 from agentic_codemod.workflow.llm_brain import LlmBrain, _migration_notes, _sections, _task
@@ -72,7 +74,7 @@ class ClineBrain(LlmBrain):
             state.manifest.models[ACTOR] = config.model
             _record(state, iteration, result)
             _raise_for(result, config)
-            applied = apply_changes(state, scratch)
+            applied = apply_changes(ws, state.trace, state.base_commit or "HEAD", scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         if not applied:
@@ -97,10 +99,8 @@ class ClineBrain(LlmBrain):
         return ClineConfig(binary, role.model, role.base_url, data_dir, float(budget), api_key=role.api_key)
 
 
-def apply_changes(state: RunState, scratch: Path) -> list[str]:
+def apply_changes(ws: Workspace, trace: Trace, base: str, scratch: Path) -> list[str]:
     """Bring the scratch copy's changes into the worktree through the Workspace; all checked first."""
-    ws = need(state.workspace)
-    base = state.base_commit or "HEAD"
     paths: set[str] = set()
     for change in [*gates.changed_paths(scratch, base), *gates.changed_paths(ws.root, base)]:
         paths.update(p for p in (change.path, change.old_path) if p)
@@ -122,7 +122,7 @@ def apply_changes(state: RunState, scratch: Path) -> list[str]:
         edits[rel] = new
     if refused:
         for line in refused:
-            state.trace.record(ACTOR, "apply", {"path": line.split(":", 1)[0]}, "", "refused", line)
+            trace.record(ACTOR, "apply", {"path": line.split(":", 1)[0]}, "", "refused", line)
         raise CandidateRejected(
             f"cline changed what the coder may not change; nothing of it was applied: {'; '.join(refused)}",
             hint="the same rooted paths, deny globs and allowed paths hold for every coder",
