@@ -16,6 +16,11 @@ if [ "${CI:-}" = "true" ] || [ -n "${CODEMOD_CI_TOOLS:-}" ]; then
     npm install --silent --no-audit --no-fund --prefix .cache/npm gitlab-ci-local@4.72.0 >/dev/null 2>&1 \
       || echo "test: gitlab-ci-local not installed" >&2
   fi
+  # The Cline CLI (alternative coder, tests/coders/): its own prefix, found there by coders/cline.py.
+  if command -v npm >/dev/null 2>&1 && [ ! -x .cache/cline/node_modules/.bin/cline ]; then
+    npm install --silent --no-audit --no-fund --prefix .cache/cline cline@3.0.65 >/dev/null 2>&1 \
+      || echo "test: cline not installed" >&2
+  fi
 fi
 # Headless Chromium (Debian package chromium) for the report pages' browser tests (tests/report), installed
 # the way bootstrap installs bubblewrap: with apt as root; elsewhere those tests skip and say why (on CI,
