@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures_support import ACME_APP, materialize
 from mock_llm import free_port
 
 from agentic_codemod.workflow.artifacts import ARTIFACTS
@@ -25,6 +26,13 @@ endpoint: {base_url: http://127.0.0.1:9/v1}
 defaults: {model: mock-model, timeout_s: 2, max_retries: 1, max_model_calls: 12}
 roles: {scout: {}, planner: {}, coder: {}, reviewer: {}, scribe: {}}
 """
+
+
+@pytest.fixture(autouse=True)
+def own_probe_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "probe.json"
+    monkeypatch.setenv("CODEMOD_LLM_PROBE", str(path))
+    return path
 
 
 def llm_run(run_codemod: Any, repo: Path) -> Any:
@@ -97,7 +105,6 @@ def test_usage_the_endpoint_does_not_report_is_null_not_zero(
         ("down", None, "cannot reach the model endpoint"),
         ("http-500", "reviewer", "failed with HTTP 500 after 2 attempt(s)"),
         ("http-429", None, "failed with HTTP 429"),
-        ("auth", "planner", "refused the credentials (HTTP 401)"),
         ("malformed-json", "coder", "not an OpenAI chat completion"),
         ("slow", "scout", "did not answer within 2.0s"),
     ],
@@ -168,6 +175,58 @@ def test_bad_model_behaviour_rejects_the_run(
     if agent == "reviewer":  # green tests do not override the reviewer: no approval, no ready MR
         assert result.json("review.json")["verdict"] == ("reject" if fault == "review-reject" else "unsure")
         assert m["verifications"][-1]["passed"]
+
+
+def test_a_permanent_endpoint_error_ends_the_run_without_a_retry(
+    mock_llm: Any, acme_repo: Path, run_codemod: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast_models(tmp_path, monkeypatch)
+    mock_llm.fault("auth", agent="planner")
+    result = llm_run(run_codemod, acme_repo)
+    m = result.manifest
+    assert (result.code, m["status"]) == (2, "bad_input"), m["reason"]
+    assert "refused the credentials (HTTP 401)" in m["reason"] and "CODEMOD_LLM_API_KEY" in m["reason"]
+    assert len([c for c in mock_llm.log() if c["agent"] == "planner"]) == 1
+
+
+def test_a_server_that_rejects_json_schema_fails_once_then_the_probe_makes_it_pass(
+    mock_llm: Any,
+    acme_repo: Path,
+    run_codemod: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    own_probe_file: Path,
+) -> None:
+    """llama-cpp-python's 500 on json_schema: exit 1 and one request, never 75; after `task llm:status`
+    the run asks for json_object and finishes. No traceback and no agno log line on the console."""
+    from agentic_codemod import llm_backend
+
+    fast_models(tmp_path, monkeypatch)
+    mock_llm.behave("no-json-schema", "tools-need-choice")
+    failed = llm_run(run_codemod, acme_repo)
+    m = failed.manifest
+    assert (failed.code, m["status"]) == (1, "rejected"), m["reason"]
+    assert "does not support what the request asks for (HTTP 500)" in m["reason"]
+    assert "Traceback" not in m["reason"] and "site-packages" not in m["reason"]
+    assert len(mock_llm.log()) == 1  # the scout's first request, not retried
+    assert "Traceback" not in failed.out + failed.err and "ERROR" not in failed.out + failed.err
+    calls = [t for t in failed.trace() if t["tool"] == "model_call"]
+    assert len(calls) == 1 and '"http_status": 500' in calls[0]["result"]
+
+    env = {"CODEMOD_LLM_BASE_URL": mock_llm.url, "CODEMOD_LLM_MODEL": "mock-model"}
+    assert llm_backend.main(["status"], {**env, "CODEMOD_LLM_PROBE": str(own_probe_file)}) == 0
+    mock_llm.behave("no-json-schema", "tools-need-choice")
+    before = len(mock_llm.log())
+    rerun = acme_repo.parent / "again"
+    materialize.materialize(ACME_APP, rerun)
+    passed = llm_run(run_codemod, rerun)
+    m = passed.manifest
+    assert passed.code == 0, m["reason"]
+    assert m["llm"]["probe"]["structured_output"] == "json_object"
+    assert {r["structured_output"] for r in m["llm"]["roles"].values()} == {"json_object", None}
+    second = mock_llm.log()[before:]
+    assert second and all(c["response_format"] != "json_schema" for c in second)
+    assert all(c["tool_choice"] == "auto" for c in second if c["tools"])
 
 
 def test_a_role_over_its_token_budget_fails_the_run_naming_it(
