@@ -179,6 +179,9 @@ class TestFacts:
     # (command, report path or None, output tail) -> (tally, test ids); (None, []) when nothing readable
     read_results: Callable[[TestCommand, Path | None, str], tuple[Tally | None, list[str]]]
     canary: Callable[[TestCommand, str, str], Canary]  # (command, sibling test file name, token)
+    # (path, base text or None, candidate text or None, is a test file) -> what the candidate introduces
+    # that could change how tests run or read (the tamper gate's ecosystem findings; messages name path)
+    tamper: Callable[[str, str | None, str | None, bool], list[str]]
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import json
 import re
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
 from agentic_codemod.adapters.types import Canary, TestCommand, TestFacts
 from agentic_codemod.models import Tally
@@ -82,6 +83,10 @@ def read_results(command: TestCommand, report: Path | None, output: str) -> tupl
     return read_by_runner(command.runner, report, output)
 
 
+def tamper(path: str, before: str | None, after: str | None, is_test: bool) -> list[str]:
+    return find_tampering(path, before, after, is_test, CONFIG_FILES)
+
+
 def detect(root: Path) -> bool:
     """An npm repository: a package.json object at the root."""
     try:
@@ -99,6 +104,7 @@ TEST_FACTS = TestFacts(
     not_a_test_run=NOT_A_TEST_RUN,
     read_results=read_results,
     canary=canary,
+    tamper=tamper,
 )
 # Every sandboxed process of an npm run: no update checks, no funding or audit calls, CI behaviour
 # (no watch mode, no interactive prompts), no colours in the output the tool reads.

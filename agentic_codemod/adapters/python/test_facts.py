@@ -65,6 +65,12 @@ def read_results(command: TestCommand, report: Path | None, output: str) -> tupl
     return verify.counts_from_output(output), []
 
 
+def tamper(path: str, before: str | None, after: str | None, is_test: bool) -> list[str]:
+    """Nothing beyond what the core's tamper gate checks for Python itself (workflow/gates.py and
+    oracle_tamper.py: pytest hooks, config, skip markers; issue 14: to move here)."""
+    return []
+
+
 def detect(root: Path) -> bool:
     return any((root / name).is_file() for name in DETECTED_BY) or any(root.glob("requirements*.txt"))
 
@@ -78,6 +84,7 @@ TEST_FACTS = TestFacts(
     not_a_test_run=NOT_A_TEST_RUN,
     read_results=read_results,
     canary=canary,
+    tamper=tamper,
 )
 # Every sandboxed process of a Python run: no bytecode written into the copy, no pytest cache.
 SANDBOX_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}

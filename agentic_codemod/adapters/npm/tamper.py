@@ -1,0 +1,93 @@
+"""What a candidate introduces into a JavaScript/TypeScript repository that could change how its tests run
+or what they report (the tamper gate's npm facts; adapters/types.py TestFacts.tamper).
+
+    tamper(path, before, after, is_test) -> [message, ...]
+        `before` is the base text at the path (None: new there), `after` the candidate's (None: deleted).
+
+Each message names the path. Counted in test files (more than at base is a finding; fewer tests or
+assertions too):
+    skips       .skip( .todo( xit( xdescribe( xtest( this.skip( test.skip … — skipping a test to go green
+    focus       .only( fit( fdescribe( — runs only some tests, the rest are silently left out
+    tests       it( test( — fewer than at base
+    assertions  assert… expect( — fewer than at base
+In any JS/TS file or test-runner configuration:
+    hooks       require.cache, Module._load, Module.prototype.require, process.exitCode =, process.exit(
+                (in a test file), a custom reporter or setup file (reporters, setupFiles…, --require,
+                --import, --test-reporter, NODE_OPTIONS): code that can rewrite or hide results
+    config      a new test-runner configuration file (TestFacts.config_files)
+A deleted test file is the core's finding (it sees TestFacts.is_test_file).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import PurePosixPath
+
+SKIPS = re.compile(r"\.(?:skip|todo)\s*\(|\b(?:xit|xdescribe|xtest|xcontext)\s*\(|\bthis\.skip\s*\(")
+FOCUS = re.compile(r"\.only\s*\(|\b(?:fit|fdescribe)\s*\(")
+TESTS = re.compile(r"(?<![\w.$])(?:it|test)\s*\(")
+ASSERTIONS = re.compile(r"\bassert\w*\s*[.(]|\bexpect\s*\(")
+HOOKS = re.compile(
+    r"require\.cache|Module\._load|Module\.prototype\.require|process\.exitCode\s*="
+    r"|[\"'](?:reporters|setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown"
+    r"|testResultsProcessor|testPathIgnorePatterns|modulePathIgnorePatterns)[\"']\s*:"
+    r"|\b(?:reporters|setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown"
+    r"|testResultsProcessor|testPathIgnorePatterns|modulePathIgnorePatterns)\s*:"
+    r"|--require\b|--import\b|--test-reporter\b|--loader\b|NODE_OPTIONS"
+)
+EXITS = re.compile(r"process\.exit\s*\(")
+CODE = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+
+
+def tamper(
+    path: str, before: str | None, after: str | None, is_test: bool, config_files: tuple[str, ...]
+) -> list[str]:
+    if after is None:
+        return []
+    old = before or ""
+    name = PurePosixPath(path).name
+    found: list[str] = []
+    is_config = any(fnmatch.fnmatchcase(name, pattern) for pattern in config_files)
+    if is_config and before is None:
+        found.append(f"new test-runner configuration: {path}")
+    if name.endswith(CODE) or is_config or name == "package.json":
+        found += [f"{what} introduced in {path}" for what in _more(HOOKS, old, after)]
+    if not is_test:
+        return found
+    for label, pattern in (("skip marker", SKIPS), ("focused test (.only)", FOCUS)):
+        if _count(pattern, after) > _count(pattern, old):
+            found.append(
+                f"{label} added in {path}: {_count(pattern, old)} at base, {_count(pattern, after)} now"
+            )
+    if _count(EXITS, after) > _count(EXITS, old):
+        found.append(f"process.exit( introduced in test file {path}")
+    for label, pattern in (("tests", TESTS), ("assertions", ASSERTIONS)):
+        if _count(pattern, after) < _count(pattern, old):
+            found.append(
+                f"fewer {label} in {path}: {_count(pattern, old)} at base, {_count(pattern, after)} now"
+            )
+    return found
+
+
+def _more(pattern: re.Pattern[str], before: str, after: str) -> list[str]:
+    old, new = _tally(pattern, before), _tally(pattern, after)
+    return sorted(key for key in new if new[key] > old.get(key, 0))
+
+
+def _tally(pattern: re.Pattern[str], text: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for match in pattern.finditer(_code_only(text)):
+        key = re.sub(r"\s+", "", match.group(0)).strip("\"':")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _count(pattern: re.Pattern[str], text: str) -> int:
+    return len(pattern.findall(_code_only(text)))
+
+
+def _code_only(text: str) -> str:
+    """The text without // and /* */ comments (a commented-out skip is no skip). Strings stay: a test
+    name that says 'skip' is rare, and counting it on both sides cancels out."""
+    return re.sub(r"/\*.*?\*/|(?<![:\"'\\])//[^\n]*", "", text, flags=re.DOTALL)

@@ -1,0 +1,99 @@
+"""The tamper gate's npm facts: what a candidate adds to JS/TS tests and runner configuration."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.workflow import gates
+
+TEST = """const test = require("node:test");
+const assert = require("node:assert");
+test("a", () => { assert.equal(1, 1); });
+test("b", () => { assert.equal(2, 2); });
+"""
+
+
+def tamper(path: str, before: str | None, after: str | None) -> list[str]:
+    facts = ADAPTER.test_facts
+    return facts.tamper(path, before, after, facts.is_test_file(path))
+
+
+@pytest.mark.parametrize(
+    ("after", "finding"),
+    [
+        (TEST.replace('test("b"', 'test.skip("b"'), "skip marker added"),
+        (TEST.replace('test("b"', 'test.only("b"'), "focused test (.only) added"),
+        (TEST.replace('test("b", () => { assert.equal(2, 2); });\n', ""), "fewer tests"),
+        (TEST.replace("assert.equal(2, 2);", ""), "fewer assertions"),
+        (TEST + "process.exit(0);\n", "process.exit( introduced in test file"),
+        (TEST + "delete require.cache[x];\n", "require.cache introduced"),
+    ],
+)
+def test_what_a_candidate_adds_to_a_test_file_is_found(after: str, finding: str) -> None:
+    found = tamper("test/a.test.js", TEST, after)
+    assert any(finding in message and "test/a.test.js" in message for message in found), found
+
+
+def test_an_unchanged_or_growing_test_file_is_clean_and_a_commented_skip_is_no_skip() -> None:
+    assert tamper("test/a.test.js", TEST, TEST) == []
+    assert tamper("test/a.test.js", TEST, TEST + 'test("c", () => { assert.ok(1); });\n') == []
+    assert tamper("test/a.test.js", TEST, TEST + "// test.skip('later')\n") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "finding"),
+    [
+        ("jest.config.js", None, "module.exports = {};\n", "new test-runner configuration: jest.config.js"),
+        (
+            "jest.config.js",
+            "module.exports = {};\n",
+            'module.exports = { reporters: ["./r.js"] };\n',
+            "reporters",
+        ),
+        (
+            "package.json",
+            '{"scripts": {"test": "node --test"}}',
+            '{"scripts": {"test": "node --require ./h.js --test"}}',
+            "--require",
+        ),
+        ("src/setup.js", "", "const Module = require('module'); Module._load = () => {};\n", "Module._load"),
+        (".mocharc.yml", None, "spec: test\n", "new test-runner configuration"),
+    ],
+)
+def test_runner_configuration_and_result_hooks_are_found(
+    path: str, before: str | None, after: str, finding: str
+) -> None:
+    assert any(finding in message for message in tamper(path, before, after)), tamper(path, before, after)
+
+
+def test_a_source_file_that_only_changes_code_is_clean() -> None:
+    before = "const { connect } = require('acme-sdk');\nmodule.exports = connect('u').fetch('/x');\n"
+    assert tamper("src/app.js", before, before.replace("fetch", "get")) == []
+
+
+def test_the_gate_with_npm_facts_fails_a_deleted_or_skipped_js_test(tmp_path: Path) -> None:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.js").write_text(TEST)
+    (tmp_path / "test" / "b.test.js").write_text(TEST)
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    base = git("rev-parse", "HEAD")
+    (tmp_path / "test" / "a.test.js").unlink()
+    (tmp_path / "test" / "b.test.js").write_text(TEST.replace('test("b"', 'test.skip("b"'))
+    changes = gates.changed_paths(tmp_path, base)
+    without = gates.test_tamper_check(tmp_path, base, changes)
+    assert without.passed  # the Python-only gate sees no test file here
+    result = gates.test_tamper_check(tmp_path, base, changes, facts=ADAPTER.test_facts)
+    messages = [f.message for f in result.findings]
+    assert not result.passed
+    assert "test file deleted: test/a.test.js" in messages
+    assert any(m.startswith("skip marker added in test/b.test.js") for m in messages)
