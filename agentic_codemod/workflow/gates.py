@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agentic_codemod.adapters.types import TestFacts
 from agentic_codemod.config import DEFAULT_DENY_GLOBS
 from agentic_codemod.models import Finding
 from agentic_codemod.tools.paths import (
@@ -155,22 +156,38 @@ def scope_gate(
 
 
 def test_tamper_check(
-    root: Path, base_commit: str, changes: Sequence[Change], *, trace: Trace | None = None
+    root: Path,
+    base_commit: str,
+    changes: Sequence[Change],
+    *,
+    trace: Trace | None = None,
+    facts: TestFacts | None = None,
 ) -> GateResult:
+    """With `facts` (the adapter's) the ecosystem's test files count as tests too, and its own tamper
+    findings (skips, focused tests, result hooks, new runner configuration) join the gate's."""
     base = resolve_base(root, base_commit)
     findings: list[Finding] = []
+
+    def is_test(path: str) -> bool:
+        return _is_test(path) or (facts is not None and facts.is_test_file(path))
+
     for change in changes:
         old = change.old_path or change.path
         if change.status != "D":
             findings.extend(_introduced(root, base, change.path))
+            if facts is not None:
+                before = _base_text(root, base, old) if change.status in "MRCT" else None
+                after = _current_text(root, change.path)
+                for message in facts.tamper(change.path, before, after, is_test(change.path)):
+                    findings.append(_error(message, change.path))
         if change.status == "D":
-            if _is_test(old):
+            if is_test(old):
                 findings.append(_error(f"test file deleted: {old}", old))
             continue
-        if change.status == "R" and _is_test(old) and not _is_test(change.path):
+        if change.status == "R" and is_test(old) and not is_test(change.path):
             findings.append(_error(f"test file moved out of test discovery: {old} -> {change.path}", old))
             continue
-        if not (_is_test(change.path) or _name(change.path) in TEST_CONFIG_FILES):
+        if not (is_test(change.path) or _name(change.path) in TEST_CONFIG_FILES):
             continue
         before = _base_text(root, base, old) if change.status in "MRCT" else ""
         after = _current_text(root, change.path)
