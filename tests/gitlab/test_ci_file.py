@@ -103,7 +103,9 @@ def test_the_run_job_keeps_the_evidence_and_reports_the_tests(ci: dict[str, Any]
     assert artifacts["when"] == "always"
     assert artifacts["reports"]["junit"] == "codemod-run/reports/junit-*.xml"
     assert artifacts["expose_as"]
-    assert {"codemod-run/merge_request.md", "codemod-run/changes.patch"} <= set(artifacts["paths"])
+    assert {"codemod-run/report.html", "codemod-run/merge_request.md", "codemod-run/changes.patch"} <= set(
+        artifacts["paths"]
+    )
     assert not any("$" in p or "*" in p for p in artifacts["paths"])  # expose_as allows neither
     assert {"codemod-run/worktree/**/*", "codemod-run/env/**/*"} <= set(artifacts["exclude"])
 
