@@ -118,9 +118,11 @@ def ensure(
     installer: Installer,
     box: Box,
     runner: Any,
+    caller: Mapping[str, str],
 ) -> tuple[Path | None, list[ProcessResult]]:
     """The template for `key`, built now when missing (None when it cannot be: the run installs
-    everything itself). `box` is the run's install box, `runner` the SandboxRunner to box with it."""
+    everything itself). `box` is the run's install box, `runner` the SandboxRunner to box with it,
+    `caller` the caller's pip configuration (its index, certificates ... as for the run's install)."""
     root = cache_root(settings)
     template = root / "envs" / key
     if (template / "template.json").is_file():
@@ -142,7 +144,8 @@ def ensure(
         argv = installer.install_command(venv / "bin" / "python", settings, files, shared_uv)
         argv = [a for a in argv if a != "--compile-bytecode"] + ["--no-build"]
         if log[-1].ok:
-            log.append(fetch(argv, cwd=scratch, timeout_s=timeout))
+            variables = installer.install_env(caller, pip_config.cert_copies(caller, scratch))
+            log.append(fetch(argv, cwd=scratch, timeout_s=timeout, env=variables))
         if log[-1].ok:  # byte-compiling starts the template's Python: without the shared cache
             compile_box = _boxed(runner, box, scratch, (build,))
             command = [str(venv / "bin" / "python"), "-m", "compileall", "-q", "-j", "0", str(venv / "lib")]

@@ -125,7 +125,7 @@ def _from_template(
     if part.empty:
         return False
     key = env_template.template_key(part, settings, chosen, caller)
-    template, log = env_template.ensure(part, key, settings, chosen, box, runner)
+    template, log = env_template.ensure(part, key, settings, chosen, box, runner, caller)
     if template is None:  # the build is in the trace; the run installs everything itself
         _pause_when_unreachable(env, next((r for r in log if not r.ok), None))
         return False
