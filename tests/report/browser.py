@@ -172,13 +172,15 @@ class Page:
                 out.append(" ".join(str(a.get("value", a.get("description", ""))) for a in params["args"]))
         return out
 
-    def screenshot(self, name: str) -> Path:
-        height = int(self.send("Page.getLayoutMetrics")["cssContentSize"]["height"])
+    def screenshot(self, name: str, height: int | None = None, directory: Path = SCREENSHOTS) -> Path:
+        """A PNG of the whole page (or of its first `height` px) as directory/name."""
+        if height is None:
+            height = int(self.send("Page.getLayoutMetrics")["cssContentSize"]["height"])
         size = {"width": WIDTH, "height": min(max(height, 400), MAX_HEIGHT)}
         self.send("Emulation.setDeviceMetricsOverride", {**size, "deviceScaleFactor": 1, "mobile": False})
         data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        dest = SCREENSHOTS / name
+        directory.mkdir(parents=True, exist_ok=True)
+        dest = directory / name
         dest.write_bytes(base64.b64decode(data))
         assert dest.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{dest} is not a PNG"
         return dest
