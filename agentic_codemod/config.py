@@ -221,7 +221,7 @@ LINT_PACKAGES: tuple[str, ...] = (
 
 class VerificationSettings(BaseModel):
     """What verifies a repository where detection is wrong (the task's fields win over the config's):
-    `command` (e.g. "python -m pytest tests/unit"; python, pytest, unittest or stestr, run in the venv),
+    `command` (e.g. "python -m pytest tests/unit" or "node --test test/": a runner some adapter reads),
     `requirements` (PEP 508 strings or `-r FILE` / `-c FILE` inside the repository: the test requirements
     instead of the detected ones) and `extras` (of the project, instead of the detected test extras)."""
 
@@ -234,7 +234,7 @@ class VerificationSettings(BaseModel):
     @field_validator("command")
     @classmethod
     def _command(cls, value: str | list[str] | None) -> str | list[str] | None:
-        from agentic_codemod.adapters.python.ci_config import runner_of
+        from agentic_codemod.adapters import registry  # the ecosystem's adapter checks it again, later
 
         if value is None:
             return None
@@ -242,10 +242,15 @@ class VerificationSettings(BaseModel):
             tokens = value if isinstance(value, list) else shlex.split(value)
         except ValueError as exc:
             raise ValueError(f"cannot be split into arguments: {exc}") from exc
-        if not tokens or runner_of(tokens) is None or any("\0" in t for t in tokens):
+        adapters = registry().values()
+        if (
+            not tokens
+            or any("\0" in t for t in tokens)
+            or not any(a.test_facts.runner_of(tokens) for a in adapters)
+        ):
             raise ValueError(
                 f"{value!r} runs no test runner this tool reads "
-                "(pytest, python -m pytest, python -m unittest, stestr)"
+                "(pytest, python -m pytest, python -m unittest, stestr; node --test, jest, vitest, mocha)"
             )
         return value
 

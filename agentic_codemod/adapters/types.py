@@ -182,6 +182,7 @@ class TestFacts:
     # (path, base text or None, candidate text or None, is a test file) -> what the candidate introduces
     # that could change how tests run or read (the tamper gate's ecosystem findings; messages name path)
     tamper: Callable[[str, str | None, str | None, bool], list[str]]
+    runner_of: Callable[[list[str]], str | None]  # the runner a declared command line runs, or None
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,13 @@ def tamper(path: str, before: str | None, after: str | None, is_test: bool) -> l
     return find_tampering(path, before, after, is_test, CONFIG_FILES)
 
 
+def runner_of(tokens: list[str]) -> str | None:
+    from agentic_codemod.adapters.npm.test_command import declared_command
+
+    command = declared_command(tokens, "")
+    return command.runner if command is not None else None
+
+
 def detect(root: Path) -> bool:
     """An npm repository: a package.json object at the root."""
     try:
@@ -105,6 +112,7 @@ TEST_FACTS = TestFacts(
     read_results=read_results,
     canary=canary,
     tamper=tamper,
+    runner_of=runner_of,
 )
 # Every sandboxed process of an npm run: no update checks, no funding or audit calls, CI behaviour
 # (no watch mode, no interactive prompts), no colours in the output the tool reads.

@@ -71,6 +71,13 @@ def tamper(path: str, before: str | None, after: str | None, is_test: bool) -> l
     return []
 
 
+def runner_of(tokens: list[str]) -> str | None:
+    from agentic_codemod.adapters.python.ci_config import runner_of as declared_runner
+
+    found = declared_runner(tokens)
+    return found[0] if found is not None else None
+
+
 def detect(root: Path) -> bool:
     return any((root / name).is_file() for name in DETECTED_BY) or any(root.glob("requirements*.txt"))
 
@@ -85,6 +92,7 @@ TEST_FACTS = TestFacts(
     read_results=read_results,
     canary=canary,
     tamper=tamper,
+    runner_of=runner_of,
 )
 # Every sandboxed process of a Python run: no bytecode written into the copy, no pytest cache.
 SANDBOX_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}

@@ -50,15 +50,14 @@ def test_no_command_without_a_runner_that_reports_ids(tmp_path: Path, script: st
 
 
 def settings_with(command: str) -> Settings:
-    """config.VerificationSettings still validates a command against Python's runners (issue 14 lists it):
-    built without that validation until the check moves into the adapters."""
-    settings = Settings()
-    settings.verification = VerificationSettings.model_construct(command=command)
-    return settings
+    return Settings(verification=VerificationSettings(command=command))
 
 
 def test_override_is_read_the_same_way_and_a_foreign_one_is_refused(tmp_path: Path) -> None:
     command = ADAPTER.detect_test_command(tmp_path, settings_with("node --test test/unit"))
     assert command is not None and command.argv == [*NODE_TEST, "test/unit"]
-    with pytest.raises(InputError, match="runs no test runner"):
-        ADAPTER.detect_test_command(tmp_path, settings_with("make test"))
+    python_only = Settings(verification=VerificationSettings(command="python -m pytest"))
+    with pytest.raises(InputError, match="runs no test runner"):  # readable by another ecosystem only
+        ADAPTER.detect_test_command(tmp_path, python_only)
+    with pytest.raises(ValueError, match="runs no test runner this tool reads"):
+        settings_with("make test")
