@@ -47,7 +47,7 @@ def prove(work: Path, c: ApprovedCandidate, tree: str) -> None:
         adapter = get_adapter(c.task.sdk.ecosystem)
         results = [
             gates.scope_gate(changes, c.task.allowed_paths, c.task.deny_globs),
-            gates.test_tamper_check(cand_dir, c.base_commit, changes),
+            gates.test_tamper_check(cand_dir, c.base_commit, changes, facts=adapter.test_facts),
             manifest_gate(
                 cand_dir,
                 changes,

@@ -22,7 +22,13 @@ def judge_candidate(state: RunState) -> list[Finding]:
     findings: list[Finding] = []
     for result in (
         gates.scope_gate(changes, state.task.allowed_paths, state.settings.deny_globs, trace=state.trace),
-        gates.test_tamper_check(state.paths.worktree, state.base_commit, changes, trace=state.trace),
+        gates.test_tamper_check(
+            state.paths.worktree,
+            state.base_commit,
+            changes,
+            trace=state.trace,
+            facts=need(state.adapter).test_facts,
+        ),
         manifest_gate(
             state.paths.worktree,
             changes,
