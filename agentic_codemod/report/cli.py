@@ -19,6 +19,18 @@ def add_report_parser(sub: argparse._SubParsersAction) -> None:
     what.add_argument(
         "--fleet", type=Path, metavar="FLEET_JSON", help="a fleet.json: writes fleet.html beside it"
     )
+    what.add_argument(
+        "--collect",
+        type=Path,
+        metavar="DIR",
+        help="a GitLab fleet's codemod-fleet/ (<repository>/run.json each): writes fleet.json and fleet.html",
+    )
+    p.add_argument(
+        "--expect",
+        default="",
+        help="with --collect: the repositories of the fleet, one per line (a missing run shows as crashed)",
+    )
+    p.add_argument("--task", type=Path, help="with --collect: the task file (its sha256 goes in fleet.json)")
     p.set_defaults(handler=report_command)
 
 
@@ -29,6 +41,11 @@ def report_command(args: argparse.Namespace) -> int:
         if not args.run_dir.is_dir():
             raise InputError(f"{args.run_dir}: --run-dir is not a directory", hint="pass a run's --run-dir")
         path = write_run_report(args.run_dir)
+    elif args.collect is not None:
+        from agentic_codemod.report.collect import collect
+
+        names = [n.strip() for n in args.expect.splitlines() if n.strip()]
+        path = collect(args.collect, names, args.task)
     else:
         path = write_fleet_report(args.fleet)
     print(f"wrote {path}")
