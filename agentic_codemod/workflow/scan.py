@@ -34,7 +34,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
     from agentic_codemod.workflow.codemod import Rule
 
 SOURCE_SUFFIXES = {"python": (".py",)}
+RACY_NS = 2_000_000_000  # a file changed this recently is re-read, never trusted by its status
 
 
 def ast_grep_binary() -> str:
@@ -87,7 +90,16 @@ def source_files(root: Path, language: str) -> list[str]:
                 hint="rename the file to UTF-8; the tool reads, reports and publishes UTF-8 paths only",
             ) from None
     suffixes = SOURCE_SUFFIXES.get(language, ())
-    return sorted(n for n in dict.fromkeys(names) if n.endswith(suffixes) and _regular(root / n))
+    base = os.fspath(root)
+    return sorted(n for n in dict.fromkeys(names) if n.endswith(suffixes) and _regular(f"{base}/{n}"))
+
+
+@dataclass
+class _Entry:
+    """What the scans found in one content of one file: the rules it was scanned with, their matches."""
+
+    scanned: set[str] = field(default_factory=set)
+    hits: dict[str, list[Hit]] = field(default_factory=dict)  # only rules with matches
 
 
 @dataclass
@@ -95,7 +107,7 @@ class Scanner:
     root: Path
     settings: ScanSettings = field(default_factory=ScanSettings)
     runs: int = 0  # ast-grep processes started (the cache is what keeps this low)
-    _cache: dict[tuple[str, str, str], list[Hit]] = field(default_factory=dict)
+    _cache: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # (file, digest) -> what was found
     _listing: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> {file: digest}
     _digests: dict[tuple[int, ...], str] = field(default_factory=dict)  # file status -> content digest
 
@@ -110,13 +122,29 @@ class Scanner:
         for language in dict.fromkeys(r.language for r in rules):
             group = [r for r in rules if r.language == language]
             listing = self._list(language, files)
-            todo = [f for f, d in listing.items() if any((r.id, f, d) not in self._cache for r in group)]
+            ids = {r.id for r in group}
+            todo = [f for f, d in listing.items() if not ids <= self._scanned(f, d)]
             if todo:
                 self._scan(group, todo, listing)
+            found = self._collect(ids, listing.items())
             for rule in group:
-                hits = [h for f, d in listing.items() for h in self._cache[(rule.id, f, d)]]
-                self._cap_matches(rule.id, hits)
-                out[rule.id] = hits
+                self._cap_matches(rule.id, found[rule.id])
+                out[rule.id] = found[rule.id]
+        return out
+
+    def _scanned(self, rel: str, digest: str) -> set[str]:
+        entry = self._cache.get((rel, digest))
+        return entry.scanned if entry is not None else set()
+
+    def _collect(self, ids: set[str], files: Iterable[tuple[str, str]]) -> dict[str, list[Hit]]:
+        """The cached matches of these rules in these (file, digest)s, in file order."""
+        out: dict[str, list[Hit]] = {i: [] for i in ids}
+        for key in files:
+            entry = self._cache.get(key)
+            if entry is not None and entry.hits:
+                for rule_id, hits in entry.hits.items():
+                    if rule_id in out:
+                        out[rule_id].extend(hits)
         return out
 
     def _list(self, language: str, files: list[str] | None) -> dict[str, str]:
@@ -127,19 +155,26 @@ class Scanner:
             for f in files:
                 if f.endswith(SOURCE_SUFFIXES.get(language, ())):
                     listing.pop(f, None)
-                    if _regular(self.root / f):
+                    if _regular(f"{os.fspath(self.root)}/{f}"):
                         listing[f] = self._digest(f)
             listing = dict(sorted(listing.items()))
         self._listing[language] = listing
         return listing
 
     def _digest(self, rel: str) -> str:
-        """Content digest, recomputed whenever the file's status (inode, size, times) changed."""
-        st = os.lstat(self.root / rel)
+        """Content digest. A file whose status (inode, size, times) was already seen is not read again,
+        but only when its times are older than RACY_NS: file times tick coarsely (a jiffy), so two writes
+        of the same size within one tick look alike; like git's "racily clean" entries, a recent file
+        is always read."""
+        path = f"{os.fspath(self.root)}/{rel}"
+        st = os.lstat(path)
         key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        if key not in self._digests:
-            self._digests[key] = _digest(self.root / rel)
-        return self._digests[key]
+        if key in self._digests:
+            return self._digests[key]
+        digest = _digest(path)
+        if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - RACY_NS:
+            self._digests[key] = digest
+        return digest
 
     def _cap_matches(self, rule_id: str, hits: list[Hit]) -> None:
         cap = self.settings.max_matches_per_rule
@@ -155,10 +190,8 @@ class Scanner:
         """One ast-grep process per batch of files, each with all the rules; the cache gets every
         (rule, file) of the batch, with or without matches."""
         todo = set(files)
-        before = {
-            r.id: [h for f, d in listing.items() if f not in todo for h in self._cache.get((r.id, f, d), [])]
-            for r in rules
-        }
+        ids = {r.id for r in rules}
+        before = self._collect(ids, ((f, d) for f, d in listing.items() if f not in todo))
         for rule in rules:
             self._cap_matches(rule.id, before[rule.id])
         left = {r.id: self.settings.max_matches_per_rule - len(before[r.id]) for r in rules}
@@ -172,9 +205,14 @@ class Scanner:
                     more = [h for (rule_id, _), hits in found.items() if rule_id == capped for h in hits]
                     self._cap_matches(capped, before[capped] + more)
         for f in files:
-            for rule in rules:
-                hits = sorted(found.get((rule.id, f), []), key=lambda h: (h.start, h.end))
-                self._cache[(rule.id, f, listing[f])] = hits
+            entry = self._cache.setdefault((f, listing[f]), _Entry())
+            entry.scanned |= ids
+            for rule_id in ids:
+                hits = found.get((rule_id, f))
+                if hits:
+                    entry.hits[rule_id] = sorted(hits, key=_position)
+                else:
+                    entry.hits.pop(rule_id, None)
 
     def _run(
         self,
@@ -255,6 +293,10 @@ def _config(tmp: Path, rules: list[Rule]) -> Path:
     return config
 
 
+def _position(hit: Hit) -> tuple[int, int]:
+    return hit.start, hit.end
+
+
 def _batches(files: list[str], max_bytes: int) -> list[list[str]]:
     batches: list[list[str]] = [[]]
     size = 0
@@ -268,15 +310,15 @@ def _batches(files: list[str], max_bytes: int) -> list[list[str]]:
     return [b for b in batches if b]
 
 
-def _digest(path: Path) -> str:
+def _digest(path: str) -> str:
     h = hashlib.blake2b(digest_size=20)
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _regular(path: Path) -> bool:
+def _regular(path: Path | str) -> bool:
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)  # no symlinks: their target is scanned as itself
     except OSError:
