@@ -123,9 +123,10 @@ def check_worktree(request: Request, env: Mapping[str, str] = os.environ) -> Wor
 def _deterministic(
     root: Path, base: str, changes: list[gates.Change], patch: bytes, scope: Scope
 ) -> list[GateResult]:
+    adapter = get_adapter(scope.sdk.ecosystem if scope.sdk else "python")
     results = [
         gates.scope_gate(changes, scope.allowed_paths, scope.deny_globs),
-        gates.test_tamper_check(root, base, changes),
+        gates.test_tamper_check(root, base, changes, facts=adapter.test_facts),
     ]
     source = _inside(root, scope.source)
     if source and any(source in (c.path, c.old_path) for c in changes) and not source.endswith(".md"):
@@ -134,7 +135,6 @@ def _deterministic(
         message = f"the gate's own task file changed: {source}"
         results[0].passed = False
         results[0].findings.append(Finding(severity="error", message=message, path=source))
-    adapter = get_adapter(scope.sdk.ecosystem if scope.sdk else "python")
     with tempfile.TemporaryDirectory(prefix="codemod-worktree-gate-") as tmp:
         base_dir = Path(tmp) / "base"
         export_tree(root, base, base_dir)
