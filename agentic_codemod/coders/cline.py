@@ -58,6 +58,10 @@ class ClineConfig:
     data_dir: Path
     budget_s: float
     api_key: str = field(default="", repr=False)
+    # "sandbox": bubblewrap, the endpoint its only network (cline_sandbox.py); "process": a plain
+    # process group (only on the user's explicit --isolation process, as for the repository's code)
+    isolation: str = "sandbox"
+    bwrap: str = "bwrap"
 
 
 @dataclass
@@ -106,15 +110,35 @@ def run_cline(workdir: Path, prompt: str, config: ClineConfig) -> ClineResult:
     env = _environment(config.binary, home)
     common = ["--data-dir", str(data), "--config", str(conf)]
     log, err = config.data_dir / "cline.jsonl", config.data_dir / "cline.stderr"
-    try:
-        auth = _auth(config, common, env, workdir)
-        if auth:
-            return ClineResult(False, auth, None)
-        argv = [config.binary, "--json", "-c", str(workdir), *common, "-P", PROVIDER, "-m", config.model]
-        argv += ["--retries", str(MAX_RETRIES), _bounded(prompt)]
-        code, killed = _run_bounded(argv, workdir, env, log, err, config.budget_s)
-    finally:
-        _forget_key(data)
+    with contextlib.ExitStack() as stack:
+        base_url, relay = config.base_url, None
+        if config.isolation == "sandbox":
+            from agentic_codemod.coders.cline_sandbox import Relay, RelayError
+            from agentic_codemod.tools.sandbox import probe
+
+            problem = probe(config.bwrap)
+            if problem:
+                reason = f"the sandbox for Cline cannot start: {problem} (or run with --isolation process)"
+                return ClineResult(False, reason, None, unreachable=True)
+            try:
+                relay = stack.enter_context(Relay(config.base_url))
+            except RelayError as exc:
+                return ClineResult(False, f"{exc} (or run with --isolation process)", None, unreachable=True)
+            base_url = relay.inner_url
+        try:
+            auth = _auth(config, base_url, common, env, workdir)
+            if auth:
+                return ClineResult(False, auth, None)
+            argv = [config.binary, "--json", "-c", str(workdir), *common, "-P", PROVIDER, "-m", config.model]
+            argv += ["--retries", str(MAX_RETRIES), _bounded(prompt)]
+            cwd = workdir
+            if relay is not None:
+                from agentic_codemod.coders.cline_sandbox import sandboxed
+
+                argv, cwd, env = sandboxed(argv, workdir, config.data_dir, relay, config.bwrap, env)
+            code, killed = _run_bounded(argv, cwd, env, log, err, config.budget_s)
+        finally:
+            _forget_key(data)
     return judge(log.read_text(encoding="utf-8", errors="replace"), code, killed, config.budget_s)
 
 
@@ -149,8 +173,10 @@ def judge(output: str, code: int | None, killed: bool, budget_s: float) -> Cline
     )
 
 
-def _auth(config: ClineConfig, common: list[str], env: dict[str, str], workdir: Path) -> str | None:
-    argv = [config.binary, "auth", "-p", PROVIDER, "-m", config.model, "-b", config.base_url, *common]
+def _auth(
+    config: ClineConfig, base_url: str, common: list[str], env: dict[str, str], workdir: Path
+) -> str | None:
+    argv = [config.binary, "auth", "-p", PROVIDER, "-m", config.model, "-b", base_url, *common]
     argv += ["-k", config.api_key or "none"]
     try:
         done = subprocess.run(

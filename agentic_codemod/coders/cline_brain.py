@@ -96,7 +96,16 @@ class ClineBrain(LlmBrain):
         budgets = state.settings.budgets
         budget = budgets.role_seconds.get(spec.model_role, budgets.max_run_seconds)
         data_dir = state.paths.run_dir / "cline" / f"iteration-{iteration}"
-        return ClineConfig(binary, role.model, role.base_url, data_dir, float(budget), api_key=role.api_key)
+        return ClineConfig(
+            binary,
+            role.model,
+            role.base_url,
+            data_dir,
+            float(budget),
+            api_key=role.api_key,
+            isolation=state.settings.isolation,
+            bwrap=state.settings.bwrap,
+        )
 
 
 def apply_changes(ws: Workspace, trace: Trace, base: str, scratch: Path) -> list[str]:

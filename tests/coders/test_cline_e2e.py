@@ -81,7 +81,7 @@ def test_an_edit_outside_the_allowed_paths_is_refused(mock_llm: Any, acme_repo: 
 
 def test_a_hanging_cline_is_killed_on_the_wall_clock(mock_llm: Any, acme_repo: Path, tmp_path: Path) -> None:
     mock_llm.fault("slow", agent="cline", delay_s=600)
-    config = _config(tmp_path, mock_llm.url, 20)
+    config = _config(tmp_path, mock_llm.url, 45)
     result = run_cline(acme_repo, "Migrate acme-sdk to 2.1 in src/", config)
     assert (result.ok, result.killed, result.exit_code) == (False, True, None)
     assert any(e["agent"] == "cline" for e in mock_llm.log())  # it hung on the endpoint, not before

@@ -56,7 +56,15 @@ def test_each_failure_maps_to_its_exit_code(tmp_path: Path) -> None:
 def _config(
     tmp_path: Path, binary: str, base_url: str = "http://127.0.0.1:9/v1", budget_s: float = 30
 ) -> ClineConfig:
-    return ClineConfig(binary, "mock-model", base_url, tmp_path / "cline-data", budget_s, api_key="sk-secret")
+    return ClineConfig(
+        binary,
+        "mock-model",
+        base_url,
+        tmp_path / "cline-data",
+        budget_s,
+        api_key="sk-secret",
+        isolation="process",
+    )
 
 
 def _fake_cline(tmp_path: Path, body: str) -> str:
