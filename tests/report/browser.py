@@ -174,11 +174,12 @@ class Page:
 
     def screenshot(self, name: str, height: int | None = None, directory: Path = SCREENSHOTS) -> Path:
         """A PNG of the whole page (or of its first `height` px) as directory/name."""
-        if height is None:
-            height = int(self.send("Page.getLayoutMetrics")["cssContentSize"]["height"])
+        whole = height is None
+        content = int(self.send("Page.getLayoutMetrics")["cssContentSize"]["height"])
+        height = content if height is None else min(height, content)
         size = {"width": WIDTH, "height": min(max(height, 400), MAX_HEIGHT)}
         self.send("Emulation.setDeviceMetricsOverride", {**size, "deviceScaleFactor": 1, "mobile": False})
-        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
+        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": whole})["data"]
         directory.mkdir(parents=True, exist_ok=True)
         dest = directory / name
         dest.write_bytes(base64.b64decode(data))
