@@ -276,3 +276,31 @@ def test_as_a_verify_command_an_unavailable_service_maps_to_126(worktree: Path) 
     plain = subprocess.run(argv, cwd=worktree, env=env, capture_output=True)
     assert (mapped.returncode, plain.returncode) == (126, 75), mapped.stdout
     assert b"veto" not in mapped.stdout  # the veto line is for the plugin hook only
+
+
+def test_a_committed_task_file_the_unit_changes_defers_and_its_base_scope_holds(
+    project: Path, tmp_path: Path
+) -> None:
+    shutil.copy(TASK, project / "codemod-task.yml")
+    _git(project, "add", "codemod-task.yml")
+    _git(project, "commit", "-q", "-m", "task")
+    wt = tmp_path / "worktrees" / "task"
+    _git(project, "worktree", "add", "-q", "-b", "story/task", str(wt))
+    task = wt / "codemod-task.yml"
+    task.write_text(task.read_text().replace('"src/**"', '"src/**", "docs/**"'))
+    (wt / "docs").mkdir()
+    (wt / "docs" / "notes.md").write_text("x\n")
+    plugin = load_plugin(PLUGIN_DIR)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("BMAD_LOOP_", "TYPESAFE_"))}
+    outcome = run_hook(
+        plugin,
+        STAGE,
+        worktree=wt,
+        fields={"BMAD_LOOP_WORKTREE": str(wt), "BMAD_LOOP_STORY_KEY": "task"},
+        settings={"codemod_bin": CODEMOD, "task_file": "codemod-task.yml"},
+        base_env=base_env,
+    )
+    assert outcome.returncode == 1, outcome.output
+    reason = _veto_line(outcome)["reason"]
+    assert "the gate's own task file changed: codemod-task.yml" in reason
+    assert "outside allowed_paths: docs/notes.md" in reason  # the widened scope was not used
