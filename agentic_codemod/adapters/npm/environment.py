@@ -14,6 +14,10 @@ environment directory, never into the repository.
                                                                 (package.json files; no code runs)
     version_matches(version, range) -> bool                     node-semver
 
+npm failing because the registry cannot be reached (ENOTFOUND, ECONNREFUSED, ETIMEDOUT, EAI_AGAIN …)
+raises EnvironmentUnavailable (exit 75, the run pauses): that is not the code's fault. Any other failure
+is data in `install_log` / the returned ProcessResult.
+
 `pins` are written the way the pipeline writes them ("acme-sdk>=1,<2", "acme-sdk==2.0.0"): the package
 name, then a range (npm syntax, or `==` for an exact version). Install scripts are repository code: they
 run only inside the sandbox, and only in `npm rebuild`, which runs without the caller's credentials.
@@ -32,10 +36,16 @@ from agentic_codemod.adapters.npm import LOCKFILES, versioning
 from agentic_codemod.adapters.npm.update import run_npm
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
+from agentic_codemod.errors import EnvironmentUnavailable
 
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 PROJECT = "project"  # ENV/project: the copy npm installs into
 SKIPPED = ("node_modules", ".git")
+# npm's error codes for a registry it cannot reach (not a package or version it could not find).
+NETWORK_ERRORS = re.compile(
+    r"\b(ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|"
+    r"UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN|CERT_HAS_EXPIRED)\b"
+)
 PIN = re.compile(r"^(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)(?P<range>.*)$")
 
 
@@ -60,14 +70,14 @@ def prepare_environment(
     )
     locked = any((project / name).is_file() for name in LOCKFILES)
     argv = ["npm", "ci", *QUIET] if locked else ["npm", "install", "--no-package-lock", *QUIET]
-    env.install_log.append(run_npm(argv, project, runner, timeout))
+    env.install_log.append(_npm(argv, project, runner, timeout))
     if not env.install_log[-1].ok:
         return env
     installed = installed_versions(root, env, runner) or {}
     for name, wanted in (_pin(p) for p in pins):
         if not versioning.matches(installed.get(name, ""), wanted):
             argv = ["npm", "install", "--no-save", *QUIET, f"{name}@{wanted}"]
-            env.install_log.append(run_npm(argv, project, runner, timeout))
+            env.install_log.append(_npm(argv, project, runner, timeout))
             if not env.install_log[-1].ok:
                 return env
     env.install_log.append(runner(["npm", "rebuild"], cwd=project, timeout_s=timeout))
@@ -83,7 +93,7 @@ def install_dependencies(
     if not wanted:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
     argv = ["npm", "install", "--no-save", *QUIET, *(f"{n}@{r}" for n, r in wanted)]
-    result = run_npm(argv, project, runner, timeout)
+    result = _npm(argv, project, runner, timeout)
     env.install_log.append(result)
     if not result.ok:
         return result
@@ -115,6 +125,18 @@ def version_matches(version: str, specifier: str) -> bool:
     """Whether `version` is inside `specifier` (npm semantics; `==X` is read as the exact version X)."""
     text = specifier.strip()
     return versioning.matches(version, "=" + text[2:] if text.startswith("==") else text)
+
+
+def _npm(argv: list[str], project: Path, runner: Runner, timeout: float) -> ProcessResult:
+    """One npm call that may reach the registry; an unreachable registry pauses the run."""
+    result = run_npm(argv, project, runner, timeout)
+    found = NETWORK_ERRORS.search(result.output_tail) if not result.ok else None
+    if found is not None:
+        raise EnvironmentUnavailable(
+            f"the npm registry cannot be reached while installing into {project}: {found.group(1)}",
+            hint="check the registry settings (npm_config_registry, ~/.npmrc) and the network, then resume",
+        )
+    return result
 
 
 def _pin(pin: str) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from agentic_codemod.adapters.npm import ADAPTER
 from agentic_codemod.adapters.npm.environment import node_modules
 from agentic_codemod.adapters.npm.test_results import read_results
 from agentic_codemod.config import Settings
+from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Tally
 
 pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
@@ -95,3 +96,15 @@ def test_an_unreachable_package_is_a_failed_install_not_an_exception(
     env = ADAPTER.prepare_environment(root, tmp_path / "env", Settings(), runner, ["acme-sdk^7.0.0"])
     assert not env.install_log[-1].ok
     assert "acme-sdk" in env.install_log[-1].output_tail
+
+
+def test_an_unreachable_registry_pauses_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner: types.Runner, app: Callable[[Path, str], Path]
+) -> None:
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # the discard port: nothing listens
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = app(tmp_path / "repo", "^1.0.0")
+    with pytest.raises(EnvironmentUnavailable, match=r"registry cannot be reached.*ECONNREFUSED"):
+        ADAPTER.prepare_environment(root, tmp_path / "env", Settings(), runner, ["acme-sdk^1.0.0"])
