@@ -3,6 +3,7 @@ exits 2 naming the file and the section."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,27 @@ def test_the_fixture_story_block_is_plain_yaml() -> None:
     """The block a reader sees is the block the tool reads: one mapping, nothing hidden in tags."""
     body = STORY.read_text().split("```yaml agentic-codemod\n", 1)[1].split("```", 1)[0]
     assert set(yaml.safe_load(body)) == {"id", "sdk", "migration", "allowed_paths", "budgets"}
+
+
+def test_run_with_the_acme_story_ends_like_the_task_file(
+    acme_repo: Path, tmp_path: Path, wheels: Path, context_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The story reaches the pipeline as its TaskSpec: offline, the full acme task honestly needs a human."""
+    run_dir = tmp_path / "run"
+    argv = ["run", "--repo", str(acme_repo), "--story", str(STORY), "--run-dir", str(run_dir)]
+    argv += [
+        "--context",
+        str(context_root),
+        "--find-links",
+        str(wheels),
+        "--no-index",
+        "--offline",
+        "--quiet",
+    ]
+    code = main(argv)
+    capsys.readouterr()
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert code == 3, manifest["reason"]
+    assert manifest["status"] == "requires_human"
+    assert manifest["task"]["id"] == "acme-sdk-2-story"
+    assert manifest["task"]["acceptance_criteria"] == load_story(STORY).acceptance_criteria
