@@ -1,22 +1,31 @@
 """How much the pipeline costs on top of the repository's own tests, and how fast the CLI starts.
 
-Prints, for the acme-app fixture in offline mode (rule-fixable task):
-  - wall time of the whole run vs. the wall time of its verification runs alone, as a ratio;
+    .venv/bin/python bench/overhead.py [--quick]
+
+Prints, for the acme-app fixture in offline mode (rule-fixable task), with a warm cache (a first run
+builds the environment template in a private cache; the second run is measured):
+  - wall time of the whole run vs. the wall time of its two test runs, as a ratio;
+  - the breakdown by phase: before the workflow (interpreter, imports, settings), each step of run.json,
+    and inside them the installs, the environment listings and the test runs (from trace.jsonl);
   - `agentic-codemod --help` start-up time (median of several runs);
   - what the sandbox adds per verification: the fixture's test command in the bubblewrap box vs. as a
     plain process (paired runs, median difference), and the disposable copy made before each run.
-Not a test: it prints figures and asserts nothing about time.
+--quick: one run with a cold cache, one start-up, no sandbox pairs (CI's smoke run).
+Not a test: it prints figures and asserts nothing about time; it stops loudly when the run fails.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fixtures"))
@@ -27,50 +36,83 @@ from wheelhouse import build_wheelhouse  # noqa: E402
 CLI = str(Path(sys.executable).parent / "agentic-codemod")
 
 
+def offline_run(tmp: Path, name: str, wheelhouse: Path, cache: Path) -> tuple[float, Path]:
+    repo = tmp / f"{name}-repo"
+    materialize(ROOT / "fixtures" / "acme-app", repo)
+    run_dir = tmp / f"{name}-run"
+    argv = [CLI, "run", "--repo", str(repo), "--task", str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml")]
+    argv += ["--offline", "--run-dir", str(run_dir), "--find-links", str(wheelhouse), "--no-index", "--quiet"]
+    env = {**os.environ, "AGNO_TELEMETRY": "false", "CODEMOD_CACHE_DIR": str(cache)}
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    manifest = run_dir / "run.json"
+    status = json.loads(manifest.read_text())["status"] if manifest.is_file() else "no run.json"
+    if proc.returncode != 0 or status != "succeeded":
+        raise SystemExit(
+            f"bench/overhead.py: the fixture run failed (exit {proc.returncode}, {status}):\n"
+            f"  {' '.join(argv)}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}"
+        )
+    return wall, run_dir
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one cold run, no sandbox pairs: a smoke run")
+    args = parser.parse_args()
     wheelhouse = build_wheelhouse(ROOT / "fixtures" / ".wheelhouse")
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
-        repo = Path(tmp) / "acme-app"
-        materialize(ROOT / "fixtures" / "acme-app", repo)
-        run_dir = Path(tmp) / "run"
-        start = time.perf_counter()
-        proc = subprocess.run(
-            [
-                CLI,
-                "run",
-                "--repo",
-                str(repo),
-                "--task",
-                str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml"),
-                "--offline",
-                "--run-dir",
-                str(run_dir),
-                "--find-links",
-                str(wheelhouse),
-                "--no-index",
-                "--quiet",
-            ],
-            cwd=ROOT,
-            check=False,
-        )
-        wall = time.perf_counter() - start
+        cache = Path(tmp) / "cache"
+        if not args.quick:
+            offline_run(Path(tmp), "warm-up", wheelhouse, cache)  # builds the environment template
+        wall, run_dir = offline_run(Path(tmp), "measured", wheelhouse, cache)
         manifest = json.loads((run_dir / "run.json").read_text())
-        sandbox_cost = _sandbox_cost(run_dir)
+        trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+        sandbox_cost = None if args.quick else _sandbox_cost(run_dir)
     verification = sum(v["duration_s"] for v in manifest["verifications"])
     startup = []
-    for _ in range(5):
+    for _ in range(1 if args.quick else 5):
         t0 = time.perf_counter()
         subprocess.run([CLI, "--help"], capture_output=True, check=True)
         startup.append(time.perf_counter() - t0)
-    print(f"offline run: exit {proc.returncode}, status {manifest['status']}")
-    print(f"run wall time          {wall:8.2f} s")
-    print(f"verification runs      {verification:8.2f} s ({len(manifest['verifications'])} runs)")
+    print(f"offline run: status {manifest['status']}, installs {manifest.get('installs')}")
+    print(f"run wall time          {wall:8.2f} s{'  (cold cache)' if args.quick else '  (warm cache)'}")
+    print(f"test runs              {verification:8.2f} s ({len(manifest['verifications'])} runs)")
     print(f"overhead ratio         {wall / verification if verification else float('nan'):8.2f} x")
-    print(f"--help start-up        {statistics.median(startup) * 1000:8.0f} ms (median of 5)")
+    _breakdown(wall, manifest, trace)
+    print(f"--help start-up        {statistics.median(startup) * 1000:8.0f} ms (median of {len(startup)})")
     if sandbox_cost is not None:
         box, copy = sandbox_cost
         print(f"sandbox per verification {box:6.3f} s (bwrap box vs plain process, median of {PAIRS} pairs)")
         print(f"disposable copy          {copy:6.3f} s (per verification, median)")
+
+
+def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]]) -> None:
+    """Seconds per phase: outside the workflow, each step, and the processes inside them."""
+    steps = [s for s in manifest["steps"] if "duration_s" in s]
+    inside = sum(s["duration_s"] for s in steps)
+    print("by phase:")
+    print(f"  {'before/after the workflow (interpreter, imports, artifacts)':58} {wall - inside:6.2f} s")
+    for step in steps:
+        print(f"  {'step ' + step['step']:58} {step['duration_s']:6.2f} s")
+    kinds: dict[str, float] = {}
+    for entry in trace:
+        if entry.get("tool") != "run_process":
+            continue
+        kind = _kind(entry["arguments"]["argv"])
+        seconds = float(entry["result"].split("duration=", 1)[1].split("s", 1)[0])
+        kinds[kind] = kinds.get(kind, 0.0) + seconds
+    for kind, seconds in sorted(kinds.items()):
+        print(f"  {'  of which ' + kind:58} {seconds:6.2f} s")
+
+
+def _kind(argv: list[str]) -> str:
+    text = " ".join(argv)
+    if " install " in f" {text} " or " venv " in f" {text} " or "compileall" in text:
+        return "installs (venv, template, uv/pip)"
+    if "importlib.metadata" in text:
+        return "environment listings"
+    return "test runs (in the sandbox)"
 
 
 PAIRS = 7

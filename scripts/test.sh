@@ -43,6 +43,10 @@ if [ "$code" -eq 5 ]; then
 fi
 [ "$code" -eq 0 ] || exit "$code"
 
+# The benchmarks as smoke runs (no timing asserted): they must still run end to end.
+.venv/bin/python bench/overhead.py --quick
+.venv/bin/python bench/fleet.py --quick
+
 # The LLM path as a user runs it: the mock endpoint via the task runner, then a run against it.
 .venv/bin/task llm:up BACKEND=mock
 trap '.venv/bin/task llm:down >/dev/null 2>&1 || true' EXIT
