@@ -173,8 +173,11 @@ def _task_text(worktree: Path, base: str, path: Path) -> tuple[str, str | None]:
     from agentic_codemod.errors import InputError
     from agentic_codemod.tools.snapshot import GitError, read_blob, resolve_base
 
+    # Lexically, never through symlinks: a link the unit planted in its worktree must not lead the
+    # gate to a file of its choosing; whatever lies in the worktree is read from the base commit.
+    lexical = Path(os.path.normpath(path if path.is_absolute() else Path.cwd() / path))
     try:
-        relative = path.resolve().relative_to(worktree).as_posix()
+        relative = lexical.relative_to(worktree).as_posix()
     except ValueError:
         relative = None
     if relative is None:

@@ -304,3 +304,14 @@ def test_a_committed_task_file_the_unit_changes_defers_and_its_base_scope_holds(
     reason = _veto_line(outcome)["reason"]
     assert "the gate's own task file changed: codemod-task.yml" in reason
     assert "outside allowed_paths: docs/notes.md" in reason  # the widened scope was not used
+
+
+def test_a_task_file_symlink_the_unit_planted_is_not_followed(
+    gate: RunGate, worktree: Path, tmp_path: Path
+) -> None:
+    wide = tmp_path / "wide.yml"
+    wide.write_text(TASK.read_text().replace('"src/**"', '"src/**", "docs/**"'))
+    (worktree / "codemod-task.yml").symlink_to(wide)
+    outcome = gate(task_file="codemod-task.yml")
+    assert outcome.returncode == 2, outcome.output
+    assert "codemod-task.yml: the task file is not committed at HEAD" in _veto_line(outcome)["reason"]
