@@ -171,7 +171,7 @@ class TestFacts:
     __test__ = False  # not a pytest test class, whatever its name
 
     source_suffixes: tuple[str, ...]  # code files the codemod rules and scans read
-    ast_grep_languages: tuple[str, ...]  # the `language:` values of rules for this ecosystem
+    ast_grep_languages: dict[str, tuple[str, ...]]  # a rule's `language:` -> the suffixes it scans
     code_suffixes: tuple[str, ...]  # files a test run must never write (code that could be run)
     is_test_file: Callable[[str], bool]  # by repository-relative path
     config_files: tuple[str, ...]  # test-runner configuration (names, `*` globs) a candidate may not add

@@ -219,7 +219,6 @@ KNOWN_LEAKS = {
     "agentic_codemod/workflow/gates.py": "test-file names of Python",
     "agentic_codemod/workflow/oracle.py": "the Python canary when no TestFacts are given, pytest hooks",
     "agentic_codemod/workflow/oracle_tamper.py": "the tamper gate reads pytest configuration and hooks",
-    "agentic_codemod/workflow/scan.py": "SOURCE_SUFFIXES keyed by language",
     "agentic_codemod/workflow/verify.py": "unittest/JUnit/stestr readers (the Python adapter calls them)",
 }
 ECOSYSTEM_MODULES = (

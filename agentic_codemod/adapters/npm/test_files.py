@@ -23,7 +23,12 @@ from agentic_codemod.adapters.types import Canary, TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 SOURCE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
-AST_GREP_LANGUAGES = ("javascript", "typescript", "tsx")
+# ast-grep's languages and the suffixes it reads for each (a rule of one language scans its files only).
+AST_GREP_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "javascript": (".js", ".cjs", ".mjs", ".jsx"),
+    "typescript": (".ts", ".cts", ".mts"),
+    "tsx": (".tsx",),
+}
 # What a test run may never write in the copy: code node would load, native addons.
 CODE_SUFFIXES = (*SOURCE_SUFFIXES, ".node", ".json")
 TEST_NAME = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")

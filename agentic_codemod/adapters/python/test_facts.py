@@ -20,7 +20,7 @@ from agentic_codemod.config import CODE_SUFFIXES
 from agentic_codemod.models import Tally
 
 SOURCE_SUFFIXES = (".py",)
-AST_GREP_LANGUAGES = ("python",)
+AST_GREP_LANGUAGES: dict[str, tuple[str, ...]] = {"python": SOURCE_SUFFIXES}
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 CONFIG_FILES = (
     "conftest.py",

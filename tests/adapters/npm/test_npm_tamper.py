@@ -97,3 +97,17 @@ def test_the_gate_with_npm_facts_fails_a_deleted_or_skipped_js_test(tmp_path: Pa
     assert not result.passed
     assert "test file deleted: test/a.test.js" in messages
     assert any(m.startswith("skip marker added in test/b.test.js") for m in messages)
+
+
+def test_rules_of_each_js_language_scan_their_own_files(tmp_path: Path) -> None:
+    from agentic_codemod.workflow.scan import source_files, source_suffixes
+
+    for name in ("a.js", "b.mjs", "c.ts", "d.tsx", "e.py", "node.d.json"):
+        (tmp_path / name).write_text("x\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert source_files(tmp_path, "javascript") == ["a.js", "b.mjs"]
+    assert source_files(tmp_path, "typescript") == ["c.ts"]
+    assert source_files(tmp_path, "tsx") == ["d.tsx"]
+    assert source_files(tmp_path, "npm") == ["a.js", "b.mjs", "c.ts", "d.tsx"]  # an ecosystem: all of them
+    assert source_files(tmp_path, "python") == ["e.py"]
+    assert source_suffixes("cobol") == ()
