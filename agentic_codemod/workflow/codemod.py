@@ -22,10 +22,9 @@ import yaml
 from agentic_codemod.errors import CandidateRejected, InputError
 from agentic_codemod.models import HumanItem, RuleEdit, RuleMatch
 from agentic_codemod.workflow import rule_risk
-from agentic_codemod.workflow.scan import SOURCE_SUFFIXES, Hit, Scanner, ast_grep_binary, source_files
+from agentic_codemod.workflow.scan import Hit, Scanner, ast_grep_binary, source_files, source_suffixes
 
 __all__ = [
-    "SOURCE_SUFFIXES",
     "CodemodReport",
     "Rule",
     "Scanner",
@@ -38,6 +37,7 @@ __all__ = [
     "provenance",
     "risk_items",
     "source_files",
+    "source_suffixes",
 ]
 
 

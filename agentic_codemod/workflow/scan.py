@@ -58,7 +58,6 @@ from agentic_codemod.workflow.scan_output import (
 if TYPE_CHECKING:
     from agentic_codemod.workflow.codemod import Rule
 
-SOURCE_SUFFIXES = {"python": (".py",)}
 RACY_NS = 2_000_000_000  # a file changed this recently is re-read, never trusted by its status
 
 
@@ -68,6 +67,18 @@ def ast_grep_binary() -> str:
     if not found:
         raise EnvironmentUnavailable("ast-grep is not installed", hint="pip install ast-grep-cli")
     return found
+
+
+def source_suffixes(language: str) -> tuple[str, ...]:
+    """The file suffixes a rule `language` scans (an adapter's ast-grep language: python, javascript,
+    typescript, tsx), or, for an ecosystem's name, all of that ecosystem's source suffixes."""
+    from agentic_codemod.adapters import registry
+
+    adapters = registry()
+    for adapter in adapters.values():
+        if language in adapter.test_facts.ast_grep_languages:
+            return adapter.test_facts.ast_grep_languages[language]
+    return adapters[language].test_facts.source_suffixes if language in adapters else ()
 
 
 def source_files(root: Path, language: str) -> list[str]:
@@ -89,7 +100,7 @@ def source_files(root: Path, language: str) -> list[str]:
                 f"the repository has a file name that is not UTF-8: {shown!r}",
                 hint="rename the file to UTF-8; the tool reads, reports and publishes UTF-8 paths only",
             ) from None
-    suffixes = SOURCE_SUFFIXES.get(language, ())
+    suffixes = source_suffixes(language)
     base = os.fspath(root)
     return sorted(n for n in dict.fromkeys(names) if n.endswith(suffixes) and _regular(f"{base}/{n}"))
 
@@ -153,7 +164,7 @@ class Scanner:
         else:
             listing = dict(self._listing[language])
             for f in files:
-                if f.endswith(SOURCE_SUFFIXES.get(language, ())):
+                if f.endswith(source_suffixes(language)):
                     listing.pop(f, None)
                     if _regular(f"{os.fspath(self.root)}/{f}"):
                         listing[f] = self._digest(f)
