@@ -9,11 +9,13 @@ listed and not counted as tried. The last line is
 
 computed from the test reports, after a line counting the end-to-end runs: every call of the CLI
 (`agentic_codemod.cli.main`: a run of a hostile repository, model script or package, a publish, a
-fleet) made by an attack. Exit status 0 only when nothing leaked and at least one attack ran.
+fleet) made by an attack. Exit status 0 only when nothing leaked and at least one attack ran. `--quick`
+runs only the attacks that need no end-to-end run (QUICK), a smoke test for CI.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -59,13 +61,21 @@ class Tally:
             self.outcomes[report.nodeid] = "refused"
 
 
-def main() -> int:
+# --quick: the attacks that need no end-to-end run (seconds, a smoke test of the tally for CI)
+QUICK = ("test_attacks_paths.py",)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)} (CI smoke test)")
+    args = parser.parse_args(argv)
+    targets = [str(SUITE / name) for name in QUICK] if args.quick else [str(SUITE)]
     os.environ.setdefault("AGNO_TELEMETRY", "false")
     tally = Tally()
     import agentic_codemod.cli as cli
 
     cli.main = tally.counting(cli.main)  # before the suite's conftest imports it
-    code = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), str(SUITE)], plugins=[tally])
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *targets], plugins=[tally])
     outcomes = list(tally.outcomes.values())
     refused, leaked = outcomes.count("refused"), outcomes.count("leaked")
     skipped = [nodeid.split("::", 1)[1] for nodeid, o in tally.outcomes.items() if o == "skipped"]

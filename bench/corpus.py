@@ -1,6 +1,7 @@
 """Run agentic-codemod over the real-project corpus (bench/corpus/manifest.yml) and print how honest it was.
 
     .venv/bin/python bench/corpus.py [--only ID ...] [--limit N] [--timeout S] [--keep DIR]
+    .venv/bin/python bench/corpus.py --quick      # validate the manifest only: no network, no run
 
 Per case, sequentially: the sdist (fetched and sha256-checked by bench/corpus/fetch.py) becomes a git
 repository in a temp dir (git init + one commit); a task without `migration:` (a plain bump: the corpus
@@ -150,6 +151,54 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
     return ("not green" if not breaking else f"exit {code}"), False
 
 
+REQUIRED = ("id", "project", "version", "sdist", "sha256", "styles", "dep", "from", "measure_from", "to")
+
+
+def validate(cases: list[dict[str, Any]]) -> int:
+    """--quick: every case of the manifest checked without the network: the fields a run needs, the pins,
+    the ranges, and the task the run would write, loaded by the tool's own task loader."""
+    from packaging.version import InvalidVersion, Version
+
+    from agentic_codemod.errors import CodemodError
+    from agentic_codemod.task import load_task
+
+    problems: list[str] = []
+    ids = [str(c.get("id")) for c in cases]
+    problems += [f"{i}: duplicate id" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    with tempfile.TemporaryDirectory(prefix="corpus-quick-") as tmp:
+        for case in cases:
+            where = f"{fetch.MANIFEST.name}: case {case.get('id')!r}"
+            missing = [k for k in REQUIRED if not case.get(k)]
+            if missing:
+                problems.append(f"{where}: field(s) {', '.join(missing)} missing")
+                continue
+            if case.get("expected") not in ("green", "red"):
+                problems.append(f"{where}: field 'expected' must be green or red (measured)")
+            if len(str(case["sha256"])) != 64 or any(
+                ch not in "0123456789abcdef" for ch in str(case["sha256"])
+            ):
+                problems.append(f"{where}: field 'sha256' is not a sha256 hex digest")
+            try:
+                if Version(str(case["measure_from"])) not in SpecifierSet(str(case["from"])):
+                    problems.append(
+                        f"{where}: measure_from {case['measure_from']} is outside from {case['from']}"
+                    )
+                Version(str(case["to"]))
+            except (InvalidVersion, ValueError) as exc:
+                problems.append(f"{where}: {exc}")
+                continue
+            repo = Path(tmp) / str(case["id"])
+            repo.mkdir()
+            try:
+                load_task(write_task(case, repo, Path(tmp) / f"{case['id']}.yml"))
+            except CodemodError as exc:
+                problems.append(f"{where}: the task it writes is refused: {exc}")
+    for line in problems:
+        print(line)
+    print(f"corpus manifest: {len(cases)} cases checked, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="case ids (default: all)")
@@ -157,7 +206,12 @@ def main() -> int:
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per case")
     parser.add_argument("--keep", type=Path, help="keep each case's repo and run dir under this directory")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--quick", action="store_true", help="validate the manifest only (no network, no run)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        return validate(fetch.load_cases(args.only)[: args.limit])
     cases = fetch.load_cases(args.only)[: args.limit]
     unmeasured = [c["id"] for c in cases if c.get("expected") not in ("green", "red")]
     if unmeasured:
