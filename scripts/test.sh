@@ -43,6 +43,11 @@ if [ "$code" -eq 5 ]; then
 fi
 [ "$code" -eq 0 ] || exit "$code"
 
+# Benchmarks' --quick modes: smoke tests that they still run (they print figures; nothing is asserted).
+for bench in rules_scale attacks redaction corpus; do
+  .venv/bin/python "bench/$bench.py" --quick
+done
+
 # The benchmarks as smoke runs (no timing asserted): they must still run end to end.
 .venv/bin/python bench/overhead.py --quick
 .venv/bin/python bench/fleet.py --quick
