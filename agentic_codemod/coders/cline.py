@@ -62,6 +62,7 @@ class ClineConfig:
     # process group (only on the user's explicit --isolation process, as for the repository's code)
     isolation: str = "sandbox"
     bwrap: str = "bwrap"
+    budget_name: str = "max_run_seconds"  # the config key that set budget_s (named when it runs out)
 
 
 @dataclass

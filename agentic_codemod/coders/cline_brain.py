@@ -4,8 +4,9 @@ Scout, planner, reviewer and scribe stay the agno agents (LlmBrain); only `imple
 
 1. the run's worktree (the rules' result included) is copied to a scratch directory inside the run dir;
 2. Cline runs there with the plan, the migration notes and the failing tests as its prompt, on the
-   coder role's endpoint and model, bounded by the coder's wall clock (budgets.role_seconds.coder, else
-   budgets.max_run_seconds) — its process group is killed when that runs out (coders/cline.py);
+   coder role's endpoint and model, bounded by the coder's wall clock (budgets.role_seconds.coder, never
+   past what is left of budgets.max_run_seconds) — its process group is killed when that runs out
+   (coders/cline.py), in bubblewrap with the endpoint as its only network (coders/cline_sandbox.py);
 3. what it changed enters the worktree only through the Workspace (tools/workspace.py): the same rooted
    path checks, deny globs, allowed paths and budgets as the agno coder's edit tools. Every changed path
    is checked before anything is written; one refused path rejects the whole iteration (exit 1) and
@@ -22,6 +23,8 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import time
+from datetime import datetime
 from pathlib import Path
 
 from agentic_codemod.coders.cline import ClineConfig, ClineResult, find_cline, run_cline
@@ -94,7 +97,10 @@ class ClineBrain(LlmBrain):
                 hint="npm install --prefix .cache/cline cline@3.0 (bootstrap.sh does), or set CODEMOD_CLINE",
             )
         budgets = state.settings.budgets
-        budget = budgets.role_seconds.get(spec.model_role, budgets.max_run_seconds)
+        left = budgets.max_run_seconds - (time.time() - _started(state))
+        budget = min(budgets.role_seconds.get(spec.model_role, left), left)
+        if budget <= 0:
+            raise BudgetExceeded("max_run_seconds", budgets.max_run_seconds, budgets.max_run_seconds - left)
         data_dir = state.paths.run_dir / "cline" / f"iteration-{iteration}"
         return ClineConfig(
             binary,
@@ -105,6 +111,7 @@ class ClineBrain(LlmBrain):
             api_key=role.api_key,
             isolation=state.settings.isolation,
             bwrap=state.settings.bwrap,
+            budget_name=f"role_seconds.{spec.model_role}" if budget < left else "max_run_seconds",
         )
 
 
@@ -167,6 +174,13 @@ def _read(root: Path, rel: str) -> tuple[str | None, str]:
         return None, "not UTF-8 text"
 
 
+def _started(state: RunState) -> float:
+    try:
+        return datetime.fromisoformat(state.manifest.started_at).timestamp()
+    except (TypeError, ValueError):
+        return time.time()
+
+
 def _record(state: RunState, iteration: int, result: ClineResult) -> None:
     state.trace.record(
         ACTOR,
@@ -184,5 +198,5 @@ def _raise_for(result: ClineResult, config: ClineConfig) -> None:
     if result.unreachable:
         raise EnvironmentUnavailable(result.reason, hint="start the model endpoint (CODEMOD_LLM_BASE_URL)")
     if result.killed:
-        raise BudgetExceeded("role_seconds.coder", config.budget_s, config.budget_s)
+        raise BudgetExceeded(config.budget_name, round(config.budget_s, 1), round(config.budget_s, 1))
     raise CandidateRejected(result.reason, hint=f"Cline's events: {config.data_dir / 'cline.jsonl'}")
