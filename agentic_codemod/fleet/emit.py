@@ -75,6 +75,12 @@ def child_pipeline(
     pipeline["codemod:context"] = {"extends": ".codemod:context"}
     for repo in fleet.repos:
         pipeline.update(_chain(fleet, repo))
+    # After every run job (stage order, no `needs`: no limit on their number): fleet.json and fleet.html.
+    names = "\n".join(repo.name for repo in fleet.repos)
+    pipeline["codemod:fleet:report"] = {
+        "extends": ".codemod:fleet:report",
+        "variables": _raw({"CODEMOD_FLEET_NAMES": names}),
+    }
     return pipeline
 
 
@@ -122,6 +128,7 @@ def repo_variables(fleet: FleetFile, repo: FleetRepo) -> dict[str, str]:
     target = repo.target_branch or repo.ref or "main"
     index = str(fleet.option(repo, "index_url") or "")
     return {
+        "CODEMOD_REPO_NAME": repo.name,  # the run job keeps its summary under codemod-fleet/<name>/
         "CODEMOD_PROJECT": project,
         "CODEMOD_REF": _checked(fleet, repo, "ref", "ref", ref) if ref else "",
         "CODEMOD_TARGET_BRANCH": _checked(fleet, repo, "target_branch", "ref", target),

@@ -136,5 +136,5 @@ def test_gitlab_ci_local_accepts_the_child_pipeline(child: dict[str, Any], tmp_p
     )
     assert done.returncode == 0, done.stderr
     jobs = {j["name"]: j for j in json.loads(done.stdout)}
-    assert len(jobs) == 1 + 3 * len(NAMES)
+    assert len(jobs) == 2 + 3 * len(NAMES)  # context, run -> gate -> publish each, the collector
     assert all(jobs[f"codemod:gate:{n}"]["when"] == "manual" for n in NAMES)
