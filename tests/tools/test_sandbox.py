@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.tools import repo_copy
-from agentic_codemod.tools.sandbox import REPO_MOUNT, REPORTS_MOUNT, Box, Mount, Policy, probe
+from agentic_codemod.tools.sandbox import (
+    REPO_MOUNT,
+    REPORTS_MOUNT,
+    Box,
+    Mount,
+    Policy,
+    install_cache_of,
+    probe,
+)
 from agentic_codemod.tools.verification import SandboxRunner
 
 needs_bwrap = pytest.mark.skipif(probe() is not None, reason=f"bubblewrap cannot start here: {probe()}")
@@ -240,3 +248,28 @@ def test_new_code_is_flagged_only_where_it_can_shadow_the_candidate(tmp_path: Pa
         "pkg/extra.py (new code file)",
         "pkg/mod/__init__.py (new code file)",
     ]
+
+
+def test_installs_see_the_runs_own_cache_and_template_builds_see_neither_the_venv_nor_it(
+    tmp_path: Path,
+) -> None:
+    """The installer's cache of one run is writable for that run's installs only; a template build box
+    keeps the install box's network and read-only wheel dirs but gets its own writable mounts."""
+    wheels, repo, scratch = tmp_path / "wheels", tmp_path / "copy", tmp_path / "scratch"
+    for d in (wheels, repo, scratch):
+        d.mkdir()
+    policy = Policy("sandbox", tmp_path / "run" / "env", wheel_dirs=(wheels,), index_network=True)
+    cache = install_cache_of(policy.env_dir)
+    install = policy.for_install(repo)
+    assert cache == tmp_path / "run" / "install-cache" and cache.is_dir()
+    assert set(install.mounts) == {
+        Mount(policy.env_dir, writable=True),
+        Mount(cache, writable=True),
+        Mount(wheels),
+    }
+    tests = policy.for_tests(repo, tmp_path / "reports")
+    assert all(m.source != cache for m in tests.mounts)
+    shared = tmp_path / "shared"
+    build = install.for_template(scratch, [shared])
+    assert build.repo == scratch and build.network and build.venv is None
+    assert set(build.mounts) == {Mount(shared, writable=True), Mount(wheels)}
