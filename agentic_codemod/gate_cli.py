@@ -101,7 +101,7 @@ def build_request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
     task = args.task or (Path(hook["task_file"]) if hook.get("task_file") else None)
     allowed = [*args.allowed_path, *_split(hook.get("allowed_paths", ""))]
     deny = [*args.deny_glob, *_split(hook.get("deny_globs", ""))]
-    scope = load_scope(worktree, base, task, allowed, deny)
+    scope = load_scope(worktree, base, task, allowed, deny, _split(hook.get("bookkeeping_paths", "")))
     semantic = _semantic_settings(args.config or _path(hook.get("codemod_config")))
     mode = args.semantic or hook.get("semantic_gate") or ""
     if mode:
@@ -120,8 +120,17 @@ def build_request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
     )
 
 
-def load_scope(worktree: Path, base: str, task: Path | None, allowed: list[str], deny: list[str]) -> Scope:
-    """The scope from the task file (read from the base commit when it lies in the worktree) or settings."""
+def load_scope(
+    worktree: Path,
+    base: str,
+    task: Path | None,
+    allowed: list[str],
+    deny: list[str],
+    bookkeeping: list[str] | None = None,
+) -> Scope:
+    """The scope from the task file (read from the base commit when it lies in the worktree) or settings;
+    `bookkeeping` (the orchestrator's own files, e.g. bmad-loop's sprint-status.yaml) is allowed on top of
+    a scope, never instead of one."""
     from agentic_codemod.errors import InputError
     from agentic_codemod.worktree_gate import Scope
 
@@ -131,7 +140,7 @@ def load_scope(worktree: Path, base: str, task: Path | None, allowed: list[str],
                 "no scope: give --task (or the setting task_file) or --allowed-path (setting allowed_paths)",
                 hint="the gate never lets a change through without allowed paths",
             )
-        return Scope("worktree", _checked_globs(allowed), deny)
+        return Scope("worktree", _checked_globs([*allowed, *(bookkeeping or [])]), deny)
     path = task if task.is_absolute() else worktree / task
     text, relative = _task_text(worktree, base, path)
     if path.suffix.lower() in (".md", ".markdown"):
@@ -144,7 +153,7 @@ def load_scope(worktree: Path, base: str, task: Path | None, allowed: list[str],
         extra = []
     return Scope(
         spec.id,
-        [*spec.allowed_paths, *extra, *allowed],
+        [*spec.allowed_paths, *extra, *_checked_globs([*allowed, *(bookkeeping or [])])],
         [*spec.deny_globs, *deny],
         spec.acceptance_criteria,
         spec.sdk,
@@ -231,7 +240,8 @@ def _semantic_settings(path: Path | None) -> SemanticSettings:
 
 
 def _hook_values(env: Mapping[str, str]) -> dict[str, str]:
-    keys = ("task_file", "allowed_paths", "deny_globs", "semantic_gate", "codemod_config", "verify_cmd")
+    keys = ["task_file", "allowed_paths", "deny_globs", "semantic_gate", "codemod_config", "verify_cmd"]
+    keys += ["bookkeeping_paths"]
     values = {k: env.get(SETTING + k.upper(), "").strip() for k in (*keys, "base_ref")}
     values["worktree"] = env.get("BMAD_LOOP_WORKTREE", "") or env.get("BMAD_LOOP_REPO_ROOT", "")
     return values

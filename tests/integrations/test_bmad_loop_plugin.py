@@ -315,3 +315,19 @@ def test_a_task_file_symlink_the_unit_planted_is_not_followed(
     outcome = gate(task_file="codemod-task.yml")
     assert outcome.returncode == 2, outcome.output
     assert "codemod-task.yml: the task file is not committed at HEAD" in _veto_line(outcome)["reason"]
+
+
+def test_bmad_loops_own_sprint_board_is_allowed_on_top_of_the_scope(gate: RunGate, worktree: Path) -> None:
+    board = worktree / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
+    board.parent.mkdir(parents=True)
+    board.write_text("development_status: {1-1-migrate-acme-sdk-2: done}\n")
+    assert gate().veto is None
+    outcome = gate(bookkeeping_paths="")
+    assert outcome.returncode == 1
+    board_path = "_bmad-output/implementation-artifacts/sprint-status.yaml"
+    assert f"outside allowed_paths: {board_path}" in outcome.last_line
+
+
+def test_bookkeeping_paths_never_make_a_scope_of_their_own(gate: RunGate) -> None:
+    outcome = gate(task_file="")
+    assert outcome.returncode == 2 and "no scope" in _veto_line(outcome)["reason"]
