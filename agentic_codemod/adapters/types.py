@@ -183,6 +183,9 @@ class TestFacts:
     # that could change how tests run or read (the tamper gate's ecosystem findings; messages name path)
     tamper: Callable[[str, str | None, str | None, bool], list[str]]
     runner_of: Callable[[list[str]], str | None]  # the runner a declared command line runs, or None
+    # (before, after) of a codemod rule's edit -> (what it adds, whether a human must look); None: the
+    # core's own assessment (Python's syntax tree in workflow/rule_risk.py)
+    rule_risk: Callable[[str, str], tuple[list[str], bool]] | None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import json
 import re
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod.adapters.npm.rule_risk import assess as assess_rule_edit
 from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
 from agentic_codemod.adapters.types import Canary, TestCommand, TestFacts
@@ -118,6 +119,7 @@ TEST_FACTS = TestFacts(
     canary=canary,
     tamper=tamper,
     runner_of=runner_of,
+    rule_risk=assess_rule_edit,
 )
 # Every sandboxed process of an npm run: no update checks, no funding or audit calls, CI behaviour
 # (no watch mode, no interactive prompts), no colours in the output the tool reads.

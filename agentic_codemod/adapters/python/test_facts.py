@@ -93,6 +93,7 @@ TEST_FACTS = TestFacts(
     canary=canary,
     tamper=tamper,
     runner_of=runner_of,
+    rule_risk=None,  # workflow/rule_risk.py reads Python's syntax tree itself
 )
 # Every sandboxed process of a Python run: no bytecode written into the copy, no pytest cache.
 SANDBOX_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
