@@ -22,6 +22,7 @@ import ast
 import fnmatch
 import functools
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agentic_codemod.config import RULE_EDIT_RISKY_NAMES
@@ -31,12 +32,25 @@ from agentic_codemod.workflow.gates import GateResult
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
+def _adapter_checker(language: str) -> Callable[[str, str], tuple[list[str], bool]] | None:
+    """The assessor of the adapter whose rules are written in `language` (npm: javascript, typescript)."""
+    from agentic_codemod.adapters import registry
+
+    for adapter in registry().values():
+        if language in adapter.test_facts.ast_grep_languages:
+            return adapter.test_facts.rule_risk
+    return None
+
+
 def assess(
     before: str, after: str, language: str, risky: tuple[str, ...] = RULE_EDIT_RISKY_NAMES
 ) -> tuple[list[str], bool]:
     """What the edit adds (human-readable), and whether a human must look at it before anything ships."""
     if language != "python":
-        return [f"an edit in {language}, which the tool cannot check"], True
+        checker = _adapter_checker(language)
+        if checker is None:
+            return [f"an edit in {language}, which the tool cannot check"], True
+        return checker(before, after)
     try:
         old = _facts_of(before)
     except (SyntaxError, ValueError) as exc:
