@@ -50,6 +50,7 @@ class Rule:
     fixable: bool
     language: str
     breaks_in: str | None = None  # first SDK version where the matched usage breaks (metadata.breaks_in)
+    text: str | None = None  # the rule file as read once at load: scans use it, not the file again
 
     def applies_to(self, target: str) -> bool:
         """A detect-only rule about a break that comes after the target version does not block it."""
@@ -84,8 +85,9 @@ def load_rules(rules_dir: Path, disabled: list[str] | None = None) -> list[Rule]
     """Every `*.yml` in rules_dir, in file-name order, minus disabled ids. Bad files are input errors."""
     rules: list[Rule] = []
     for path in sorted(rules_dir.glob("*.yml")):
+        text = path.read_text(encoding="utf-8")
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            doc = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise InputError(f"{path}: not valid YAML: {exc}".splitlines()[0]) from exc
         for key in ("id", "language", "message", "rule"):
@@ -101,6 +103,7 @@ def load_rules(rules_dir: Path, disabled: list[str] | None = None) -> list[Rule]
                 fixable="fix" in doc and not meta.get("requires_human", False),
                 language=str(doc["language"]).lower(),
                 breaks_in=str(meta["breaks_in"]) if meta.get("breaks_in") else None,
+                text=text,
             )
         )
     ids = [r.id for r in rules]

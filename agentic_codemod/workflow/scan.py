@@ -298,7 +298,13 @@ def _config(tmp: Path, rules: list[Rule]) -> Path:
     rules_dir = tmp / "rules"
     rules_dir.mkdir()
     for index, rule in enumerate(rules):
-        shutil.copyfile(rule.path, rules_dir / f"{index:05d}.yml")
+        # The text read at load_rules: a concurrent `apm install` replacing the installed package (new
+        # files under apm_modules/) cannot make a later scan miss or change a rule.
+        target = rules_dir / f"{index:05d}.yml"
+        if rule.text is not None:
+            target.write_text(rule.text, encoding="utf-8")
+        else:
+            shutil.copyfile(rule.path, target)
     config = tmp / "sgconfig.yml"
     config.write_text(f"ruleDirs: [{json.dumps(str(rules_dir))}]\n", encoding="utf-8")
     return config

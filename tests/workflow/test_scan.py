@@ -278,3 +278,14 @@ def test_a_match_of_a_rule_the_scan_was_not_given_fails_the_scan(
     monkeypatch.setattr(scan, "ast_grep_binary", lambda: str(fake_binary(tmp_path, f"echo '{line}'")))
     with pytest.raises(ScanFailed, match="EVIL"):
         Scanner(repo).matches(detect_rule())
+
+
+def test_a_rule_is_scanned_as_it_was_loaded_even_if_its_file_is_replaced_later(tmp_path: Path) -> None:
+    """A concurrent `apm install` re-creates apm_modules/ (new files): a run's later scans must not read
+    the rule files again."""
+    rules_dir = tmp_path / "rules"
+    shutil.copytree(RULES_DIR, rules_dir)
+    [rule] = [r for r in load_rules(rules_dir) if r.id == "ACME900"]
+    shutil.rmtree(rules_dir)
+    repo = make_repo(tmp_path / "repo", {"src/app.py": CALL})
+    assert [(h.file, h.line) for h in Scanner(repo).matches(rule)] == [("src/app.py", 2)]
