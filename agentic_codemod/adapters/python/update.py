@@ -108,33 +108,43 @@ def update_lockfiles(
     present = [d / name for d in directories for name in LOCKFILES if (d / name).is_file()]
     if not present:
         return None
-    return [_refresh(root, lockfile, dependency, runner) for lockfile in present]
+    return [_refresh(root, lockfile, dependency, runner, target) for lockfile in present]
 
 
-def lock_command(lockfile: str, dependency: Dependency, tool_version: str = "") -> list[str]:
-    """The ecosystem's own command that refreshes `lockfile` after the bump, keeping other pins."""
+def lock_command(
+    lockfile: str, dependency: Dependency, tool_version: str = "", target: str = ""
+) -> list[str]:
+    """The ecosystem's own command that refreshes `lockfile` after the bump, keeping other pins; uv
+    locks exactly `target` (`--upgrade-package name==target`), also where the range already admits it."""
     tool = LOCK_TOOLS[lockfile]
     if tool == "poetry":
         # Poetry 2 dropped --no-update: plain `poetry lock` no longer upgrades what it need not.
         return ["poetry", "lock"] if _major(tool_version) >= 2 else ["poetry", "lock", "--no-update"]
     if tool == "uv":
-        return ["uv", "lock", "--upgrade-package", dependency.name]
+        return [
+            "uv",
+            "lock",
+            "--upgrade-package",
+            f"{dependency.name}=={target}" if target else dependency.name,
+        ]
     if tool == "pdm":
         return ["pdm", "lock", "--update-reuse"]
     return ["pipenv", "lock"]
 
 
-def _refresh(root: Path, lockfile: Path, dependency: Dependency, runner: Runner) -> ArtifactNotice:
+def _refresh(
+    root: Path, lockfile: Path, dependency: Dependency, runner: Runner, target: str
+) -> ArtifactNotice:
     name = lockfile.relative_to(root).as_posix()
     tool = LOCK_TOOLS[lockfile.name]
     if shutil.which(tool) is None:
-        command = " ".join(lock_command(lockfile.name, dependency))
+        command = " ".join(lock_command(lockfile.name, dependency, target=target))
         return ArtifactNotice(name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`")
     version = ""
     if tool == "poetry":
         probe = runner(["poetry", "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
         version = probe.output_tail if probe.ok else ""
-    argv = lock_command(lockfile.name, dependency, version)
+    argv = lock_command(lockfile.name, dependency, version, target)
     before = lockfile.read_bytes()
     result = runner(argv, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
     command = " ".join(argv)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,8 +86,8 @@ def test_uv_upgrades_only_the_bumped_package(tmp_path: Path, runner: Runner, onl
     (tmp_path / "uv.lock").write_text("version = 1\n")
     [notice] = update_lockfiles(tmp_path, DEP, "2.0.0", runner) or []
     assert (notice.updated, notice.sha256) == (True, sha256(tmp_path / "uv.lock"))
-    assert notice.message.startswith("refreshed by `uv lock --upgrade-package acme-sdk` (sha256 ")
-    assert calls(only_bin) == ["lock --upgrade-package acme-sdk"]
+    assert notice.message.startswith("refreshed by `uv lock --upgrade-package acme-sdk==2.0.0` (sha256 ")
+    assert calls(only_bin) == ["lock --upgrade-package acme-sdk==2.0.0"]
 
 
 def test_tool_failure_is_data_with_its_stderr(tmp_path: Path, runner: Runner, only_bin: Path) -> None:
@@ -110,9 +111,48 @@ def test_lockfile_left_unchanged_is_not_reported_as_updated(
 def test_lock_commands() -> None:
     assert lock_command("poetry.lock", DEP) == ["poetry", "lock", "--no-update"]
     assert lock_command("uv.lock", DEP) == ["uv", "lock", "--upgrade-package", "acme-sdk"]
+    assert lock_command("uv.lock", DEP, target="2.0.0") == [
+        "uv",
+        "lock",
+        "--upgrade-package",
+        "acme-sdk==2.0.0",
+    ]
     assert lock_command("pdm.lock", DEP) == ["pdm", "lock", "--update-reuse"]
     assert lock_command("Pipfile.lock", DEP) == ["pipenv", "lock"]
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+WHEELHOUSE = Path(__file__).resolve().parents[3] / "fixtures" / ".wheelhouse"
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "uv").is_file(), reason="uv is not installed beside python"
+)
+def test_real_uv_locks_exactly_the_target_where_the_range_admits_a_newer_one(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The range admits 2.1.0 (the newest in the wheelhouse); the lock holds exactly the target 2.0.0."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), "/bin", "/usr/bin"]))
+    monkeypatch.setenv("UV_NO_INDEX", "1")  # the local wheelhouse only: acme-sdk 1.4.0, 2.0.0, 2.1.0
+    monkeypatch.setenv("UV_FIND_LINKS", str(WHEELHOUSE))
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    project = "[project]\nname = 'app'\nversion = '0.1'\nrequires-python = '>=3.11'\n"
+    project += "dependencies = ['acme-sdk>=1.4']\n"
+    (repo / "pyproject.toml").write_text(project)
+    (repo / "pyproject.toml").write_text(project.replace("acme-sdk>=1.4", "acme-sdk>=1.4,<2"))
+    first = runner(["uv", "lock"], cwd=repo, timeout_s=120)
+    assert first.ok, first.output_tail
+    assert 'version = "1.4.0"' in (repo / "uv.lock").read_text()
+    (repo / "pyproject.toml").write_text(project)  # the bump: the range now admits 2.0.0 and 2.1.0
+    dep = Dependency(name="acme-sdk", specifier=">=1.4", file="pyproject.toml", kind="pep621", line=5)
+    [notice] = update_lockfiles(repo, dep, "2.0.0", runner) or []
+    assert notice.updated, notice.message
+    lock = (repo / "uv.lock").read_text()
+    assert (
+        'name = "acme-sdk"\nversion = "2.0.0"' in lock and "2.1.0" not in lock.split("[package.metadata]")[0]
+    )
