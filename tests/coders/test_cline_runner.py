@@ -16,7 +16,11 @@ from agentic_codemod.coders.cline_brain import _raise_for
 from agentic_codemod.errors import BudgetExceeded, CandidateRejected, EnvironmentUnavailable
 
 COMPLETED = '{"type":"run_result","finishReason":"completed","text":"done","usage":{"inputTokens":3}}'
-ERRORED = '{"type":"run_result","finishReason":"error","text":"fetch failed: ECONNREFUSED 127.0.0.1:9"}'
+# What cline 3.0.65 reported with its endpoint on a closed port (seen by hand, after ~60 s of its retries).
+ERRORED = (
+    '{"type":"run_result","finishReason":"error","text":"Cannot connect to API: Unable to connect. '
+    'Is the computer able to access the url?"}'
+)
 
 
 @pytest.mark.parametrize(
