@@ -97,9 +97,9 @@ def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]
         print(f"  {'step ' + step['step']:58} {step['duration_s']:6.2f} s")
     kinds: dict[str, float] = {}
     for entry in trace:
-        if entry.get("tool") != "run_process":
+        if entry.get("tool") not in ("run_process", "environment_template"):
             continue
-        kind = _kind(entry["arguments"]["argv"])
+        kind = _kind(entry["arguments"].get("argv", ["template"]))
         seconds = float(entry["result"].split("duration=", 1)[1].split("s", 1)[0])
         kinds[kind] = kinds.get(kind, 0.0) + seconds
     for kind, seconds in sorted(kinds.items()):
@@ -108,8 +108,8 @@ def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]
 
 def _kind(argv: list[str]) -> str:
     text = " ".join(argv)
-    if " install " in f" {text} " or " venv " in f" {text} " or "compileall" in text:
-        return "installs (venv, template, uv/pip)"
+    if " install " in f" {text} " or " venv " in f" {text} " or "compileall" in text or text == "template":
+        return "installs (template copy, venv, uv/pip)"
     if "importlib.metadata" in text:
         return "environment listings"
     return "test runs (in the sandbox)"

@@ -45,6 +45,8 @@ def test_an_open_range_baseline_tests_the_old_major_and_the_bump_installs_exactl
     if uv is not None:
         assert install["arguments"]["argv"][:3] == [uv.program, "pip", "install"]
         assert m["installs"]["baseline"]["template"]  # the registry part came from a template
+        copied = next(t for t in result.trace() if t["tool"] == "environment_template")
+        assert copied["arguments"]["template"] == m["installs"]["baseline"]["template"]
 
 
 def test_with_pip_as_the_installer_the_versions_are_the_same(make_repo, run_codemod, tmp_path: Path) -> None:

@@ -129,8 +129,13 @@ def _from_template(
     if template is None:  # the build is in the trace; the run installs everything itself
         _pause_when_unreachable(env, next((r for r in log if not r.ok), None))
         return False
-    env.install_log.append(env_template.instantiate(template, env.root))
+    copied = env_template.instantiate(template, env.root)
+    env.install_log.append(copied)
     env.install["template"] = key
+    trace = getattr(runner, "trace", None)
+    if trace is not None:  # the audit trail says where the environment came from
+        arguments = {"template": key, "requirements": part.requirements, "constraints": part.constraints}
+        trace.record("verification", "environment_template", arguments, f"duration={copied.duration_s:.2f}s")
     return True
 
 
