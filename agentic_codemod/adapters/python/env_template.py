@@ -99,7 +99,7 @@ def template_key(
         "index_url": index.index_url,
         "no_index": index.no_index,
         "find_links": [_links_fingerprint(link) for link in index.find_links],
-        "caller": {k: v for k, v in sorted(caller.items()) if k in pip_config.PASSED_KEYS},
+        "caller": {k: v for k, v in sorted(caller.items()) if k in pip_config.UV_KEYS},
         "time_bucket": int((time.time() if now is None else now) // ttl) if remote and ttl else None,
     }
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:32]

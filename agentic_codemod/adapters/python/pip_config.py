@@ -13,7 +13,8 @@
                                                       UV_INDEX (extra indexes, searched like pip's:
                                                       best match over all), UV_INSECURE_HOST,
                                                       HTTP(S)_PROXY, UV_HTTP_TIMEOUT, UV_HTTP_RETRIES,
-                                                      SSL_CERT_FILE / SSL_CLIENT_CERT
+                                                      SSL_CERT_FILE / SSL_CLIENT_CERT, UV_FIND_LINKS,
+                                                      UV_NO_INDEX
     credentials(config) -> [secret, ...]               user:password and token parts of index URLs, for
                                                       the run's Redactor
 
@@ -147,6 +148,8 @@ UV_VARIABLES = {
     "retries": ("UV_HTTP_RETRIES",),
 }
 UV_CERT_VARIABLES = {"cert": "SSL_CERT_FILE", "client-cert": "SSL_CLIENT_CERT"}
+UV_KEYS = (*PASSED_KEYS, "find-links", "no-index")  # what uv_env reads of the caller's configuration
+TRUE_VALUES = frozenset({"1", "true", "yes", "on"})
 
 
 def uv_env(config: Mapping[str, str], certs: Mapping[str, str]) -> dict[str, str]:
@@ -159,6 +162,12 @@ def uv_env(config: Mapping[str, str], certs: Mapping[str, str]) -> dict[str, str
         env.update({name: value for name in names if value})
     if "UV_INDEX" in env:
         env["UV_INDEX_STRATEGY"] = "unsafe-best-match"
+    # find-links and no-index: pip reads them from the machine's pip.conf itself; uv reads no pip.conf.
+    # A local directory that does not exist is left out, as pip ignores it (uv would stop).
+    links = [link for link in config.get("find-links", "").split() if "://" in link or Path(link).is_dir()]
+    env.update({"UV_FIND_LINKS": ",".join(links)} if links else {})
+    if config.get("no-index", "").strip().lower() in TRUE_VALUES:
+        env["UV_NO_INDEX"] = "1"
     env.update({UV_CERT_VARIABLES[key]: path for key, path in certs.items()})
     return env
 

@@ -74,6 +74,9 @@ def test_the_callers_pip_config_reaches_uv_as_variables_with_credentials_off_the
         "SSL_CERT_FILE": ".codemod-pip/cert.pem",
     }
     assert "s3cret" in pip_config.credentials(caller)  # what the run's redactor hides
+    links = {"find-links": "/no/such/dir https://links.example/wheels", "no-index": "true"}
+    expected = {"UV_FIND_LINKS": "https://links.example/wheels", "UV_NO_INDEX": "1"}
+    assert pip_config.uv_env(links, {}) == expected  # a missing local dir left out, as pip ignores it
     argv = installer.Installer("uv", "uv").install_command(Path("p"), Settings(), InstallPlan(), None)
     assert not any("s3cret" in a for a in argv)
 
