@@ -277,6 +277,7 @@ def test_gitlab_ci_local_runs_the_offline_pass_in_the_shell_executor(tmp_path: P
     exported = project / ".gitlab-ci-local" / "artifacts" / "offline-pass" / "codemod-run"
     files = {p.relative_to(exported).as_posix() for p in exported.rglob("*") if p.is_file()}
     assert set(ARTIFACTS) <= files  # the evidence is kept ...
+    assert "report.html" in files  # ... and the auditor's page made from it
     assert not {
         f for f in files if f.split("/")[0] in ("worktree", "env", "home", "tmp")
     }  # ... the clone, venv not
