@@ -267,7 +267,10 @@ class Scanner:
                 timer.cancel()
                 if proc.stdout is not None:
                     proc.stdout.close()
-            stderr = _head(errors, 4 * self.settings.max_argv_bytes + 200 * len(rules) + 65_536)
+            # the inspect report: a line per file (its name and about 60 bytes) and per rule, a summary
+            stderr = _head(
+                errors, 4 * self.settings.max_argv_bytes + 100 * (len(batch) + len(rules)) + 65_536
+            )
         if timed_out.is_set():
             raise RequiresHuman(
                 f"rule {shown}: {TOOL} did not finish within {self.settings.timeout_s:.0f}s "
