@@ -50,6 +50,15 @@ def test_pinned_major(case):
 """
 
 
+FIXED_TEST = """import acme
+
+
+def test_needs_the_new_major():
+    assert acme.__version__.startswith("2.")
+"""
+FIXED_ID = "tests.test_fixed_by_bump::test_needs_the_new_major"
+
+
 @dataclass
 class Runs:
     fleet_dir: Path
@@ -104,6 +113,7 @@ def _hostile_repo(dest: Path) -> None:
     shutil.copytree(ACME_APP, src, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (src / HOSTILE_FILE).write_text("from acme import errors\n\nNotFound = errors.NotFound\n")
     (src / "tests" / "test_hostile.py").write_text(HOSTILE_TEST)
+    (src / "tests" / "test_fixed_by_bump.py").write_text(FIXED_TEST)  # red on 1.4, green on 2.0
     materialize.materialize(src, dest)
     shutil.rmtree(src)
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from browser import Browser, Dom
-from report_runs import HOSTILE_FILE, HOSTILE_TEST_ID, PAYLOADS, Runs
+from report_runs import FIXED_ID, HOSTILE_FILE, HOSTILE_TEST_ID, PAYLOADS, Runs
 
 PAGE_TAGS = {"script": 1, "style": 1, "svg": 1}  # the page's own: one script, one stylesheet, the timeline
 
@@ -37,9 +37,9 @@ def test_hostile_file_name_and_test_id_from_a_real_run_stay_text(runs: Runs, bro
     assert HOSTILE_FILE in dom.text("diff-files")
     assert HOSTILE_FILE in dom.text("mr-text")
     assert HOSTILE_FILE.removeprefix("src/acme_app/") in dom.text("trace")
-    introduced = [r for r in dom.rows("test-table") if r.attrs.get("data-mark") == "introduced"]
-    assert len(introduced) == 1
-    assert HOSTILE_TEST_ID in dom.text("test-table")
+    marks = [r.attrs.get("data-mark") for r in dom.rows("test-table")]
+    assert marks.count("introduced") == 1 and marks.count("fixed") == 1  # the hostile id; FIXED_ID
+    assert HOSTILE_TEST_ID in dom.text("test-table") and FIXED_ID in dom.text("test-table")
 
 
 def test_payloads_planted_everywhere_stay_text(planted: Path, browser: Browser) -> None:
