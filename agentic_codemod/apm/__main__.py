@@ -14,7 +14,7 @@ from pathlib import Path
 from agentic_codemod.apm.command import find_apm
 from agentic_codemod.apm.load import load_context
 from agentic_codemod.apm.manifest import MANIFEST, read_manifest
-from agentic_codemod.apm.verified import VerifiedCache, verification_key
+from agentic_codemod.apm.verified import ENV, VerifiedCache, verification_key
 from agentic_codemod.errors import CodemodError
 
 
@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record-key", type=Path, help="write the verified key to this file")
     args = parser.parse_args(argv)
     cache = VerifiedCache.from_environment()
+    if cache is None:
+        print(f"agentic-codemod: no place for the record: set {ENV}", file=sys.stderr)
+        return 2
     try:
         context = load_context(args.context, use_cli=True, cache=cache)
         apm = find_apm(True)

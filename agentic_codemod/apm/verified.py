@@ -110,12 +110,17 @@ class VerifiedCache:
     pinned: str | None = None  # when set, the only key a record may vouch for
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> VerifiedCache:
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> VerifiedCache | None:
+        """The cache the environment names; None (no cache: the CLI always runs) without any home."""
         env = os.environ if environ is None else environ
         pinned = env.get(PINNED_ENV) or None
         if env.get(ENV):
             return cls(Path(env[ENV]).expanduser(), pinned)
-        base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
+        try:
+            home = env.get("HOME") or str(Path.home())
+        except (RuntimeError, KeyError):  # no HOME and no passwd entry (an arbitrary container uid)
+            return None
+        base = env.get("XDG_CACHE_HOME") or str(Path(home) / ".cache")
         return cls(Path(base) / "agentic-codemod" / "apm-verified", pinned)
 
     def holds(self, key: str) -> bool:

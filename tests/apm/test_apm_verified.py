@@ -20,6 +20,12 @@ from agentic_codemod.apm.verified import VerifiedCache
 pytestmark = pytest.mark.slow
 
 
+def env_cache() -> VerifiedCache:
+    cache = VerifiedCache.from_environment()
+    assert cache is not None
+    return cache
+
+
 @pytest.fixture
 def cli_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every `apm` command the load starts (each one still runs for real)."""
@@ -89,7 +95,7 @@ def test_a_hand_edit_of_an_installed_file_is_refused_even_with_a_record(
 
 def test_a_record_for_other_bytes_is_not_a_pass(project: Path, cli_calls: list[str], tmp_path: Path) -> None:
     load_context(project, use_cli=True)
-    cache = VerifiedCache.from_environment()
+    cache = env_cache()
     [entry] = cache.directory.glob("*.json")
     forged = cache.directory / ("0" * 64 + ".json")
     forged.write_text(entry.read_text())  # the right format, but the key inside names other bytes
@@ -120,7 +126,7 @@ def test_without_a_cache_the_cli_runs_every_time(project: Path, cli_calls: list[
 
 def test_a_pinned_key_ignores_every_other_record(project: Path, cli_calls: list[str], tmp_path: Path) -> None:
     load_context(project, use_cli=True)
-    cache = VerifiedCache.from_environment()
+    cache = env_cache()
     [entry] = cache.directory.glob("*.json")
     key = entry.stem
     assert VerifiedCache(cache.directory, pinned=key).holds(key)
@@ -135,10 +141,19 @@ def test_the_ci_entry_point_verifies_records_and_writes_the_key(
     key_file = tmp_path / "key"
     assert main(["--context", str(project), "--record-key", str(key_file)]) == 0
     key = key_file.read_text().strip()
-    assert VerifiedCache.from_environment().holds(key)
+    assert env_cache().holds(key)
     assert main(["--context", str(project)]) == 0
     assert cli_calls == ["install", "audit"]  # the second call found the record
     write(project / "apm_modules" / "stray.md", "x")
-    pinned = VerifiedCache(VerifiedCache.from_environment().directory, pinned=key)
+    pinned = VerifiedCache(env_cache().directory, pinned=key)
     assert load_context(project, use_cli=True, cache=pinned) is not None
     assert cli_calls[2:] == ["install", "audit"]  # other bytes than the pinned key: the CLI ran
+
+
+def test_where_the_records_live() -> None:
+    named = VerifiedCache.from_environment({"CODEMOD_APM_CACHE": "/srv/cache", "HOME": "/home/u"})
+    assert named == VerifiedCache(Path("/srv/cache"))
+    home = VerifiedCache.from_environment({"HOME": "/home/u", "CODEMOD_APM_VERIFIED_KEY": "k"})
+    assert home == VerifiedCache(Path("/home/u/.cache/agentic-codemod/apm-verified"), pinned="k")
+    xdg = VerifiedCache.from_environment({"HOME": "/home/u", "XDG_CACHE_HOME": "/x"})
+    assert xdg is not None and xdg.directory == Path("/x/agentic-codemod/apm-verified")
