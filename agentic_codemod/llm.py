@@ -69,6 +69,7 @@ class _Limits(BaseModel):
     structured_output: StructuredOutput | None = None
     tool_choice: Literal["auto", "required"] | None = None  # sent with the tools (never left out)
     context_tokens: int | None = Field(None, ge=256)  # the model's context when /v1/models does not say
+    max_output_tokens: int | None = Field(None, ge=16)  # `max_tokens` of each request (a reply's length)
     chars_per_token: float | None = Field(None, ge=1, le=16)  # a prompt has >= chars/this tokens
 
 
@@ -104,6 +105,7 @@ class RoleConfig:
     tool_choice: str = "auto"
     context_tokens: int | None = None
     chars_per_token: float = 6.0
+    max_output_tokens: int | None = None  # None: the server's default
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,7 @@ def build_model(
         base_url=role.base_url,
         api_key=role.api_key,
         temperature=role.temperature,
+        max_tokens=role.max_output_tokens,
         timeout=role.timeout_s,
         max_retries=0,
         default_headers={"X-Codemod-Agent": agent_name, "X-Codemod-Role": role.role},

@@ -234,7 +234,10 @@ def one_line(text: str, limit: int = REASON_CHARS) -> str:
         head = text[: found.start()].strip()
         lines = [ln.strip() for ln in text[found.start() :].splitlines() if ln.strip()]
         text = head or (lines[-1] if lines else "")
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = lines[0] if lines else ""
+    if line.endswith(":") and len(lines) > 1:  # "1 validation error:" says nothing without the next line
+        line = f"{line} {lines[1]}"
     line = _PATH.sub("<path>", line)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 

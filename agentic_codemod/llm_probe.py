@@ -34,6 +34,7 @@ FORMAT = "agentic-codemod/llm-probe@1"
 PROBE_FILE = Path(".cache") / "llm" / "probe.json"
 ECHO = "ok"
 PROBE_TIMEOUT_S = 120.0
+PROBE_MAX_TOKENS = 128
 SYSTEM = "You are probe, a test client. Follow the user's instruction exactly."
 CONTEXT_KEYS = ("max_model_len", "context_length", "context_window", "max_context_length", "n_ctx")
 
@@ -89,7 +90,13 @@ def run_probe(role: Any, timeout_s: float = PROBE_TIMEOUT_S) -> ProbeResult:
     """Probe the role's endpoint and model the way a run of that role would call it."""
     from agentic_codemod.llm_calls import MeteredModel
 
-    model = MeteredModel(id=role.model, base_url=role.base_url, api_key=role.api_key, temperature=0)
+    model = MeteredModel(  # a probe's answers are short: a model that rambles is cut, not waited for
+        id=role.model,
+        base_url=role.base_url,
+        api_key=role.api_key,
+        temperature=0,
+        max_tokens=min(role.max_output_tokens or PROBE_MAX_TOKENS, PROBE_MAX_TOKENS),
+    )
     headers = {"Authorization": f"Bearer {role.api_key}", "X-Codemod-Agent": "probe"}
     usage: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
     with httpx.Client(base_url=role.base_url, timeout=timeout_s, headers=headers) as client:

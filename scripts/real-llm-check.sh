@@ -52,7 +52,7 @@ START=$(date +%s)
 
 # Short bounds: a tiny model on CPU answers in seconds; nothing may run for hours.
 cat > "$OUT/models.yml" <<'EOF'
-defaults: {timeout_s: 120, max_retries: 1, max_model_calls: 12, max_input_chars: 20000}
+defaults: {timeout_s: 120, max_retries: 1, max_model_calls: 12, max_input_chars: 20000, max_output_tokens: 512}
 roles: {scout: {}, planner: {}, coder: {}, reviewer: {}, scribe: {}}
 EOF
 cat > "$OUT/config.yml" <<'EOF'
@@ -82,7 +82,11 @@ from pathlib import Path
 
 out, start, limit = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 problems = []
-probe = json.loads((out / "probe.json").read_text())
+probe_file = out / "probe.json"
+if not probe_file.exists():
+    print("FAIL: the probe wrote no result (it could not ask the endpoint)")
+    sys.exit(1)
+probe = json.loads(probe_file.read_text())
 print(f"probe: ok={probe['ok']} tool_calls={probe['tool_calls']['ok']} ({probe['tool_calls']['detail']})")
 print(f"       json_schema={probe['json_schema']['ok']} ({probe['json_schema']['detail']})")
 print(f"       json_object={probe['json_object']['ok']} ({probe['json_object']['detail']})")

@@ -39,6 +39,10 @@ TABLE = [
      "unsupported", 1),
     # llama-cpp-python 0.3.x with chatml-function-calling: a 500 that can never pass
     ("llama-cpp-python", 500, LLAMA_CPP_PYTHON_500, {}, "permanent", "unsupported", 1),
+    # ... and what llama-cpp-python 0.3.36's server answered here to response_format json_schema
+    ("llama-cpp-python", 500, "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+     "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': "
+     "'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}", {}, "permanent", "unsupported", 1),
     # ollama (its OpenAI-compatible /v1)
     ("ollama", 404, 'model "qwen2.5-coder:7b" not found, try pulling it first', {}, "permanent",
      "unknown_model", 2),
@@ -91,3 +95,6 @@ def test_a_traceback_never_reaches_the_reason() -> None:
     assert "Traceback" not in line and "/srv/venv" not in line and "site-packages" not in line
     assert one_line("boom at /usr/lib/python3.11/site-packages/x/y.py line 3") == "boom at <path> line 3"
     assert len(one_line("x" * 1000)) == 240
+    assert one_line("1 validation error:\n  {'msg': 'Input should be text'}") == (
+        "1 validation error: {'msg': 'Input should be text'}"
+    )
