@@ -22,7 +22,7 @@ import ast
 import fnmatch
 import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from agentic_codemod.config import RULE_EDIT_RISKY_NAMES
@@ -110,7 +110,7 @@ def _facts_of(text: str) -> _Facts:
 def _facts(tree: ast.Module) -> _Facts:
     facts = _Facts()
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 facts.imports.add(a.name)
@@ -125,6 +125,14 @@ def _facts(tree: ast.Module) -> _Facts:
     facts.names = [*facts.imports, *_references(tree, aliases)]
     facts.import_time_calls = Counter(_import_time_calls(tree, aliases))
     return facts
+
+
+def _statements(node: ast.AST) -> Iterator[ast.AST]:
+    """Every statement at any depth (imports are statements: expressions need not be walked)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+            yield child
+            yield from _statements(child)
 
 
 def _references(tree: ast.AST, aliases: dict[str, str]) -> list[str]:

@@ -77,3 +77,21 @@ def test_the_provenance_gate_shows_every_addition_and_never_fails() -> None:
     assert gate.passed
     assert [(f.severity, f.path) for f in gate.findings] == [("info", "src/a.py"), ("warning", "src/b.py")]
     assert gate.findings[1].message == "rule ACME666 edit adds use of os.system: a human must check it"
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        "try:\n    pass\nexcept ImportError:\n    {}\n",
+        "def f():\n    if True:\n        {}\n",
+        "class C:\n    {}\n",
+        "match x:\n    case 1:\n        {}\n",
+        "with open('f') as h:\n    {}\n",
+    ],
+    ids=["except-handler", "function-if", "class", "match-case", "with"],
+)
+def test_an_import_added_at_any_statement_depth_is_seen(wrap: str) -> None:
+    before = wrap.format("pass")
+    after = wrap.format("import socket")
+    adds, human = assess(before, after, "python")
+    assert "import of socket, a package the file did not import" in adds and human
