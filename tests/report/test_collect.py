@@ -19,28 +19,36 @@ from agentic_codemod.fleet.repos import load_fleet
 
 def _as_run_jobs_leave_it(runs: Runs, dest: Path) -> Path:
     """What each run job copies (the CI template's run job): run.json, plan.json, report.html."""
-    for entry in runs.fleet["repos"]:
-        (dest / entry["name"]).mkdir(parents=True)
+    kept = {e["name"]: Path(e["run_dir"]) for e in runs.fleet["repos"]} | {"acme-full": runs.full}
+    for repo, run_dir in kept.items():
+        (dest / repo).mkdir(parents=True)
         for name in ("run.json", "plan.json", "report.html"):
-            shutil.copy(Path(entry["run_dir"]) / name, dest / entry["name"] / name)
+            shutil.copy(run_dir / name, dest / repo / name)
     return dest
 
 
 def test_collector_writes_fleet_json_and_html(runs: Runs, tmp_path: Path, browser: Browser) -> None:
     fleet_dir = _as_run_jobs_leave_it(runs, tmp_path / "codemod-fleet")
-    names = [e["name"] for e in runs.fleet["repos"]] + ["vanished"]
+    names = [e["name"] for e in runs.fleet["repos"]] + ["acme-full", "vanished"]
     argv = ["report", "--collect", str(fleet_dir), "--expect", "\n".join(names), "--task", str(TASK)]
     assert main(argv) == 0
     report = json.loads((fleet_dir / "fleet.json").read_text())
     statuses = {e["name"]: e["status"] for e in report["repos"]}
-    assert statuses == {**{e["name"]: e["status"] for e in runs.fleet["repos"]}, "vanished": "crashed"}
-    assert report["task_id"] == "acme-sdk-2-rules"
+    assert statuses == {
+        **{e["name"]: e["status"] for e in runs.fleet["repos"]},
+        "acme-full": "requires_human",
+        "vanished": "crashed",
+    }
+    assert report["task_id"] == "acme-sdk-2, acme-sdk-2-rules"
     dom = browser.open(fleet_dir / "fleet.html").dom()
-    assert dom.text("outcome").startswith("5 repositories: 1 done, 1 need a human, 1 paused, 2 failed")
-    assert len(dom.rows("repos")) == 5
+    assert dom.text("outcome").startswith("6 repositories: 1 done, 2 need a human, 1 paused, 2 failed")
+    assert len(dom.rows("repos")) == 6
     links = [unquote(e.attrs["href"]) for e in dom.all("a") if ("table", "repos") in e.inside]
-    assert sorted(links) == sorted(f"{e['name']}/report.html" for e in runs.fleet["repos"])
+    assert sorted(links) == sorted(f"{name}/report.html" for name in names[:-1])
     assert "no run.json: the run job left no evidence" in dom.text("repos")
+    # The human items by rule and file: the full task's ACME900 in reports.py is the SDK owner's next rule.
+    human = {r.attrs["data-rule"]: r.attrs["data-file"] for r in dom.rows("human-table")}
+    assert human["ACME900"] == "src/acme_app/reports.py"
 
 
 def test_collector_refuses_a_name_that_leaves_the_directory(
