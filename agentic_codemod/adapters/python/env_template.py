@@ -17,7 +17,8 @@ Why a template cannot be poisoned by a repository:
   - it is built with `--no-build` (wheels only, so no setup.py or build backend runs) into a fresh venv,
     in a sandbox that sees an empty directory instead of the repository; that step alone sees the
     shared uv cache (writable), and starts no Python that could run an installed .pth file;
-  - byte-compiling (which starts the template's Python) runs in a second box without the shared cache;
+  - byte-compiling (which starts the template's Python) runs in a second box without the shared cache
+    and without network;
   - it is published by an atomic rename and never written again; runs see only their copy; the
     repository's own code never runs where the shared cache or a template is mounted.
 A template resolved against an index goes stale as the index moves: its key holds a time bucket of
@@ -26,6 +27,7 @@ python.env_template_ttl_s (a wheel-dirs-only build with --no-index has none).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -147,7 +149,7 @@ def ensure(
             variables = installer.install_env(caller, pip_config.cert_copies(caller, scratch))
             log.append(fetch(argv, cwd=scratch, timeout_s=timeout, env=variables))
         if log[-1].ok:  # byte-compiling starts the template's Python: without the shared cache
-            compile_box = _boxed(runner, box, scratch, (build,))
+            compile_box = _boxed(runner, box, scratch, (build,), network=False)
             command = [str(venv / "bin" / "python"), "-m", "compileall", "-q", "-j", "0", str(venv / "lib")]
             log.append(compile_box(command, cwd=scratch, timeout_s=timeout))
         if not all(r.ok for r in log):
@@ -178,8 +180,10 @@ def instantiate(template: Path, env_dir: Path) -> ProcessResult:
     )
 
 
-def _boxed(runner: Any, box: Box, scratch: Path, writable: Sequence[Path]) -> Runner:
-    return cast(Runner, runner.boxed(box.for_template(scratch, writable)))
+def _boxed(runner: Any, box: Box, scratch: Path, writable: Sequence[Path], *, network: bool = True) -> Runner:
+    template_box = box.for_template(scratch, writable)
+    template_box = dataclasses.replace(template_box, network=template_box.network and network)
+    return cast(Runner, runner.boxed(template_box))
 
 
 def _registry(text: str) -> bool:
