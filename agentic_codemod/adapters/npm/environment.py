@@ -111,7 +111,10 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
     found: dict[str, str] = {}
     folders = [p for p in modules.iterdir() if not p.name.startswith((".", "@"))]
     folders += [p for scope in modules.glob("@*") if scope.is_dir() for p in scope.iterdir()]
+    inside = env.root.resolve()
     for folder in folders:
+        if not folder.resolve().is_relative_to(inside):
+            continue  # a link out of the environment (a file: or link: package) is not read
         try:
             manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
