@@ -54,7 +54,7 @@ file `is_dependency_file` names or `read_dependency_files` reaches may change on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -210,6 +210,8 @@ class Adapter:
     detect: Callable[[Path], bool]
     # (root, sdk name, the task's import names, settings) -> the first (file, line) importing the SDK
     first_import: Callable[[Path, str, Sequence[str], Settings], tuple[str, int] | None]
+    # (the caller's environment) -> secret values of its package-index configuration, for the Redactor
+    credentials: Callable[[Mapping[str, str]], list[str]]
 
 
 def refreshed_message(command: str, sha256: str) -> str:

@@ -28,6 +28,7 @@ from agentic_codemod.adapters.npm.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.npm.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.npm.imports import first_import  # noqa: E402
+from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.npm.test_files import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.npm.update import update_dependency, update_lockfiles  # noqa: E402
@@ -53,6 +54,7 @@ ADAPTER = Adapter(
     test_facts=TEST_FACTS,
     sandbox_env=SANDBOX_ENV,
     detect=detect,
+    credentials=caller_credentials,
     first_import=first_import,
 )
 

@@ -104,6 +104,11 @@ def credentials(config: Mapping[str, str]) -> list[str]:
     return secrets
 
 
+def caller_credentials(environ: Mapping[str, str]) -> list[str]:
+    """The contract's credentials: the secrets of the caller's npm configuration."""
+    return credentials(read_caller_config(environ))
+
+
 def refused_lines(root: Path) -> list[tuple[int, str]]:
     try:
         text = (root / ".npmrc").read_text(encoding="utf-8")

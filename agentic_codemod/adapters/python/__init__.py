@@ -33,6 +33,7 @@ FILE_PATTERNS: tuple[str, ...] = (
 # Lockfiles, refreshed only by their own tool during the bump (update.py); dependency files as well.
 LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 
+from agentic_codemod.adapters.python.credentials import credentials  # noqa: E402
 from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
     is_dependency_file,
     read_dependency_files,
@@ -70,6 +71,7 @@ ADAPTER = Adapter(
     test_facts=TEST_FACTS,
     sandbox_env=SANDBOX_ENV,
     detect=detect,
+    credentials=credentials,
     first_import=first_sdk_import,
 )
 

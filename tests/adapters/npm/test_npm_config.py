@@ -60,3 +60,11 @@ def test_a_token_in_a_url_is_a_credential() -> None:
 def test_the_trace_redacts_an_auth_token_line_by_its_name() -> None:
     line = "//registry.example/:_authToken=abcdefghijklmnopqrstuvwxyz012345"
     assert "abcdefghijklmnopqrstuvwxyz012345" not in Redactor().redact(line)
+
+
+def test_the_adapter_names_the_callers_npm_secrets_for_the_runs_redactor(tmp_path: Path) -> None:
+    from agentic_codemod.adapters import get_adapter
+
+    (tmp_path / ".npmrc").write_text("//npm.example/:_authToken=npm_tokenvalue0123456789\n")
+    assert get_adapter("npm").credentials({"HOME": str(tmp_path)}) == ["npm_tokenvalue0123456789"]
+    assert get_adapter("npm").credentials({"HOME": str(tmp_path / "none")}) == []
