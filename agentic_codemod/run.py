@@ -38,7 +38,7 @@ def now() -> str:
 
 def execute(options: RunOptions) -> RunManifest:
     """Run the workflow and always write the artifacts. Never raises for a run outcome."""
-    from agentic_codemod.adapters.python import pip_config
+    from agentic_codemod.adapters import registry
     from agentic_codemod.tools.trace import Redactor, Trace
     from agentic_codemod.workflow import artifacts
     from agentic_codemod.workflow.state import RunPaths, RunState
@@ -60,8 +60,9 @@ def execute(options: RunOptions) -> RunManifest:
         repo=str(options.repo),
     )
     redactor = Redactor.from_environment(dict(os.environ), settings.secret_name_markers)
-    for secret in pip_config.credentials(pip_config.read_caller_config(os.environ)):
-        redactor.add(secret)  # the caller's index credentials: pip inside the sandbox gets them
+    for adapter in registry().values():  # the caller's index credentials: the sandboxed tools get them
+        for secret in adapter.credentials(os.environ):
+            redactor.add(secret)
     trace_path = paths.artifact("trace.jsonl")
     trace_path.unlink(missing_ok=True)
     state = RunState(
