@@ -206,6 +206,8 @@ class PythonEnvSettings(BaseModel):
     # How long an environment template resolved against an index is reused (pinned local wheel
     # directories only: no limit); 0 turns templates off.
     env_template_ttl_s: float = Field(86_400.0, ge=0)
+    # A template no run has copied for this long is deleted when another one is built.
+    env_template_keep_s: float = Field(7 * 86_400.0, gt=0)
 
 
 # Packages that check style, types or docs rather than behaviour: left out of the test requirements the
