@@ -4,7 +4,8 @@
     template_key(part, settings, installer) -> str  sha256 of everything that decides what it holds
     cache_root(settings) -> Path                    python.cache_dir, $CODEMOD_CACHE_DIR, ~/.cache/...
     ensure(part, key, settings, installer, box, runner) -> (Path | None, [ProcessResult])
-    instantiate(template, env_dir)                  a private copy for one run
+    instantiate(template, env_dir)                  a private copy for one run (marks the template used)
+    prune(envs, keep_s, keep=)                      templates unused for python.env_template_keep_s go
 
 Repositories of a fleet (and runs of one repository) mostly install the same packages; building and
 byte-compiling them is most of an install. A template is built ONCE per dependency set and copied (never
@@ -161,16 +162,24 @@ def ensure(
         except OSError:
             if not (template / "template.json").is_file():
                 return None, log
+        prune(root / "envs", settings.python.env_template_keep_s, keep=template)
         return template, log
     finally:
         shutil.rmtree(build, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def instantiate(template: Path, env_dir: Path) -> ProcessResult:
-    """Copy the template into the (empty) run environment; a ProcessResult for the install log."""
+def instantiate(template: Path, env_dir: Path) -> ProcessResult | None:
+    """Copy the template into the (empty) run environment; a ProcessResult for the install log. None
+    (and `env_dir` emptied again) when the template went away meanwhile (pruned)."""
     start = time.monotonic()
-    shutil.copytree(template, env_dir, symlinks=True, dirs_exist_ok=True)
+    try:
+        os.utime(template / "template.json")  # last used: what prune() goes by
+        shutil.copytree(template, env_dir, symlinks=True, dirs_exist_ok=True)
+    except OSError:
+        shutil.rmtree(env_dir, ignore_errors=True)
+        env_dir.mkdir(parents=True, exist_ok=True)
+        return None
     (env_dir / "template.json").unlink(missing_ok=True)
     return ProcessResult(
         argv=["copy", str(template), str(env_dir)],
@@ -178,6 +187,27 @@ def instantiate(template: Path, env_dir: Path) -> ProcessResult:
         duration_s=time.monotonic() - start,
         output_tail=f"environment template {template.name} copied",
     )
+
+
+def prune(envs: Path, keep_s: float, *, keep: Path, now: float | None = None) -> list[str]:
+    """Delete the templates no run has copied for `keep_s` (renamed away first, so a run never starts
+    copying half of one); the names deleted."""
+    limit = (time.time() if now is None else now) - keep_s
+    gone: list[str] = []
+    for template in envs.iterdir():
+        stamp = template / "template.json"
+        if template == keep or template.name.startswith(".") or not stamp.is_file():
+            continue
+        try:
+            if stamp.stat().st_mtime >= limit:
+                continue
+            trash = envs / f".trash-{template.name}"
+            template.rename(trash)
+        except OSError:
+            continue
+        shutil.rmtree(trash, ignore_errors=True)
+        gone.append(template.name)
+    return gone
 
 
 def _boxed(runner: Any, box: Box, scratch: Path, writable: Sequence[Path], *, network: bool = True) -> Runner:

@@ -130,6 +130,8 @@ def _from_template(
         _pause_when_unreachable(env, next((r for r in log if not r.ok), None))
         return False
     copied = env_template.instantiate(template, env.root)
+    if copied is None:  # pruned meanwhile: the run installs everything itself
+        return False
     env.install_log.append(copied)
     env.install["template"] = key
     trace = getattr(runner, "trace", None)

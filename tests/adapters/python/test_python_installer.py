@@ -281,3 +281,23 @@ def test_a_repositorys_build_code_cannot_write_the_shared_cache_or_a_template(
     assert "attack done" in env.install_log[-1].output_tail  # the build code ran, in the sandbox
     assert tree_digest(cache) == before
     assert not list(cache.rglob("poisoned.txt"))
+
+
+def test_templates_unused_for_the_keep_time_are_pruned_and_a_pruned_one_is_not_half_copied(
+    tmp_path: Path,
+) -> None:
+    envs = tmp_path / "envs"
+    for name, age in (("old", 8 * 86_400), ("recent", 3_600), ("new", 8 * 86_400)):
+        write(envs / name, {"template.json": "{}", "lib/x.py": "X = 1\n"})
+        os.utime(envs / name / "template.json", (1e9 - age, 1e9 - age))
+    (envs / ".build-x").mkdir()  # a build in progress is never touched
+    gone = env_template.prune(envs, 7 * 86_400, keep=envs / "new", now=1e9)
+    assert gone == ["old"]
+    assert sorted(p.name for p in envs.iterdir()) == [".build-x", "new", "recent"]
+    run_env = tmp_path / "run" / "env"
+    run_env.mkdir(parents=True)
+    assert env_template.instantiate(envs / "old", run_env) is None and list(run_env.iterdir()) == []
+    copied = env_template.instantiate(envs / "recent", run_env)
+    assert copied is not None and (run_env / "lib" / "x.py").is_file()
+    assert not (run_env / "template.json").exists()
+    assert (envs / "recent" / "template.json").stat().st_mtime > 1e9  # used now: kept longer
