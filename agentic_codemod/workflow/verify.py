@@ -228,12 +228,15 @@ def missing_test_module(output: str) -> str | None:
     return f"ModuleNotFoundError: No module named '{found.group(1)}'" if found else None
 
 
-def baseline_problem(result: VerificationResult) -> str | None:
+def baseline_problem(
+    result: VerificationResult, not_a_test_run: Collection[int] = frozenset(NOT_A_TEST_RUN)
+) -> str | None:
     """Why a baseline proves no working test command, or None: it must have run tests (passing or not)
-    and lost no test module to a missing test dependency."""
+    and lost no test module to a missing test dependency. `not_a_test_run`: the adapter's exit codes
+    that mean the runner ran nothing (TestFacts.not_a_test_run)."""
     if result.timed_out or result.exit_code is None:
         return "the test command did not finish"
-    if result.exit_code in NOT_A_TEST_RUN:
+    if result.exit_code in not_a_test_run:
         return f"the test command does not work (exit {result.exit_code})"
     missing = missing_test_module(result.output_tail)
     if missing is not None:
