@@ -119,7 +119,7 @@ def baseline(state: RunState) -> str:
     environments.install_baseline(state)
     state.baseline = timed_tests(state, "baseline")
     state.verifications.append(state.baseline)
-    problem = verify.baseline_problem(state.baseline)
+    problem = verify.baseline_problem(state.baseline, need(state.adapter).test_facts.not_a_test_run)
     if problem is not None:
         raise RequiresHuman(
             f"{problem}: {' '.join(state.baseline.command)}",
