@@ -162,7 +162,8 @@ def test_attack_benign_fleet_emits_a_schema_valid_pipeline_with_raw_variables(
     blocks = [pipeline["variables"]] + [
         body["variables"] for body in pipeline.values() if isinstance(body, dict) and "variables" in body
     ]
-    assert len(blocks) == 1 + 1 + 3 * 2  # global, .codemod:base, and each job of the two chains
+    # global, .codemod:base, each job of the two chains, and the collector (codemod:fleet:report)
+    assert len(blocks) == 1 + 1 + 3 * 2 + 1
     for block in blocks:
         for name, variable in block.items():
             assert isinstance(variable, dict) and variable["expand"] is False, (name, variable)
