@@ -56,22 +56,32 @@ defaults: {timeout_s: 120, max_retries: 1, max_model_calls: 12, max_input_chars:
 roles: {scout: {}, planner: {}, coder: {}, reviewer: {}, scribe: {}}
 EOF
 cat > "$OUT/config.yml" <<'EOF'
-budgets: {max_run_seconds: 480, role_seconds: {coder: 240}}
+budgets: {max_run_seconds: 420, role_seconds: {scout: 180, planner: 120, coder: 180}}
 EOF
 
 echo "== probe (task llm:status) against llama-cpp-python at $CODEMOD_LLM_BASE_URL"
 "$PY" -m agentic_codemod.llm_backend status
 echo "probe exit: $?"
 
-for TASK in acme-sdk-2 acme-worker-sdk-2; do
+# Both acme tasks as configured (the probe's choice, else json_schema); then acme-sdk-2 once more with
+# json_object forced, so that the agents get past the first request and spend real tokens.
+# On a loaded 2-core machine SmolLM2 makes ~4 tokens/s: short replies, a long timeout, and the role
+# budgets (config.yml) end the run (exit 1) before the request timeout would pause it.
+sed -e 's/max_model_calls: 12/max_model_calls: 4/' -e 's/timeout_s: 120/timeout_s: 600/' \
+  -e 's/max_output_tokens: 512}/max_output_tokens: 128, structured_output: json_object}/' \
+  "$OUT/models.yml" > "$OUT/models-json-object.yml"
+for RUN in acme-sdk-2 acme-worker-sdk-2 acme-sdk-2+json_object; do
+  TASK=${RUN%+*}
   REPO=$([ "$TASK" = acme-sdk-2 ] && echo acme-app || echo acme-worker)
-  "$PY" fixtures/materialize.py "fixtures/$REPO" "$OUT/$TASK/repo" > /dev/null
-  echo "== run $TASK (LLM mode)"
+  MODELS="$OUT/models.yml"
+  [ "$RUN" != "$TASK" ] && MODELS="$OUT/models-json-object.yml"
+  "$PY" fixtures/materialize.py "fixtures/$REPO" "$OUT/$RUN/repo" > /dev/null
+  echo "== run $RUN (LLM mode)"
   T0=$(date +%s)
-  timeout 900 .venv/bin/agentic-codemod run --repo "$OUT/$TASK/repo" --task "fixtures/tasks/$TASK.yml" \
-    --run-dir "$OUT/$TASK/run" --config "$OUT/config.yml" --find-links fixtures/.wheelhouse --no-index \
-    --quiet > "$OUT/$TASK/console.txt" 2>&1
-  echo "$? $(( $(date +%s) - T0 ))" > "$OUT/$TASK/exit"
+  CODEMOD_LLM_MODELS="$MODELS" timeout 900 .venv/bin/agentic-codemod run --repo "$OUT/$RUN/repo" \
+    --task "fixtures/tasks/$TASK.yml" --run-dir "$OUT/$RUN/run" --config "$OUT/config.yml" \
+    --find-links fixtures/.wheelhouse --no-index --quiet > "$OUT/$RUN/console.txt" 2>&1
+  echo "$? $(( $(date +%s) - T0 ))" > "$OUT/$RUN/exit"
 done
 
 "$PY" - "$OUT" "$START" "$LIMIT_S" <<'EOF'
@@ -98,7 +108,7 @@ if probe["tool_calls"]["ok"] and tool_text != 'codemod_probe({"echo": "ok"})':
     right = False
 if not right:
     problems.append("the probe's verdict does not follow from its checks")
-for task in ("acme-sdk-2", "acme-worker-sdk-2"):
+for task in ("acme-sdk-2", "acme-worker-sdk-2", "acme-sdk-2+json_object"):
     code, took = (out / task / "exit").read_text().split()
     manifest_path = out / task / "run" / "run.json"
     if not manifest_path.exists():
@@ -110,6 +120,9 @@ for task in ("acme-sdk-2", "acme-worker-sdk-2"):
     print(f"    reason: {m['reason']}")
     print(f"    tokens: prompt={total.get('prompt_tokens')} completion={total.get('completion_tokens')} "
           f"model_calls={total.get('model_calls')} tool_calls={total.get('tool_calls')}")
+    for role, r in sorted(((m.get("tokens") or {}).get("roles") or {}).items()):
+        print(f"      {role}: prompt={r['prompt_tokens']} completion={r['completion_tokens']} "
+              f"model_calls={r['model_calls']} tool_calls={r['tool_calls']}")
     roles = (m.get("llm") or {}).get("roles") or {}
     print(f"    structured output: {sorted({str(r.get('structured_output')) for r in roles.values()})}")
     calls = [json.loads(line) for line in (out / task / "run" / "trace.jsonl").read_text().splitlines()]
