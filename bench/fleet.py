@@ -1,6 +1,6 @@
 """Local fleet throughput: repositories per minute and CPU seconds per repository, --jobs 1 and 2.
 
-    .venv/bin/python bench/fleet.py [--repos N] [--kinds ok,no-sdk,...] [--quick]
+    .venv/bin/python bench/fleet.py [--repos N] [--kinds ok,no-sdk,...] [--quick] [--keep DIR]
 
 Generates N copies of the acme-app fixture (tests/fleet/fleet_repos.py), runs the rule-fixable task over
 them with `agentic-codemod fleet --local`, once per job count, each in a fresh fleet directory (no resume)
@@ -9,6 +9,7 @@ of the fleet command and everything it waited for (runs, installs, tests), per r
 Needs the installed context (scripts/bootstrap.sh). Not a test: it prints figures, and stops with the
 command's output when the fleet command itself fails (bad input, a crash, no fleet.json, a repository
 that did not end as its variant should). --quick: two repositories, no warm-up (CI's smoke run).
+--keep DIR: copy the --jobs 2 fleet's output (fleet.json, fleet.html, every run's report.html) to DIR.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,6 +93,7 @@ def main() -> None:
         "--kinds", default="ok", help=f"comma-separated variants to cycle ({', '.join(VARIANTS)})"
     )
     parser.add_argument("--quick", action="store_true", help="two repositories, no warm-up: a smoke run")
+    parser.add_argument("--keep", type=Path, help="copy the --jobs 2 fleet's output (fleet.html ...) here")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
     repos = 2 if args.quick else args.repos
@@ -109,6 +112,9 @@ def main() -> None:
                 f"CPU {cpu / repos:5.1f} s per repository  {tally}"
             )
         print(f"ratio (--jobs 2 / --jobs 1): {rates[2] / rates[1]:.2f}x on {os.cpu_count()} CPU(s)")
+        if args.keep:
+            shutil.copytree(Path(tmp) / "out-2", args.keep, dirs_exist_ok=True, symlinks=True)
+            print(f"kept: {args.keep / 'fleet.html'}")
 
 
 if __name__ == "__main__":
