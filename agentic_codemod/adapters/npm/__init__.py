@@ -30,7 +30,7 @@ from agentic_codemod.adapters.npm.extract import extract_dependencies, find_depe
 from agentic_codemod.adapters.npm.imports import first_import  # noqa: E402
 from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
-from agentic_codemod.adapters.npm.test_files import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
+from agentic_codemod.adapters.npm.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.npm.update import update_dependency, update_lockfiles  # noqa: E402
 from agentic_codemod.adapters.npm.versioning import VERSIONING  # noqa: E402
 from agentic_codemod.adapters.types import Adapter  # noqa: E402

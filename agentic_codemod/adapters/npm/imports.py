@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentic_codemod.adapters.npm.test_files import SOURCE_SUFFIXES
+from agentic_codemod.adapters.npm.test_facts import SOURCE_SUFFIXES
 from agentic_codemod.config import MAX_IMPORT_SCAN_BYTES, Settings
 
 SKIPPED_DIRS = frozenset({"node_modules", "dist", "build", "coverage", "vendor"})
