@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -42,6 +43,8 @@ from agentic_codemod.config import Budgets
 from agentic_codemod.models import Dependency
 
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
+# Written beside pdm.lock in the disposable copy the lock tool runs on (never in the candidate).
+PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
 
 # The adapter contract passes no Settings to update_lockfiles: lock tools get the configured default.
 LOCK_TIMEOUT_S = float(Budgets.model_fields["install_timeout_s"].default)
@@ -127,7 +130,17 @@ def lock_command(
             "--upgrade-package",
             f"{dependency.name}=={target}" if target else dependency.name,
         ]
-    if tool == "pdm":
+    if tool == "pdm":  # `pdm update` takes no version: an override file holds `name==target`
+        if target:
+            return [
+                "pdm",
+                "update",
+                "--no-sync",
+                "--update-reuse",
+                "--override",
+                PDM_OVERRIDE,
+                dependency.name,
+            ]
         return ["pdm", "lock", "--update-reuse"]
     return ["pipenv", "lock"]
 
@@ -137,23 +150,35 @@ def _refresh(
 ) -> ArtifactNotice:
     name = lockfile.relative_to(root).as_posix()
     tool = LOCK_TOOLS[lockfile.name]
-    if shutil.which(tool) is None:
+    program = lock_tool(tool)
+    if program is None:
         command = " ".join(lock_command(lockfile.name, dependency, target=target))
         return ArtifactNotice(name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`")
     version = ""
     if tool == "poetry":
-        probe = runner(["poetry", "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
+        probe = runner([program, "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
         version = probe.output_tail if probe.ok else ""
     argv = lock_command(lockfile.name, dependency, version, target)
-    before = lockfile.read_bytes()
-    result = runner(argv, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
     command = " ".join(argv)
+    if PDM_OVERRIDE in argv:
+        override = lockfile.parent / PDM_OVERRIDE
+        override.write_text(f"{dependency.name}=={target}\n", encoding="utf-8")
+        argv[argv.index(PDM_OVERRIDE)] = str(override)
+    before = lockfile.read_bytes()
+    result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
     if not result.ok:
         return ArtifactNotice(name, False, f"`{command}` failed: {_failure(result)}")
     if lockfile.is_file() and lockfile.read_bytes() == before:
         return ArtifactNotice(name, False, f"`{command}` left {name} unchanged")
     digest = hashlib.sha256(lockfile.read_bytes()).hexdigest() if lockfile.is_file() else ""
     return ArtifactNotice(name, True, refreshed_message(command, digest), sha256=digest)
+
+
+def lock_tool(tool: str) -> str | None:
+    """The lock tool on PATH, else the one beside this interpreter (installed with the tool, e.g. the
+    `lock` extra: its environment is mounted in the sandbox)."""
+    beside = Path(sys.executable).parent / tool
+    return shutil.which(tool) or (str(beside) if beside.is_file() else None)
 
 
 def _failure(result: ProcessResult) -> str:

@@ -103,9 +103,16 @@ def test_lockfile_left_unchanged_is_not_reported_as_updated(
 ) -> None:
     tool(only_bin, "pdm", "true")
     (tmp_path / "pdm.lock").write_text("# pdm\n")
+    command = "pdm update --no-sync --update-reuse --override .agentic-codemod-pdm-override.txt acme-sdk"
     assert update_lockfiles(tmp_path, DEP, "2.0.0", runner) == [
-        ArtifactNotice("pdm.lock", False, "`pdm lock --update-reuse` left pdm.lock unchanged")
+        ArtifactNotice("pdm.lock", False, f"`{command}` left pdm.lock unchanged")
     ]
+    [call] = calls(only_bin)
+    assert (
+        call
+        == f"update --no-sync --update-reuse --override {tmp_path}/.agentic-codemod-pdm-override.txt acme-sdk"
+    )
+    assert (tmp_path / ".agentic-codemod-pdm-override.txt").read_text() == "acme-sdk==2.0.0\n"
 
 
 def test_lock_commands() -> None:
@@ -118,6 +125,13 @@ def test_lock_commands() -> None:
         "acme-sdk==2.0.0",
     ]
     assert lock_command("pdm.lock", DEP) == ["pdm", "lock", "--update-reuse"]
+    assert lock_command("pdm.lock", DEP, target="2.0.0")[:5] == [
+        "pdm",
+        "update",
+        "--no-sync",
+        "--update-reuse",
+        "--override",
+    ]
     assert lock_command("Pipfile.lock", DEP) == ["pipenv", "lock"]
 
 
