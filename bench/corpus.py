@@ -15,7 +15,9 @@ exit 1 or 3 with a reason that names a failing test or the missing migration. Th
 
     corpus: N cases, false successes F, safe green S/s, breaking honest B/b
 
-It is a benchmark, not a test: it needs the package index and takes minutes per case.
+It is a benchmark, not a test: it needs the package index and takes minutes per case. Lockfiles are
+refreshed by their own tool, as a CI image would have it: the `lock` extra puts pdm beside the tool
+(`.venv/bin/pip install -e '.[lock]'`); without it the pdm.lock case ends 3, "pdm is not on PATH".
 """
 
 from __future__ import annotations
