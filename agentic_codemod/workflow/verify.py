@@ -18,6 +18,7 @@ from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand, T
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally, VerificationResult
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.junit import count_case
 from agentic_codemod.tools.repo_copy import Stamp
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.workflow import oracle, subunit, trial_output
@@ -150,17 +151,7 @@ def read_junit(path: Path) -> Tally | None:
         return None
     counts = Tally()
     for case in root.iter("testcase"):
-        test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
-        if case.find("skipped") is not None:
-            counts.skipped += 1
-        elif case.find("failure") is not None:
-            counts.failed += 1
-            counts.failing.append(test_id)
-        elif case.find("error") is not None:
-            counts.errors += 1
-            counts.failing.append(test_id)
-        else:
-            counts.passed += 1
+        count_case(counts, f"{case.get('classname', '')}::{case.get('name', '')}", case)
     return counts
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
+from agentic_codemod.tools.junit import count_case
 
 TAP_LINE = re.compile(
     r"^(?P<indent> *)(?P<ok>not ok|ok) \d+ - (?P<name>.*?)(?: # (?P<directive>SKIP|TODO)\b.*)?$"
@@ -68,7 +69,7 @@ def _junit(text: str) -> tuple[Tally | None, list[str]]:
                 prefix = path if path else ([where] if where and where != "test" else [])
                 test_id = " > ".join([*prefix, child.get("name", "")])
                 ids.append(test_id)
-                _count(tally, test_id, child)
+                count_case(tally, test_id, child)
 
     if root.tag == "testsuites":
         walk(root, [])
@@ -77,19 +78,6 @@ def _junit(text: str) -> tuple[Tally | None, list[str]]:
         wrapper.append(root)
         walk(wrapper, [])
     return tally, ids
-
-
-def _count(tally: Tally, test_id: str, case: ET.Element) -> None:
-    if case.find("skipped") is not None:
-        tally.skipped += 1
-    elif case.find("failure") is not None:
-        tally.failed += 1
-        tally.failing.append(test_id)
-    elif case.find("error") is not None:
-        tally.errors += 1
-        tally.failing.append(test_id)
-    else:
-        tally.passed += 1
 
 
 def _jest(text: str) -> tuple[Tally | None, list[str]]:
