@@ -19,6 +19,7 @@ pipeline has written the bumped file; a missing tool or a failing tool comes bac
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import sys
@@ -149,6 +150,9 @@ def _refresh(
     root: Path, lockfile: Path, dependency: Dependency, runner: Runner, target: str
 ) -> ArtifactNotice:
     name = lockfile.relative_to(root).as_posix()
+    if lockfile.is_symlink() or not lockfile.parent.resolve().is_relative_to(root.resolve()):
+        # the tool reads and rewrites it, and this process writes beside it: never through a link
+        return ArtifactNotice(name, False, f"{name} is a symbolic link or lies behind one: not refreshed")
     tool = LOCK_TOOLS[lockfile.name]
     program = lock_tool(tool)
     if program is None:
@@ -162,7 +166,11 @@ def _refresh(
     command = " ".join(argv)
     if PDM_OVERRIDE in argv:
         override = lockfile.parent / PDM_OVERRIDE
-        override.write_text(f"{dependency.name}=={target}\n", encoding="utf-8")
+        if override.is_symlink() or override.exists():  # the repository's own entry of that name
+            override.unlink()
+        fd = os.open(override, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(f"{dependency.name}=={target}\n")
         argv[argv.index(PDM_OVERRIDE)] = str(override)
     before = lockfile.read_bytes()
     result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)

@@ -170,3 +170,34 @@ def test_real_uv_locks_exactly_the_target_where_the_range_admits_a_newer_one(
     assert (
         'name = "acme-sdk"\nversion = "2.0.0"' in lock and "2.1.0" not in lock.split("[package.metadata]")[0]
     )
+
+
+def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_it(
+    tmp_path: Path, runner: Runner, only_bin: Path
+) -> None:
+    """A pdm.lock that links to a host file is neither read nor refreshed; an entry named like the override
+    file that links out is replaced, never written through."""
+    tool(only_bin, "pdm", "echo refreshed >> pdm.lock")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret, victim = outside / "secret", outside / "victim"
+    secret.write_text("s3cr3t\n")
+    victim.write_text("untouched\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "pdm.lock").symlink_to(secret)
+    [notice] = update_lockfiles(linked, DEP, "2.0.0", runner) or []
+    assert (notice.updated, notice.message) == (
+        False,
+        "pdm.lock is a symbolic link or lies behind one: not refreshed",
+    )
+    assert secret.read_text() == "s3cr3t\n" and not (only_bin / "calls.log").exists()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pdm.lock").write_text("# pdm\n")
+    (repo / ".agentic-codemod-pdm-override.txt").symlink_to(victim)
+    [notice] = update_lockfiles(repo, DEP, "2.0.0", runner) or []
+    assert notice.updated
+    assert victim.read_text() == "untouched\n"
+    override = repo / ".agentic-codemod-pdm-override.txt"
+    assert not override.is_symlink() and override.read_text() == "acme-sdk==2.0.0\n"
