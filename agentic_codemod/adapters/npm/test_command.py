@@ -13,8 +13,11 @@
     None — without test ids a change cannot be verified.
 
 The runner and the arguments given to it are kept; what wraps them in the script (`cross-env X=1`,
-`npm run build &&`, `nyc`, `c8`) is not, and neither are arguments that would move, rename or switch off
-the report (--reporter, --json, --outputFile, --test-reporter…). `{python}` is the environment's node.
+`npm run build &&`, `nyc`, `c8` and their own options) is not, and neither are arguments that would move,
+rename or switch off the report (--reporter, --json, --outputFile, --test-reporter…). A command
+`npm run NAME` (`npm run-script NAME`, `npm test`) is read as the script it names, as npm runs it
+(`"test": "npm run tests-only"`, `"test:unit": "c8 --100 node --test"`), at most RUN_DEPTH scripts deep;
+the source then names the chain. `{python}` is the environment's node.
 Runner names: "node-test", "jest", "vitest", "mocha" (test_results.py reads each one's report).
 """
 
@@ -69,6 +72,9 @@ TAKES_VALUE = (
 )
 WRAPPERS = ("cross-env", "nyc", "c8", "npx", "env", "dotenv", "--")
 PLACEHOLDER = "no test specified"
+RUN_DEPTH = 4  # npm run NAME followed at most this many scripts deep (a cycle stops there too)
+NPM_RUN = ("run", "run-script", "run-scripts", "rum", "urn")
+NPM_TEST = ("test", "t", "tst")
 
 
 def detect_test_command(root: Path, settings: Settings | None = None) -> TestCommand | None:
@@ -82,21 +88,46 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
                 hint="name node --test, jest, vitest or mocha (e.g. 'node --test test/')",
             )
         return command
-    script = _test_script(root)
+    scripts = _scripts(root)
+    return _from_script(scripts, "test", ["package.json scripts.test"])
+
+
+def _from_script(scripts: dict[str, str], name: str, chain: list[str]) -> TestCommand | None:
+    """The first runner of script `name`, following `npm run OTHER` into the script it names."""
+    script = scripts.get(name)
     if script is None or PLACEHOLDER in script:
         return None
     for part in _commands(script):
-        command = declared_command(part, "package.json scripts.test")
+        named = _npm_run(part)
+        if named is not None:
+            seen = {c.rsplit("scripts.", 1)[-1] for c in chain}
+            if named not in seen and len(chain) <= RUN_DEPTH:
+                found = _from_script(scripts, named, [*chain, f"scripts.{named}"])
+                if found is not None:
+                    return found
+            continue
+        command = declared_command(part, " -> ".join(chain))
         if command is not None:
             return command
     return None
 
 
+def _npm_run(words: list[str]) -> str | None:
+    """The script name of `npm run NAME` / `npm test` (after wrappers such as nyc), else None."""
+    rest = _unwrapped(words)
+    if len(rest) < 2 or Path(rest[0]).name != "npm":
+        return None
+    args = [w for w in rest[1:] if not w.startswith("-")]  # npm's own flags (--silent, -s)
+    if args[:1] and args[0] in NPM_TEST:
+        return "test"
+    if len(args) >= 2 and args[0] in NPM_RUN:
+        return args[1]
+    return None
+
+
 def declared_command(tokens: list[str], source: str) -> TestCommand | None:
     """The runner of one command line (its wrappers left out), with its own arguments kept."""
-    words = list(tokens)
-    while words and (words[0] in WRAPPERS or ("=" in words[0] and not words[0].startswith("-"))):
-        words.pop(0)
+    words = _unwrapped(tokens)
     if not words:
         return None
     head = Path(words[0]).name
@@ -110,6 +141,19 @@ def declared_command(tokens: list[str], source: str) -> TestCommand | None:
             args = args[1:]
         return TestCommand([*RUNNERS[head], *_kept(args, runner)], source, runner)
     return None
+
+
+def _unwrapped(tokens: list[str]) -> list[str]:
+    """The command line without what wraps the runner: env assignments and wrappers, and a wrapper's
+    own options (`c8 --100 node --test`, `nyc --reporter lcov mocha`): after a wrapper, words up to the
+    first one that names a runner, node or npm."""
+    words = list(tokens)
+    while words and (words[0] in WRAPPERS or ("=" in words[0] and not words[0].startswith("-"))):
+        wrapper = words.pop(0)
+        if wrapper in WRAPPERS and words and words[0].startswith("-"):
+            heads = [i for i, w in enumerate(words) if Path(w).name in (*RUNNERS, "node", "npm")]
+            words = words[heads[0] :] if heads else []
+    return words
 
 
 def _kept(args: list[str], runner: str) -> list[str]:
@@ -143,11 +187,12 @@ def _commands(script: str) -> list[list[str]]:
     return [p for p in parts if p]
 
 
-def _test_script(root: Path) -> str | None:
+def _scripts(root: Path) -> dict[str, str]:
     try:
         document = json.loads((root / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return {}
     scripts = document.get("scripts") if isinstance(document, dict) else None
-    script = scripts.get("test") if isinstance(scripts, dict) else None
-    return script if isinstance(script, str) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)}

@@ -61,3 +61,64 @@ def test_override_is_read_the_same_way_and_a_foreign_one_is_refused(tmp_path: Pa
         ADAPTER.detect_test_command(tmp_path, python_only)
     with pytest.raises(ValueError, match="runs no test runner this tool reads"):
         settings_with("make test")
+
+
+def detect_scripts(tmp_path: Path, scripts: dict[str, str]) -> types.TestCommand | None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    return ADAPTER.detect_test_command(tmp_path, None)
+
+
+@pytest.mark.parametrize(
+    ("scripts", "argv", "runner", "source"),
+    [
+        (  # ljharb's layout: the runner sits one script down, behind a coverage wrapper with options
+            {"test": "npm run tests-only", "tests-only": "nyc --reporter=text mocha 'test/**/*.js'"},
+            [*MOCHA, "test/**/*.js"],
+            "mocha",
+            "package.json scripts.test -> scripts.tests-only",
+        ),
+        (  # fastify's layout: a lint step first, then c8 with its own options before node --test
+            {
+                "test": "npm run lint && npm run test:unit",
+                "lint": "eslint .",
+                "test:unit": "c8 --100 node --test",
+            },
+            NODE_TEST,
+            "node-test",
+            "package.json scripts.test -> scripts.test:unit",
+        ),
+        (  # a wrapper option taking a separate value, and npm's own flags
+            {"test": "npm run -s unit", "unit": "c8 --reporter lcov jest --runInBand"},
+            [*JEST, "--runInBand"],
+            "jest",
+            "package.json scripts.test -> scripts.unit",
+        ),
+        (
+            {"test": "nyc npm run test-spec", "test-spec": "mocha spec -R spec"},
+            [*MOCHA, "spec"],
+            "mocha",
+            "package.json scripts.test -> scripts.test-spec",
+        ),
+    ],
+)
+def test_npm_run_is_followed_into_the_script_it_names(
+    tmp_path: Path, scripts: dict[str, str], argv: list[str], runner: str, source: str
+) -> None:
+    command = detect_scripts(tmp_path, scripts)
+    assert command is not None
+    assert (command.argv, command.runner, command.source) == (argv, runner, source)
+
+
+@pytest.mark.parametrize(
+    "scripts",
+    [
+        {"test": "npm run a", "a": "npm run b", "b": "npm run a"},  # a cycle
+        {"test": "npm test"},  # itself
+        {"test": "npm run missing"},
+        {"test": "npm run a", "a": "npm run b", "b": "npm run c", "c": "npm run d", "d": "npm run e"}
+        | {"e": "mocha"},  # deeper than RUN_DEPTH
+        {"test": "c8 --100 ./run.sh"},  # a wrapper whose options lead to no runner
+    ],
+)
+def test_npm_run_chains_that_lead_nowhere_give_no_command(tmp_path: Path, scripts: dict[str, str]) -> None:
+    assert detect_scripts(tmp_path, scripts) is None
