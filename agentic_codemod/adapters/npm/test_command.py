@@ -17,7 +17,8 @@ The runner and the arguments given to it are kept; what wraps them in the script
 rename or switch off the report (--reporter, --json, --outputFile, --test-reporter…). A command
 `npm run NAME` (`npm run-script NAME`, `npm test`) is read as the script it names, as npm runs it
 (`"test": "npm run tests-only"`, `"test:unit": "c8 --100 node --test"`), at most RUN_DEPTH scripts deep;
-the source then names the chain. `{python}` is the environment's node.
+the source then names the chain. A `NODE_OPTIONS=…` assignment in front of the runner reaches node as
+flags, only those of NODE_FLAGS. `{python}` is the environment's node.
 Runner names: "node-test", "jest", "vitest", "mocha" (test_results.py reads each one's report).
 """
 
@@ -72,6 +73,18 @@ TAKES_VALUE = (
 )
 WRAPPERS = ("cross-env", "nyc", "c8", "npx", "env", "dotenv", "--")
 PLACEHOLDER = "no test specified"
+# NODE_OPTIONS flags a test script may set that are passed to node (des.js runs its suite with
+# --openssl-legacy-provider, ESM jest suites with --experimental-vm-modules): they change what the runtime
+# allows, never which code loads or where reports go (--require, --import, --loader stay out).
+NODE_FLAGS = (
+    "--openssl-legacy-provider",
+    "--experimental-vm-modules",
+    "--max-old-space-size",
+    "--no-warnings",
+    "--expose-gc",
+    "--no-deprecation",
+    "--stack-size",
+)
 RUN_DEPTH = 4  # npm run NAME followed at most this many scripts deep (a cycle stops there too)
 NPM_RUN = ("run", "run-script", "run-scripts", "rum", "urn")
 NPM_TEST = ("test", "t", "tst")
@@ -126,21 +139,35 @@ def _npm_run(words: list[str]) -> str | None:
 
 
 def declared_command(tokens: list[str], source: str) -> TestCommand | None:
-    """The runner of one command line (its wrappers left out), with its own arguments kept."""
+    """The runner of one command line (its wrappers left out), with its own arguments kept, and the
+    NODE_OPTIONS flags of NODE_FLAGS it sets given to node itself."""
     words = _unwrapped(tokens)
     if not words:
         return None
+    flags = _node_flags(tokens[: len(tokens) - len(words)])
     head = Path(words[0]).name
     if head == "node" and "--test" in words:
         args = [w for w in words[1:] if w != "--test"]
-        return TestCommand([*NODE_TEST, *_kept(args, "node-test")], source, "node-test")
+        return TestCommand(
+            [NODE_TEST[0], *flags, *NODE_TEST[1:], *_kept(args, "node-test")], source, "node-test"
+        )
     if head in RUNNERS:
         runner = "mocha" if head == "_mocha" else head
         args = words[1:]
         if runner == "vitest" and args[:1] in (["run"], ["watch"]):
             args = args[1:]
-        return TestCommand([*RUNNERS[head], *_kept(args, runner)], source, runner)
+        argv = RUNNERS[head]
+        return TestCommand([argv[0], *flags, *argv[1:], *_kept(args, runner)], source, runner)
     return None
+
+
+def _node_flags(wrapping: list[str]) -> list[str]:
+    """The flags of a `NODE_OPTIONS=…` assignment in front of the runner that NODE_FLAGS lets through."""
+    flags: list[str] = []
+    for word in wrapping:
+        if word.startswith("NODE_OPTIONS="):
+            flags += [f for f in word.split("=", 1)[1].split() if f.split("=", 1)[0] in NODE_FLAGS]
+    return flags
 
 
 def _unwrapped(tokens: list[str]) -> list[str]:

@@ -122,3 +122,24 @@ def test_npm_run_is_followed_into_the_script_it_names(
 )
 def test_npm_run_chains_that_lead_nowhere_give_no_command(tmp_path: Path, scripts: dict[str, str]) -> None:
     assert detect_scripts(tmp_path, scripts) is None
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [
+        (  # des.js 1.1.0: its DES vectors need OpenSSL's legacy provider on Node 17+
+            "NODE_OPTIONS=--openssl-legacy-provider mocha --reporter=spec test/*-test.js",
+            [MOCHA[0], "--openssl-legacy-provider", *MOCHA[1:], "test/*-test.js"],
+        ),
+        (
+            "cross-env NODE_OPTIONS='--experimental-vm-modules --require ./hook.js' jest",
+            [JEST[0], "--experimental-vm-modules", *JEST[1:]],
+        ),
+        ("NODE_OPTIONS=--import=./forge.mjs node --test", NODE_TEST),  # code loading stays out
+    ],
+)
+def test_node_options_of_the_script_reach_node_only_from_the_allowed_set(
+    tmp_path: Path, script: str, argv: list[str]
+) -> None:
+    command = detect(tmp_path, script)
+    assert command is not None and command.argv == argv
