@@ -45,9 +45,15 @@ def test_root_context_has_one_agent_per_step(root_copy: Path) -> None:
 
 
 @pytest.mark.slow
-def test_root_context_carries_the_acme_migration_skill(root_copy: Path) -> None:
+def test_root_context_carries_the_acme_migration_skills(root_copy: Path) -> None:
     ctx = load_context(root_copy, use_cli=False)
-    assert [p.name for p in ctx.packages] == ["acme-sdk-2-migration"]
+    assert [p.name for p in ctx.packages] == ["acme-sdk-2-migration", "acme-sdk-2-js-migration"]
+    js = ctx.skill("acme-sdk-2-js-migration", "acme-sdk-2-js-migration")  # the npm fixture's
+    assert (
+        js is not None
+        and js.rules_dir is not None
+        and (js.rules_dir / "ACMEJS900-method-by-name.yml").is_file()
+    )
     skill = ctx.skill("acme-sdk-2-migration", "acme-sdk-2-migration")
     assert skill is not None and skill.rules_dir is not None
     assert sorted(p.name for p in skill.rules_dir.glob("*.yml"))

@@ -4,10 +4,8 @@ without migration notes ends requires_human naming the failing tests."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,36 +59,8 @@ def test_breaking_bump_requires_a_human_naming_the_failing_tests(
     assert m["environments"]["after"] == {"acme-sdk": "2.0.0"}
 
 
-@pytest.fixture(scope="module")
-def npm_context(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pipeline's own context with the npm fixture's migration package as its dependency, installed
-    by apm (local path, no network)."""
-    ctx = tmp_path_factory.mktemp("npm-context")
-    for name in ("apm.yml", "apm-policy.yml"):
-        shutil.copy(ROOT / name, ctx / name)
-    shutil.copytree(ROOT / ".apm", ctx / ".apm")
-    package = "acme-sdk-2-js-migration"
-    shutil.copytree(ROOT / "fixtures/npm-migration" / package, ctx / "fixtures/packages" / package)
-    text = (ctx / "apm.yml").read_text()
-    (ctx / "apm.yml").write_text(
-        text.replace("./fixtures/packages/acme-sdk-2-migration", f"./fixtures/packages/{package}")
-    )
-    apm = shutil.which("apm", path=str(Path(sys.executable).parent)) or "apm"
-    home = tmp_path_factory.mktemp("apm-home")
-    done = subprocess.run(
-        [apm, "install"],
-        cwd=ctx,
-        env={**os.environ, "HOME": str(home)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return ctx
-
-
 def test_rules_task_is_green_when_rules_cover_every_usage(
-    npm_repo: Path, registry: str, run_codemod: Callable[..., object], npm_context: Path
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
 ) -> None:
     for rel in ("src/reports.js", "test/reports.test.js"):  # the usage only the coder can fix, gone
         subprocess.run(["git", "rm", "-q", rel], cwd=npm_repo, check=True)
@@ -99,7 +69,7 @@ def test_rules_task_is_green_when_rules_cover_every_usage(
         cwd=npm_repo,
         check=True,
     )
-    result = run_codemod(npm_repo, TASKS / "acme-sdk-2.yml", packages=False, context=npm_context)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-2.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert [e["rule"] for e in m["rule_edits"]] == ["ACMEJS001", "ACMEJS002"]
@@ -109,9 +79,9 @@ def test_rules_task_is_green_when_rules_cover_every_usage(
 
 
 def test_the_usage_no_rule_can_fix_ends_honestly_offline(
-    npm_repo: Path, registry: str, run_codemod: Callable[..., object], npm_context: Path
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
 ) -> None:
-    result = run_codemod(npm_repo, TASKS / "acme-sdk-2.yml", packages=False, context=npm_context)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-2.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code in (1, 3), m["reason"]  # type: ignore[attr-defined]
     assert "ACMEJS900 src/reports.js:5" in m["reason"]

@@ -1,7 +1,7 @@
-"""The npm fixture's migration rules (fixtures/npm-migration): JavaScript ast-grep rules through the
-tool's own codemod engine, each with a case it changes and one it must leave; then the migrated app
-on acme-sdk 2.0.0: the rules fix all but the method looked up by name, which only a human or the coder
-can fix (ACMEJS900 flags it)."""
+"""The npm fixture's migration rules (fixtures/packages/acme-sdk-2-js-migration): JavaScript ast-grep
+rules through the tool's own codemod engine, each with a case it changes and one it must leave; then
+the migrated app on acme-sdk 2.0.0: the rules fix all but the method looked up by name, which only a
+human or the coder can fix (ACMEJS900 flags it)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from agentic_codemod.config import Settings
 from agentic_codemod.workflow import codemod
 
 ROOT = Path(__file__).resolve().parents[3]
-RULES = ROOT / "fixtures/npm-migration/acme-sdk-2-js-migration/.apm/skills/acme-sdk-2-js-migration/rules"
+RULES = ROOT / "fixtures/packages/acme-sdk-2-js-migration/.apm/skills/acme-sdk-2-js-migration/rules"
 
 
 class FileWriter:
