@@ -29,7 +29,8 @@ and one module per concern:
 and, for the core's ecosystem-neutral parts (issue 14: outside `adapters/<ecosystem>/` the code knows no
 suffix, runner or version syntax), the declarations of the Adapter fields below:
 
-    versioning      Versioning: is_version, check, matches, intersects, pins, has_version, new_range
+    versioning      Versioning: is_version, check, matches, intersects, pins, has_version, new_range,
+                    exact, compare, canonical_name, requirement
                     (Renovate's VersioningApi; `kind` is a Dependency.kind, for ecosystems with several
                     range syntaxes, e.g. Poetry's in Python)
     test_facts      TestFacts: source suffixes and ast-grep languages of the code, what a test file is,
@@ -154,6 +155,10 @@ class Versioning:
     pins: Callable[[str, str, str], bool]  # (range, kind, version): admits that version and no other
     has_version: Callable[[str, str], bool]  # (range, kind): carries a version the bump can edit
     new_range: Callable[[str, str, str, str], str | None]  # (written, kind, target, strategy); None: none
+    exact: Callable[[str], str]  # (version) -> the plain range admitting that version and no other
+    compare: Callable[[str, str], int]  # (version, version) -> <0, 0, >0; ValueError when one is unreadable
+    canonical_name: Callable[[str], str]  # a package name as the ecosystem compares names (PEP 503 …)
+    requirement: Callable[[str, str], str]  # (name, plain range) -> a pin as the environment takes it
 
 
 @dataclass(frozen=True)

@@ -63,13 +63,15 @@ def write_proposals(state: RunState) -> Path | None:
 
 
 def _construct_lessons(state: RunState) -> list[Lesson]:
+    from agentic_codemod.adapters import get_adapter
     from agentic_codemod.workflow import codemod
 
     last, target = state.last_verification, state.task.sdk.to
     introduced = state.manifest.classification == "introduced"
     if last is None or last.passed or not introduced or not state.paths.worktree.is_dir():
         return []
-    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target)]
+    versioning = get_adapter(state.task.sdk.ecosystem).versioning
+    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target, versioning)]
     matches = codemod.find_matches(detect_only, state.paths.worktree) if detect_only else []
     error = next((ln[1:].strip() for ln in last.output_tail.splitlines() if ln.startswith("E ")), "")
     out = []

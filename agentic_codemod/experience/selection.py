@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from packaging.specifiers import SpecifierSet
 from pydantic import ValidationError
 
-from agentic_codemod.apm.primitives import normalise_name
+from agentic_codemod.adapters import get_adapter
 from agentic_codemod.errors import InputError
 from agentic_codemod.experience.records import CONTEXT_DOC, PUBLISHED, TASK_WIDE, Lesson, run_time
 from agentic_codemod.models import ChangePlan
@@ -54,13 +53,14 @@ def select(
     sdk, now = task.sdk, run_time(before) if before else None
     if before and now is None:
         return []  # cannot tell earlier from later: read nothing
+    versioning = get_adapter(sdk.ecosystem).versioning  # names and ranges in the task's ecosystem
 
     def matches(lesson: Lesson) -> bool:
         cue, when = lesson.cue, run_time(lesson.source_run)
         return (
             cue.ecosystem.lower() == sdk.ecosystem.lower()
-            and normalise_name(cue.sdk) == normalise_name(sdk.name)
-            and (not cue.target or sdk.to in SpecifierSet(cue.target, prereleases=True))
+            and versioning.canonical_name(cue.sdk) == versioning.canonical_name(sdk.name)
+            and (not cue.target or versioning.matches(sdk.to, cue.target, ""))
             and (rule_ids is None or cue.construct_ in rule_ids or cue.construct_.startswith(TASK_WIDE))
             and when is not None
             and (now is None or when < now)

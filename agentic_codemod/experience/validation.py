@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
+from agentic_codemod.adapters import registry
 from agentic_codemod.experience.records import (
     CONTEXT_DOC,
     NO_ENTRY,
@@ -90,10 +90,16 @@ def _check(lesson: Lesson, near: Path, runs_root: Path | None, published: bool) 
     from agentic_codemod.workflow.artifacts import ARTIFACTS
 
     problems = []
-    try:
-        SpecifierSet(lesson.cue.target)
-    except InvalidSpecifier:
-        problems.append(f"cue.target: {lesson.cue.target!r} is not a version range")
+    adapter = registry().get(lesson.cue.ecosystem.lower())
+    if adapter is None:
+        problems.append(
+            f"cue.ecosystem: {lesson.cue.ecosystem!r} is not one of {', '.join(sorted(registry()))}"
+        )
+    else:
+        try:
+            adapter.versioning.check(lesson.cue.target, "")
+        except ValueError:
+            problems.append(f"cue.target: {lesson.cue.target!r} is not a {adapter.name} version range")
     runs: dict[str, Path | None] = {}
     for field, run_id in (("evidence.run_id", lesson.evidence.run_id), ("source_run", lesson.source_run)):
         when = run_time(run_id)

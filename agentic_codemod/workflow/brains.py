@@ -16,7 +16,7 @@ from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.gitlab import inert_text, inert_title
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
 from agentic_codemod.workflow import codemod
-from agentic_codemod.workflow.environments import canonical
+from agentic_codemod.workflow.environments import sdk_key
 from agentic_codemod.workflow.state import RunState
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -145,7 +145,7 @@ def _verify_only_text(state: RunState) -> tuple[str, str]:
     runs = []
     for v in state.verifications:
         env = m.environments.get("baseline" if v.phase == "baseline" else "after") or {}
-        version = env.get(canonical(sdk.name), "unknown")
+        version = env.get(sdk_key(state), "unknown")
         counts = v.tests
         tally = f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
         runs.append(f"- {v.phase} on {sdk.name} {version}: {'green' if v.passed else 'red'} ({tally})")

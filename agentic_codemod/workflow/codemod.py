@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import yaml
 
@@ -23,6 +23,9 @@ from agentic_codemod.errors import CandidateRejected, InputError
 from agentic_codemod.models import HumanItem, RuleEdit, RuleMatch
 from agentic_codemod.workflow import rule_risk
 from agentic_codemod.workflow.scan import Hit, Scanner, ast_grep_binary, source_files, source_suffixes
+
+if TYPE_CHECKING:
+    from agentic_codemod.adapters.types import Versioning
 
 __all__ = [
     "CodemodReport",
@@ -52,11 +55,10 @@ class Rule:
     breaks_in: str | None = None  # first SDK version where the matched usage breaks (metadata.breaks_in)
     text: str | None = None  # the rule file as read once at load: scans use it, not the file again
 
-    def applies_to(self, target: str) -> bool:
-        """A detect-only rule about a break that comes after the target version does not block it."""
-        from packaging.version import Version
-
-        return self.breaks_in is None or Version(self.breaks_in) <= Version(target)
+    def applies_to(self, target: str, versioning: Versioning) -> bool:
+        """A detect-only rule about a break that comes after the target version does not block it
+        (versions in the task's ecosystem's order; ValueError when one cannot be read)."""
+        return self.breaks_in is None or versioning.compare(self.breaks_in, target) <= 0
 
 
 @dataclass
@@ -132,9 +134,11 @@ def find_matches(rules: list[Rule], root: Path, scanner: Scanner | None = None) 
     ]
 
 
-def human_items(matches: list[RuleMatch], rules: list[Rule], target: str) -> list[HumanItem]:
+def human_items(
+    matches: list[RuleMatch], rules: list[Rule], target: str, versioning: Versioning
+) -> list[HumanItem]:
     """Matches of detect-only rules that matter for this target version."""
-    relevant = {r.id for r in rules if not r.fixable and r.applies_to(target)}
+    relevant = {r.id for r in rules if not r.fixable and r.applies_to(target, versioning)}
     return [
         HumanItem(reason=m.message, file=m.file, line=m.line, rule_id=m.rule_id)
         for m in matches

@@ -15,8 +15,7 @@ hold exactly `to`, ends the run with the reason — never green.
 
 from __future__ import annotations
 
-import re
-
+from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.tools import repo_copy
@@ -32,7 +31,7 @@ def install_baseline(state: RunState) -> None:
             paths.env_dir,
             state.settings,
             need(state.runner).boxed(policy.for_install(paths.copy)),
-            [f"{sdk.name}{sdk.from_range}"],
+            [adapter.versioning.requirement(sdk.name, sdk.from_range)],
         )
     finally:
         repo_copy.discard(paths.copy)
@@ -60,7 +59,7 @@ def install_target(state: RunState) -> ProcessResult:
             need(state.env),
             state.settings,
             need(state.runner).boxed(policy.for_install(paths.copy)),
-            [f"{sdk.name}=={sdk.to}"],
+            [adapter.versioning.requirement(sdk.name, adapter.versioning.exact(sdk.to))],
         )
     finally:
         repo_copy.discard(paths.copy)
@@ -77,7 +76,7 @@ def install_target(state: RunState) -> ProcessResult:
             hint=install.output_tail[-400:].strip(),
         )
     version = _record(state, "after")
-    if version is None or not adapter.version_matches(version, f"=={sdk.to}"):
+    if version is None or not adapter.version_matches(version, adapter.versioning.exact(sdk.to)):
         raise CandidateRejected(
             f"the environment after the bump holds {sdk.name} {version or '(not installed)'}, not {sdk.to}",
             hint="a run must test exactly the target version",
@@ -98,8 +97,9 @@ def _record(state: RunState, phase: str) -> str | None:
         repo_copy.discard(paths.copy)
     state.manifest.environments[phase] = versions
     state.manifest.installs[phase] = dict(need(state.env).install)
-    return (versions or {}).get(canonical(state.task.sdk.name))
+    return (versions or {}).get(sdk_key(state))
 
 
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+def sdk_key(state: RunState) -> str:
+    """The bumped package's name as an environment listing names it (the adapter's canonical name)."""
+    return get_adapter(state.task.sdk.ecosystem).versioning.canonical_name(state.task.sdk.name)

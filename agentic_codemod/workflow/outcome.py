@@ -111,7 +111,8 @@ def _unaddressed_human_items(state: RunState) -> list[str]:
     brain works on such items (agents) and the candidate changed the flagged file, which the verification
     and the review then judged. The scan reuses the plan's results for every file that did not change."""
     target = state.task.sdk.to
-    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target)]
+    versioning = get_adapter(state.task.sdk.ecosystem).versioning
+    detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target, versioning)]
     worktree = state.paths.worktree
     matches = codemod.find_matches(detect_only, worktree, state.scanner) if detect_only else []
     touched = set(state.candidate.files) if state.candidate else set()

@@ -26,7 +26,7 @@ from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.workflow import outcome, steps, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_patch
-from agentic_codemod.workflow.environments import canonical
+from agentic_codemod.workflow.environments import sdk_key
 from agentic_codemod.workflow.state import RunState
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
@@ -133,7 +133,7 @@ def _verified_on_target(state: RunState) -> None:
     changed = candidate_patch(state.paths.worktree, state.base_commit)
     if changed:  # nothing may have been edited; fail closed if anything was
         raise CandidateRejected(f"a verify-only run changed the worktree ({len(changed)} bytes of diff)")
-    base = (state.manifest.environments.get("baseline") or {}).get(canonical(sdk.name), sdk.from_range)
+    base = (state.manifest.environments.get("baseline") or {}).get(sdk_key(state), sdk.from_range)
     if last.passed:
         counts = f"{last.tests.passed} test(s)" if last.tests else "the tests"
         raise Stop(

@@ -58,7 +58,8 @@ def plan(state: RunState, brain: Brain) -> str:
     state.rules = codemod.load_rules(rules_dir, disabled) if rules_dir else []
     state.scanner = codemod.Scanner(state.paths.worktree, state.settings.scan)  # one cache for the run
     draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree, state.scanner)
-    relevant = [m for m in draft.rule_matches if _rule(state, m.rule_id).applies_to(target)]
+    versioning = need(state.adapter).versioning
+    relevant = [m for m in draft.rule_matches if _rule(state, m.rule_id).applies_to(target, versioning)]
     # Detect-only matches alone do not make work on a repository that is already migrated: they flag a
     # construct, not a break. They still become requires_human items of any run that does work.
     if not pending and not any(m.fixable for m in relevant):
@@ -94,7 +95,7 @@ def plan(state: RunState, brain: Brain) -> str:
             + ", ".join(outside),
             hint="add them to allowed_paths in the task file",
         )
-    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target)
+    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target, versioning)
     experience.use_lessons(state, draft, state.settings.experience_budget_bytes)  # hypotheses, never gates
     draft.steps = [
         *(f"bump {d.name} {d.specifier} -> {target} in {d.file}" for d in pending),

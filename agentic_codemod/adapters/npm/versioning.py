@@ -174,6 +174,13 @@ def _cmp(a: nodesemver.SemVer | None, b: nodesemver.SemVer | None) -> int:
     return int(nodesemver.compare(str(a), str(b), False))
 
 
+def compare(a: str, b: str) -> int:
+    """semver order of two versions; ValueError when one is not a version."""
+    if not (is_version(a) and is_version(b)):
+        raise ValueError(f"not a version: {a if not is_version(a) else b!r}")
+    return int(nodesemver.compare(a, b, False))
+
+
 def _new_range(written: str, kind: str, target: str, strategy: str) -> str | None:
     from agentic_codemod.adapters.npm.ranges import new_range  # ranges imports this module
 
@@ -189,4 +196,8 @@ VERSIONING = Versioning(
     pins=lambda written, kind, version: pins(written, version),
     has_version=lambda written, kind: has_version(written),
     new_range=_new_range,
+    exact=lambda version: version,  # a bare version is npm's exact range
+    compare=compare,
+    canonical_name=lambda name: name,  # npm names are compared as written (the registry refuses others)
+    requirement=lambda name, written: f"{name}@{written}",
 )

@@ -8,6 +8,7 @@ other kind (and "", a task's `from`) reads PEP 440. `intersects` probes every ve
 from __future__ import annotations
 
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.adapters.python import ranges
@@ -76,6 +77,26 @@ def new_range(written: str, kind: str, target: str, strategy: str) -> str | None
     return ranges.new_range(written, style(kind), target, strategy)
 
 
+def exact(version: str) -> str:
+    return f"=={version}"
+
+
+def compare(a: str, b: str) -> int:
+    """PEP 440 order of two versions; ValueError (InvalidVersion) when one cannot be read."""
+    left, right = Version(a), Version(b)
+    return (left > right) - (left < right)
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503: 'Acme_SDK' -> 'acme-sdk'."""
+    return str(canonicalize_name(name))
+
+
+def requirement(name: str, written: str) -> str:
+    """A PEP 508 requirement: the name, then the range ('acme-sdk>=1,<2', 'acme-sdk==2.0.0')."""
+    return f"{name}{written}"
+
+
 VERSIONING = Versioning(
     is_version=is_version,
     check=check,
@@ -84,4 +105,8 @@ VERSIONING = Versioning(
     pins=pins,
     has_version=has_version,
     new_range=new_range,
+    exact=exact,
+    compare=compare,
+    canonical_name=canonical_name,
+    requirement=requirement,
 )
