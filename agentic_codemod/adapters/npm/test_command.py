@@ -4,11 +4,11 @@
     1. scripts.test names a runner this tool reads with test ids:
          node --test [args]  -> node --test --test-reporter=junit --test-reporter-destination={junit}
                                 --test-reporter=tap --test-reporter-destination=stdout [args]
-         jest [args]         -> node node_modules/jest/bin/jest.js --ci --json --outputFile={junit} [args]
-         vitest [run] [args] -> node node_modules/vitest/vitest.mjs run --reporter=junit
+         jest [args]         -> node node_modules/.bin/jest --ci --json --outputFile={junit} [args]
+         vitest [run] [args] -> node node_modules/.bin/vitest run --reporter=junit
                                 --outputFile={junit} --reporter=default [args]
-         mocha [args]        -> node node_modules/mocha/bin/mocha.js --reporter=xunit
-                                --reporter-option=output={junit} [args]
+         mocha [args]        -> node node_modules/.bin/mocha --reporter=xunit
+                                --reporter-options=output={junit} [args]
     none (no scripts.test, npm's placeholder "no test specified", or a runner this tool cannot read):
     None — without test ids a change cannot be verified.
 
@@ -19,7 +19,9 @@ rename or switch off the report (--reporter, --json, --outputFile, --test-report
 (`"test": "npm run tests-only"`, `"test:unit": "c8 --100 node --test"`), at most RUN_DEPTH scripts deep;
 the source then names the chain. A `NODE_OPTIONS=…` assignment in front of the runner reaches node as
 flags, only those of NODE_FLAGS. `{python}` is the environment's node.
-Runner names: "node-test", "jest", "vitest", "mocha" (test_results.py reads each one's report).
+Runner names: "node-test", "jest", "vitest", "mocha" (test_results.py reads each one's report). A runner
+starts from its node_modules/.bin link, which npm points at the bin file of the installed version (mocha
+2-5 have bin/mocha, 6+ bin/mocha.js); `--reporter-options` is the spelling every mocha from 2 on reads.
 """
 
 from __future__ import annotations
@@ -40,10 +42,10 @@ NODE_TEST = [
     "--test-reporter=tap",
     "--test-reporter-destination=stdout",
 ]
-JEST = ["{python}", "node_modules/jest/bin/jest.js", "--ci", "--json", "--outputFile={junit}"]
+JEST = ["{python}", "node_modules/.bin/jest", "--ci", "--json", "--outputFile={junit}"]
 VITEST = [
     "{python}",
-    "node_modules/vitest/vitest.mjs",
+    "node_modules/.bin/vitest",
     "run",
     "--reporter=junit",
     "--outputFile={junit}",
@@ -51,9 +53,9 @@ VITEST = [
 ]
 MOCHA = [
     "{python}",
-    "node_modules/mocha/bin/mocha.js",
+    "node_modules/.bin/mocha",
     "--reporter=xunit",
-    "--reporter-option=output={junit}",
+    "--reporter-options=output={junit}",
 ]
 RUNNERS = {"jest": JEST, "vitest": VITEST, "mocha": MOCHA, "_mocha": MOCHA}
 # Arguments that take the report away from the tool (a value joined with = or following).
