@@ -7,10 +7,15 @@ builds the environment template in a private cache; the second run is measured):
   - wall time of the whole run vs. the wall time of its two test runs, as a ratio;
   - the breakdown by phase: before the workflow (interpreter, imports, settings), each step of run.json,
     and inside them the installs, the environment listings and the test runs (from trace.jsonl);
+  - the interpreter and imports slice of that same run (`-X importtime`, by top-level package, wherever the
+    import happens: before the workflow or lazily inside a step) and a bare interpreter's start;
   - `agentic-codemod --help` start-up time (median of several runs);
   - what the sandbox adds per verification: the fixture's test command in the bubblewrap box vs. as a
     plain process (paired runs, median difference), and the disposable copy made before each run.
 --quick: one run with a cold cache, one start-up, no sandbox pairs (CI's smoke run).
+Bytecode: the tool's own modules run from bytecode, as an installed tool does (pip byte-compiles a wheel at
+install time). The runs here get a private PYTHONPYCACHEPREFIX and may write it, whatever the caller's
+PYTHONDONTWRITEBYTECODE says: the warm-up run fills it, the measured run reads it (--quick: compiled cold).
 Not a test: it prints figures and asserts nothing about time; it stops loudly when the run fails.
 """
 
@@ -36,14 +41,25 @@ from wheelhouse import build_wheelhouse  # noqa: E402
 CLI = str(Path(sys.executable).parent / "agentic-codemod")
 
 
-def offline_run(tmp: Path, name: str, wheelhouse: Path, cache: Path) -> tuple[float, Path]:
+def tool_env(tmp: Path, cache: Path) -> dict[str, str]:
+    """The environment of the tool's processes: bytecode in a private prefix (see the module docstring)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(AGNO_TELEMETRY="false", CODEMOD_CACHE_DIR=str(cache), PYTHONPYCACHEPREFIX=str(tmp / "pyc"))
+    return env
+
+
+def offline_run(
+    tmp: Path, name: str, wheelhouse: Path, cache: Path, importtime: bool = False
+) -> tuple[float, Path, str]:
+    """One offline fixture run: wall seconds, run dir, and (importtime) its `-X importtime` report."""
     repo = tmp / f"{name}-repo"
     materialize(ROOT / "fixtures" / "acme-app", repo)
     run_dir = tmp / f"{name}-run"
-    argv = [CLI, "run", "--repo", str(repo), "--task", str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml")]
+    python = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "agentic_codemod"]
+    argv = [*python, "run", "--repo", str(repo), "--task", str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml")]
     argv += ["--offline", "--run-dir", str(run_dir), "--find-links", str(wheelhouse), "--no-index", "--quiet"]
-    env = {**os.environ, "AGNO_TELEMETRY": "false", "CODEMOD_CACHE_DIR": str(cache)}
     start = time.perf_counter()
+    env = tool_env(tmp, cache)
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     manifest = run_dir / "run.json"
@@ -53,7 +69,7 @@ def offline_run(tmp: Path, name: str, wheelhouse: Path, cache: Path) -> tuple[fl
             f"bench/overhead.py: the fixture run failed (exit {proc.returncode}, {status}):\n"
             f"  {' '.join(argv)}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}"
         )
-    return wall, run_dir
+    return wall, run_dir, proc.stderr
 
 
 def main() -> None:
@@ -63,24 +79,23 @@ def main() -> None:
     wheelhouse = build_wheelhouse(ROOT / "fixtures" / ".wheelhouse")
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         cache = Path(tmp) / "cache"
-        if not args.quick:
-            offline_run(Path(tmp), "warm-up", wheelhouse, cache)  # builds the environment template
-        wall, run_dir = offline_run(Path(tmp), "measured", wheelhouse, cache)
+        if not args.quick:  # builds the environment template and the bytecode
+            offline_run(Path(tmp), "warm-up", wheelhouse, cache)
+        wall, run_dir, stderr = offline_run(Path(tmp), "measured", wheelhouse, cache, importtime=True)
         manifest = json.loads((run_dir / "run.json").read_text())
         trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
         sandbox_cost = None if args.quick else _sandbox_cost(run_dir)
+        env = tool_env(Path(tmp), cache)
+        interpreter = _median_wall([sys.executable, "-c", "pass"], env, 1 if args.quick else 5)
+        startup = _median_wall([CLI, "--help"], env, 1 if args.quick else 5)
     verification = sum(v["duration_s"] for v in manifest["verifications"])
-    startup = []
-    for _ in range(1 if args.quick else 5):
-        t0 = time.perf_counter()
-        subprocess.run([CLI, "--help"], capture_output=True, check=True)
-        startup.append(time.perf_counter() - t0)
     print(f"offline run: status {manifest['status']}, installs {manifest.get('installs')}")
     print(f"run wall time          {wall:8.2f} s{'  (cold cache)' if args.quick else '  (warm cache)'}")
     print(f"test runs              {verification:8.2f} s ({len(manifest['verifications'])} runs)")
     print(f"overhead ratio         {wall / verification if verification else float('nan'):8.2f} x")
     _breakdown(wall, manifest, trace)
-    print(f"--help start-up        {statistics.median(startup) * 1000:8.0f} ms (median of {len(startup)})")
+    _imports(interpreter, stderr)
+    print(f"--help start-up        {startup * 1000:8.0f} ms (median of {1 if args.quick else 5})")
     if sandbox_cost is not None:
         box, copy = sandbox_cost
         print(f"sandbox per verification {box:6.3f} s (bwrap box vs plain process, median of {PAIRS} pairs)")
@@ -104,6 +119,36 @@ def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]
         kinds[kind] = kinds.get(kind, 0.0) + seconds
     for kind, seconds in sorted(kinds.items()):
         print(f"  {'  of which ' + kind:58} {seconds:6.2f} s")
+
+
+def _median_wall(argv: list[str], env: dict[str, str], times: int) -> float:
+    walls = []
+    for _ in range(times):
+        t0 = time.perf_counter()
+        subprocess.run(argv, env=env, capture_output=True, check=True)
+        walls.append(time.perf_counter() - t0)
+    return statistics.median(walls)
+
+
+def _imports(interpreter: float, importtime: str) -> None:
+    """The interpreter and imports slice: a bare interpreter's start, then every import of the measured run by
+    top-level package (self times from -X importtime; they add up to the run's whole import time)."""
+    by_package: dict[str, float] = {}
+    for line in importtime.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
+            continue
+        own, _cumulative, name = line[len("import time:") :].split("|", 2)
+        package = name.strip().split(".", 1)[0]
+        by_package[package] = by_package.get(package, 0.0) + int(own) / 1e6
+    total = sum(by_package.values())
+    print("interpreter and imports (the measured run; imports overlap the phases above):")
+    print(f"  {'interpreter start (python -c pass)':58} {interpreter:6.2f} s")
+    print(f"  {'imports, all (-X importtime self times)':58} {total:6.2f} s")
+    named = ("agno", "agentic_codemod", "pydantic", "pydantic_core", "jinja2", "rich", "yaml", "packaging")
+    for package in named:
+        print(f"  {'  of which ' + package:58} {by_package.get(package, 0.0):6.2f} s")
+    rest = total - sum(by_package.get(p, 0.0) for p in named)
+    print(f"  {'  of which everything else (stdlib, other libraries)':58} {rest:6.2f} s")
 
 
 def _kind(argv: list[str]) -> str:
