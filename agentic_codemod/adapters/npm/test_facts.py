@@ -58,10 +58,21 @@ def is_test_file(path: str) -> bool:
     return bool(TEST_NAME.search(pure.name)) or bool(TEST_FOLDERS & set(pure.parts[:-1]))
 
 
+# A test file's name around its stem: test-x.js, x-test.js, x_test.js, x.spec.ts, x.js (in a test folder).
+SIBLING_NAME = re.compile(
+    r"^(?P<pre>(?:test|spec)[._-])?(?P<stem>.+?)(?P<post>[._-](?:test|spec)s?)?(?P<ext>\.[cm]?[jt]sx?)$", re.I
+)
+
+
 def canary(command: TestCommand, sibling: str, token: str) -> Canary:
-    """The canary beside `sibling` (a test file the runner collects), named so the runner collects it."""
+    """The canary beside `sibling` (a test file the runner collects), named so the runner collects it: like
+    the sibling, its stem replaced by the token (utils-test.js -> <token>-test.js), since a command's own
+    glob (`mocha test/*-test.js`) collects the sibling's pattern and maybe no other."""
     suffix = PurePosixPath(sibling).suffix or ".js"
+    found = SIBLING_NAME.match(sibling)
     name = f"{token}.test{suffix}"
+    if found and (found["pre"] or found["post"]):
+        name = f"{found['pre'] or ''}{token}{found['post'] or ''}{found['ext']}"
     if suffix in (".ts", ".mts", ".cts", ".tsx") or command.runner == "vitest":
         body = (
             f'import {{ test, expect }} from "vitest";\n\ntest("{token}", () => {{\n'
