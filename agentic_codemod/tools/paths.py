@@ -17,9 +17,14 @@ accent).
 A deny glob of config.NAMEABLE_DENY_GLOBS (setup.py, *.lock, .github/** ...) is waived for a path the
 task names exactly; every other deny glob holds whatever the task says.
 
-Globs: `*` and `?` stay inside one path component, `**` spans components, `[...]` is a class.
-A deny glob without `/` matches a single component at any depth (gitignore style), so `*.pem` also
-refuses `keys/a.pem/`-style directories and files.
+Globs are gitignore patterns, matched by the `pathspec` library (GitIgnoreBasicPattern): `*` and `?`
+stay inside one path component, `**` as a whole component spans components, `[...]` is a class. This
+module only normalises around it: case folding for deny globs, `!`, `#`, `\\` and trailing spaces taken
+literally (a glob is never a negation or a comment), and two rules kept stricter than gitignore:
+    a deny glob without `/` matches a single component at any depth, and a glob that matches a directory
+    matches everything in it (gitignore's own rule), so `*.pem` also refuses `keys/a.pem/x`;
+    a glob `dir/**` also matches `dir` itself; an allowed glob is anchored at the root (`*.py` allows
+    top-level files only).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+
+from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 from agentic_codemod.config import (
     MAX_NAME_BYTES,
@@ -45,6 +52,9 @@ _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
 # The bidi controls by name (all Cf today; listed so a Unicode update cannot let one through).
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # Paths that any pattern allowing everything allows: top level, nested, hidden, upper case, odd names.
+# pathspec's regex for a pattern that matches every path (`**`, `*`).
+_EVERYTHING = "."
+_NOTHING = re.compile(r"(?!)")
 _EVERYTHING_PROBES = ("a", "Z9", ".h", "b/c.py", ".d/e/f", "x y/-z~.txt", "_/9/Q")
 
 
@@ -95,28 +105,18 @@ def denied_by(path: str, globs: Iterable[str], named: Iterable[str] = ()) -> str
     """The first deny glob that matches `path` or one of its parents (case-insensitive), else None.
     A glob of NAMEABLE_DENY_GLOBS does not count for a path in `named` (see named_paths)."""
     folded = _fold(path)
-    parts = folded.split("/")
-    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
     waived = path in frozenset(named)
     for glob in globs:
         if waived and glob in NAMEABLE_DENY_GLOBS:
             continue
-        candidates = parts if "/" not in glob.strip("/") else prefixes
-        pattern = _compile(_fold(glob.strip("/")))
-        if any(pattern.fullmatch(c) for c in candidates):
+        if _hit(_fold(glob.strip("/")), folded, anchored=False):
             return glob
     return None
 
 
 def allowed_by(path: str, globs: Iterable[str]) -> bool:
     """True when a glob matches the path itself or one of its parent directories (case-sensitive)."""
-    parts = path.split("/")
-    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    for glob in globs:
-        pattern = _compile(glob.strip("/") or "**")
-        if any(pattern.fullmatch(p) for p in prefixes):
-            return True
-    return False
+    return any(_hit(glob.strip("/") or "**", path, anchored=True) for glob in globs)
 
 
 def named_paths(allowed: Iterable[str]) -> frozenset[str]:
@@ -148,40 +148,49 @@ def matches_everything(glob: str) -> bool:
 def matches(path: str, glob: str) -> bool:
     """Plain glob match of a full repo-relative path (a glob without `/` matches the file name)."""
     target = path if "/" in glob else path.rsplit("/", 1)[-1]
-    return _compile(glob).fullmatch(target) is not None
+    return any(_whole(pattern, target) for pattern in _patterns(glob, anchored=True))
 
 
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def _hit(glob: str, path: str, *, anchored: bool) -> bool:
+    """The glob matches the path or a directory above it (a matched directory holds its contents)."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(_whole(pattern, p) for pattern in _patterns(glob, anchored=anchored) for p in prefixes)
+
+
+def _whole(pattern: re.Pattern[str], target: str) -> bool:
+    """The pattern matches all of target (`dir/` and `dir/**` patterns: anything inside dir)."""
+    if pattern.pattern == _EVERYTHING:
+        return True
+    hit = pattern.match(target)
+    return hit is not None and (hit.end() == len(target) or pattern.pattern.endswith("/"))
+
+
+def _patterns(glob: str, *, anchored: bool) -> tuple[re.Pattern[str], ...]:
+    """The glob's pattern; for `dir/**` also `dir` itself, anchored as `dir/**` is."""
+    if glob.endswith("/**") and glob != "/**":
+        return _pattern(glob, anchored=anchored), _pattern(glob[:-3], anchored=True)
+    return (_pattern(glob, anchored=anchored),)
+
+
 @functools.lru_cache(maxsize=512)
-def _compile(glob: str) -> re.Pattern[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("/**", i) and i + 3 == len(glob):
-            out.append("(?:/.*)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif glob[i] == "[" and "]" in glob[i + 2 :]:
-            end = glob.index("]", i + 2)
-            body = glob[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
+def _pattern(glob: str, *, anchored: bool) -> re.Pattern[str]:
+    """pathspec's regex for one glob, taken literally: never a negation, a comment or an escape."""
+    spelled = glob.replace("\\", "\\\\")
+    if spelled.endswith(" "):
+        spelled = spelled[:-1] + "\\ "
+    if spelled.startswith(("!", "#")):
+        spelled = "\\" + spelled
+    if anchored and not spelled.startswith("/"):
+        spelled = "/" + spelled
+    if not spelled:
+        return _NOTHING
+    try:
+        regex = GitIgnoreBasicPattern(spelled).regex
+    except (ValueError, re.error) as exc:  # GitIgnorePatternError is a ValueError; `[z-a]` a re.error
+        raise Refused(f"not a valid glob ({exc})", glob) from None
+    return regex if regex is not None else _NOTHING  # only blank lines have none
