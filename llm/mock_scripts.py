@@ -4,6 +4,7 @@ Tuned to the acme-app fixture: the scout searches and reports the getattr dispat
 the coder's step to the draft plan it was given, the coder reads src/acme_app/reports.py, replaces
 the "fetch" string with "get", runs the verification and stops; the reviewer approves a patch that
 contains the fix; the scribe writes the merge request. Each script returns (content, tool_calls).
+A request about the npm fixture (fixtures/npm-app) gets mock_npm.py's scripts instead.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
+import mock_npm  # the npm fixture's scripts, chosen per request (read at call time: it imports this module)
 from mock_cline import cline, is_cline
 
 SCHEMA_TO_AGENT = {
@@ -242,13 +245,23 @@ def unknown(body: dict[str, Any], fault: str | None) -> Reply:
     return "mock-llm: unknown caller (no 'Your name is:' line, no X-Codemod-Agent header)", []
 
 
+def for_the_repository(name: str, acme_app: Callable[[dict[str, Any], str | None], Reply]) -> Any:
+    """The npm fixture's script when the request is about it (mock_npm.asks_about_npm), else acme-app's."""
+
+    def script(body: dict[str, Any], fault: str | None) -> Reply:
+        chosen = mock_npm.SCRIPTS[name] if mock_npm.asks_about_npm(body) else acme_app
+        return chosen(body, fault)
+
+    return script
+
+
 SCRIPTS = {
     "cline": cline,
-    "scout": scout,
-    "planner": planner,
-    "coder": coder,
-    "reviewer": reviewer,
-    "scribe": scribe,
+    "scout": for_the_repository("scout", scout),
+    "planner": for_the_repository("planner", planner),
+    "coder": for_the_repository("coder", coder),
+    "reviewer": for_the_repository("reviewer", reviewer),
+    "scribe": for_the_repository("scribe", scribe),
     "probe": probe,
     "unknown": unknown,
 }
