@@ -6,7 +6,9 @@
 Per case, sequentially: the sdist (fetched and sha256-checked by bench/corpus/fetch.py) becomes a git
 repository in a temp dir (git init + one commit); a task without `migration:` (a plain bump: the corpus
 has no migration packages) is written for the case; `agentic-codemod run --offline` runs on it with the
-project's own context and the machine's pip configuration for the index, bounded by --timeout.
+project's own context and the machine's pip configuration for the index, bounded by --timeout. npm cases
+(`ecosystem: npm`) are the same with the package's published tarball (`npm pack`) and npm's registry
+configuration; their versions are read with node-semver.
 
 A false success is exit 0 on a breaking case, or exit 0 where run.json does not prove that the tests ran
 on both versions: a baseline environment whose version of the dependency lies in `from`, an after
@@ -57,6 +59,7 @@ DECLARATION_FILES = (
     "poetry.lock",
     "uv.lock",
 )
+NPM_DECLARATION_FILES = ("package.json", "package-lock.json", "npm-shrinkwrap.json")
 GIT = ["git", "-c", "user.name=corpus", "-c", "user.email=corpus@example.invalid"]
 
 
@@ -68,14 +71,16 @@ def make_repo(case: dict[str, Any], work: Path) -> Path:
 
 
 def write_task(case: dict[str, Any], repo: Path, path: Path) -> Path:
-    allowed = [name for name in DECLARATION_FILES if (repo / name).is_file()]
+    files = NPM_DECLARATION_FILES if fetch.is_npm(case) else DECLARATION_FILES
+    allowed = [name for name in files if (repo / name).is_file()]
     if (repo / "requirements").is_dir():
         allowed.append("requirements/**")
+    ecosystem = "npm" if fetch.is_npm(case) else "python"
     task = {
         "id": f"corpus-{case['id']}",
         "title": f"Bump {case['dep']} to {case['to']}",
-        "sdk": {"name": case["dep"], "ecosystem": "python", "from": case["from"], "to": case["to"]},
-        "allowed_paths": allowed or ["requirements.txt"],
+        "sdk": {"name": case["dep"], "ecosystem": ecosystem, "from": case["from"], "to": case["to"]},
+        "allowed_paths": allowed or ["package.json" if fetch.is_npm(case) else "requirements.txt"],
         "acceptance_criteria": [f"the project's own tests pass on {case['dep']} {case['to']}"],
     }
     if case.get("verification"):  # what a user would set for this repository (the manifest says why)
@@ -116,11 +121,11 @@ def run_case(case: dict[str, Any], work: Path, timeout: int) -> dict[str, Any]:
 
 def proof(case: dict[str, Any], manifest: dict[str, Any]) -> str:
     """'' when run.json proves that both versions were tested, else what is missing."""
-    name = canonicalize_name(case["dep"])
+    name = case["dep"] if fetch.is_npm(case) else canonicalize_name(case["dep"])
     envs = manifest.get("environments") or {}
     base = (envs.get("baseline") or {}).get(name)
     after = (envs.get("after") or {}).get(name)
-    if base is None or base not in SpecifierSet(case["from"], prereleases=True):
+    if base is None or not in_range(case, base, case["from"]):
         return f"baseline {case['dep']} {base or 'unrecorded'} not in {case['from']}"
     if after != case["to"]:
         return f"after-bump {case['dep']} {after or 'unrecorded'} is not {case['to']}"
@@ -128,6 +133,15 @@ def proof(case: dict[str, Any], manifest: dict[str, Any]) -> str:
     if ran != {True, False}:
         return "no verification with a test run on both versions"
     return ""
+
+
+def in_range(case: dict[str, Any], version: str, written: str) -> bool:
+    """Whether `version` lies in the range `written`, read the way the case's ecosystem reads it."""
+    if fetch.is_npm(case):
+        from agentic_codemod.adapters.npm import versioning
+
+        return versioning.matches(version, written)
+    return version in SpecifierSet(written, prereleases=True)
 
 
 def _ran_tests(verification: dict[str, Any]) -> bool:
@@ -154,6 +168,7 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
 
 
 REQUIRED = ("id", "project", "version", "sdist", "sha256", "styles", "dep", "from", "measure_from", "to")
+REQUIRED_NPM = ("tarball", *(k for k in REQUIRED if k != "sdist"))
 
 
 def validate(cases: list[dict[str, Any]]) -> int:
@@ -170,7 +185,7 @@ def validate(cases: list[dict[str, Any]]) -> int:
     with tempfile.TemporaryDirectory(prefix="corpus-quick-") as tmp:
         for case in cases:
             where = f"{fetch.MANIFEST.name}: case {case.get('id')!r}"
-            missing = [k for k in REQUIRED if not case.get(k)]
+            missing = [k for k in (REQUIRED_NPM if fetch.is_npm(case) else REQUIRED) if not case.get(k)]
             if missing:
                 problems.append(f"{where}: field(s) {', '.join(missing)} missing")
                 continue
@@ -180,12 +195,18 @@ def validate(cases: list[dict[str, Any]]) -> int:
                 ch not in "0123456789abcdef" for ch in str(case["sha256"])
             ):
                 problems.append(f"{where}: field 'sha256' is not a sha256 hex digest")
+            if case.get("ecosystem", "python") not in ("python", "npm"):
+                problems.append(f"{where}: field 'ecosystem' must be python or npm")
+                continue
             try:
-                if Version(str(case["measure_from"])) not in SpecifierSet(str(case["from"])):
-                    problems.append(
-                        f"{where}: measure_from {case['measure_from']} is outside from {case['from']}"
-                    )
-                Version(str(case["to"]))
+                if fetch.is_npm(case):
+                    problems += _npm_versions(case, where)
+                else:
+                    if Version(str(case["measure_from"])) not in SpecifierSet(str(case["from"])):
+                        problems.append(
+                            f"{where}: measure_from {case['measure_from']} is outside from {case['from']}"
+                        )
+                    Version(str(case["to"]))
             except (InvalidVersion, ValueError) as exc:
                 problems.append(f"{where}: {exc}")
                 continue
@@ -199,6 +220,26 @@ def validate(cases: list[dict[str, Any]]) -> int:
         print(line)
     print(f"corpus manifest: {len(cases)} cases checked, {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def _npm_versions(case: dict[str, Any], where: str) -> list[str]:
+    """The version fields of an npm case, read with node-semver: versions exact, measure_from in from,
+    to outside it (a bump), and the tarball the name npm pack gives it."""
+    from agentic_codemod.adapters.npm import versioning
+
+    problems = [
+        f"{where}: field {key!r} ({case[key]}) is not an exact version"
+        for key in ("version", "measure_from", "to")
+        if not versioning.is_version(str(case[key]))
+    ]
+    if not versioning.is_range(str(case["from"])):
+        problems.append(f"{where}: field 'from' ({case['from']}) is not an npm range")
+    elif not problems and not versioning.matches(str(case["measure_from"]), str(case["from"])):
+        problems.append(f"{where}: measure_from {case['measure_from']} is outside from {case['from']}")
+    packed = f"{str(case['project']).lstrip('@').replace('/', '-')}-{case['version']}.tgz"
+    if case["tarball"] != packed:
+        problems.append(f"{where}: field 'tarball' is {case['tarball']!r}; npm pack names it {packed!r}")
+    return problems
 
 
 def main() -> int:

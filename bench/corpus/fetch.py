@@ -1,10 +1,12 @@
-"""Fetch the corpus sdists into .cache/corpus and verify each against the sha256 of manifest.yml.
+"""Fetch the corpus sources into .cache/corpus and verify each against the sha256 of manifest.yml.
 
     .venv/bin/python bench/corpus/fetch.py [--only ID ...]
 
-`pip download --no-deps --no-binary :all: NAME==VERSION` with pip's own configuration (index, certificates);
-a file whose sha256 differs from the manifest is deleted and the script exits 1. Nothing is committed but
-the manifest and the scripts. Also used by bench/corpus/measure.py and bench/corpus.py (`prepare`).
+Python cases (`sdist:`): `pip download --no-deps --no-binary :all: NAME==VERSION` with pip's own
+configuration (index, certificates). npm cases (`ecosystem: npm`, `tarball:`): `npm pack NAME@VERSION`
+with npm's own configuration (registry, .npmrc), which also checks the registry's integrity hash. A file
+whose sha256 differs from the manifest is deleted and the script exits 1. Nothing is committed but the
+manifest and the scripts. Also used by bench/corpus/measure.py and bench/corpus.py (`prepare`).
 """
 
 from __future__ import annotations
@@ -44,11 +46,26 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def is_npm(case: dict[str, Any]) -> bool:
+    return case.get("ecosystem") == "npm"
+
+
+def source_name(case: dict[str, Any]) -> str:
+    """The cached file of a case: the sdist's name, or the npm tarball's."""
+    return str(case["tarball"] if is_npm(case) else case["sdist"])
+
+
 def fetch(case: dict[str, Any]) -> Path:
-    """The verified sdist of one case, downloaded when it is not in the cache yet."""
+    """The verified sdist (or npm tarball) of one case, downloaded when it is not in the cache yet."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / case["sdist"]
-    if not path.is_file():
+    path = CACHE / source_name(case)
+    if not path.is_file() and is_npm(case):
+        argv = ["npm", "pack", "--silent", f"{case['project']}@{case['version']}"]
+        argv += ["--pack-destination", str(CACHE)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
+        if done.returncode != 0 or not path.is_file():
+            raise SystemExit(f"{case['id']}: npm pack failed: {(done.stderr or done.stdout)[-600:]}")
+    elif not path.is_file():
         argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
         argv += ["-d", str(CACHE), f"{case['project']}=={case['version']}"]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
@@ -62,7 +79,7 @@ def fetch(case: dict[str, Any]) -> Path:
 
 
 def unpack(case: dict[str, Any], dest: Path) -> Path:
-    """The sdist's top directory, extracted under dest (a fresh directory)."""
+    """The sdist's (npm: the tarball's `package/`) top directory, extracted under dest (a fresh directory)."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)

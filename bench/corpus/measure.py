@@ -5,8 +5,11 @@ and on `to`?
 
 Per case: the sdist unpacked into a temp dir, a fresh venv, `pip install <sdist dir>[extras] <test_deps>
 dep==measure_from`, the case's test_command in the sdist dir; then `pip install dep==to` in the same venv
-and the test command again. Prints one line per case and writes .cache/corpus/measured.json; the
-`expected`/`measured` fields of manifest.yml are copied from there by hand after a look at the output.
+and the test command again. npm cases (`ecosystem: npm`): the tarball unpacked, `npm install
+--no-package-lock --ignore-scripts` in it, `npm install --no-save dep@measure_from`, the test command, then
+`npm install --no-save dep@to` and the test command again. Prints one line per case and writes
+.cache/corpus/measured.json; the `expected`/`measured` fields of manifest.yml are copied from there by
+hand after a look at the output.
 """
 
 from __future__ import annotations
@@ -37,11 +40,38 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple
 
 def _summary(output: str) -> str:
     lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
-    keep = [ln for ln in lines if any(w in ln for w in ("passed", "failed", "Ran ", "OK", "FAILED", "error"))]
+    words = ("passed", "failed", "Ran ", "OK", "FAILED", "error", "passing", "failing", "# pass", "Tests:")
+    keep = [ln for ln in lines if any(w in ln for w in words)]
     return (keep[-1] if keep else (lines[-1] if lines else ""))[:200]
 
 
+def measure_npm(case: dict[str, Any], work: Path) -> dict[str, Any]:
+    src = fetch.unpack(case, work / "src")
+    env = {**os.environ, "PATH": f"{src / 'node_modules' / '.bin'}:{os.environ['PATH']}"}
+    npm = ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts"]
+    result: dict[str, Any] = {"id": case["id"]}
+    code, out = _run([*npm, "--no-package-lock"], src, env, INSTALL_TIMEOUT_S)
+    if code != 0:
+        return {**result, "error": f"npm install: {out[-500:]}"}
+    for phase, version in (("from", case["measure_from"]), ("to", case["to"])):
+        code, out = _run([*npm, "--no-save", f"{case['dep']}@{version}"], src, env, INSTALL_TIMEOUT_S)
+        if code != 0:
+            return {**result, "error": f"install {phase}: {out[-500:]}"}
+        started = time.monotonic()
+        code, out = _run(shlex.split(case["test_command"]), src, env, TEST_TIMEOUT_S)
+        result[phase] = {
+            "version": version,
+            "exit": code,
+            "summary": _summary(out),
+            "seconds": round(time.monotonic() - started),
+        }
+    result["expected"] = "green" if result["to"]["exit"] == 0 else "red"
+    return result
+
+
 def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
+    if fetch.is_npm(case):
+        return measure_npm(case, work)
     src = fetch.unpack(case, work / "src")
     venv = work / "venv"
     subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
