@@ -2,6 +2,7 @@
 the raw bytes on disk, never through the repository's own git configuration.
 
     snapshot_diff(root, base, *diff_args) -> bytes    `git diff <diff_args> <base> <snapshot tree>`
+    snapshot_diffs(root, base, *arg_lists) -> [bytes] one snapshot, one diff per argument list
     snapshot_tree(root, base) -> tree id              (in a Scratch; see tools/safe_git.py)
     resolve_base(root, base) -> str                   commit id, or the empty tree for an unborn HEAD
     read_blob(root, commit, path) -> bytes            a file of a commit, as stored
@@ -22,7 +23,7 @@ import hashlib
 import os
 import stat
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agentic_codemod.tools.safe_git import (
@@ -42,6 +43,7 @@ __all__ = [
     "read_blob",
     "resolve_base",
     "snapshot_diff",
+    "snapshot_diffs",
     "snapshot_tree",
 ]
 GITLINK, SYMLINK, EXECUTABLE, REGULAR = "160000", "120000", "100755", "100644"
@@ -54,6 +56,12 @@ def git(root: Path, *args: str, env: Mapping[str, str] | None = None) -> bytes:
 
 
 def resolve_base(root: Path, base: str) -> str:
+    with Scratch(objects_dir(root)) as s:
+        return _resolve(s, root, base)
+
+
+def _resolve(s: Scratch, root: Path, base: str) -> str:
+    """resolve_base in an open scratch repository that borrows root's objects (one git process less)."""
     oid = read_ref(root, base)
     if oid is None:
         if base == "HEAD":
@@ -61,26 +69,31 @@ def resolve_base(root: Path, base: str) -> str:
         raise GitError(f"{root}: unknown revision {base!r}")
     if oid == EMPTY_TREE:
         return oid
-    with Scratch(objects_dir(root)) as s:
-        try:
-            return s.git("rev-parse", "--verify", "--quiet", f"{oid}^{{commit}}").decode().strip()
-        except GitError:
-            raise GitError(f"{root}: {base!r} is not a commit in this repository") from None
+    try:
+        return s.git("rev-parse", "--verify", "--quiet", f"{oid}^{{commit}}").decode().strip()
+    except GitError:
+        raise GitError(f"{root}: {base!r} is not a commit in this repository") from None
 
 
 def snapshot_diff(root: Path, base: str, *diff_args: str) -> bytes:
     """Diff of the whole worktree (as `git add -A` would stage its raw bytes) against `base`."""
-    base_id = resolve_base(root, base)
+    return snapshot_diffs(root, base, diff_args)[0]
+
+
+def snapshot_diffs(root: Path, base: str, *diff_args: Sequence[str]) -> list[bytes]:
+    """One snapshot of the worktree, diffed against `base` once per argument list (the same bytes for every
+    diff: a file changed between two of them cannot make the patch and its file list disagree)."""
     with Scratch(objects_dir(root)) as s:
+        base_id = _resolve(s, root, base)
         tree = _snapshot(s, root, base_id)
-        return s.git("diff", "--no-ext-diff", "--no-textconv", *diff_args, base_id, tree, "--")
+        diff = ("diff", "--no-ext-diff", "--no-textconv")
+        return [s.git(*diff, *args, base_id, tree, "--") for args in diff_args]
 
 
 def snapshot_tree(root: Path, base: str) -> str:
     """The tree id of the worktree snapshot (its objects vanish with the scratch repository)."""
-    base_id = resolve_base(root, base)
     with Scratch(objects_dir(root)) as s:
-        return _snapshot(s, root, base_id)
+        return _snapshot(s, root, _resolve(s, root, base))
 
 
 def read_blob(root: Path, commit: str, path: str) -> bytes:

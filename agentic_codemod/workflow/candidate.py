@@ -10,7 +10,7 @@ import hashlib
 from pathlib import Path
 
 from agentic_codemod.models import Candidate
-from agentic_codemod.tools.snapshot import export_tree, git, snapshot_diff
+from agentic_codemod.tools.snapshot import export_tree, git, snapshot_diff, snapshot_diffs
 
 
 def clone_worktree(repo: Path, dest: Path) -> str:
@@ -39,11 +39,18 @@ def candidate_sha256(worktree: Path, base_commit: str) -> str:
     return hashlib.sha256(candidate_patch(worktree, base_commit)).hexdigest()
 
 
+def candidate_sha256_and_files(worktree: Path, base_commit: str) -> tuple[str, set[str]]:
+    """candidate_sha256 and the files the candidate changes, from one snapshot of the worktree."""
+    patch, names = snapshot_diffs(worktree, base_commit, PATCH_ARGS, ("--name-only", "-z"))
+    files = {n for n in names.decode("utf-8", "surrogateescape").split("\0") if n}
+    return hashlib.sha256(patch).hexdigest(), files
+
+
 def freeze(worktree: Path, base_commit: str, patch_path: Path) -> Candidate:
-    """Write changes.patch and return the candidate's identity."""
-    patch = candidate_patch(worktree, base_commit)
+    """Write changes.patch and return the candidate's identity (patch and file list from one snapshot)."""
+    patch, listing = snapshot_diffs(worktree, base_commit, PATCH_ARGS, ("--name-only", "-z"))
     patch_path.write_bytes(patch)
-    names = snapshot_diff(worktree, base_commit, "--name-only", "-z").decode().split("\0")
+    names = listing.decode().split("\0")
     return Candidate(
         base_commit=base_commit,
         sha256=hashlib.sha256(patch).hexdigest(),

@@ -16,7 +16,7 @@ from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
 from agentic_codemod.workflow import codemod, environments, verify
 from agentic_codemod.workflow.brains import Brain
-from agentic_codemod.workflow.candidate import candidate_sha256, freeze
+from agentic_codemod.workflow.candidate import candidate_sha256, candidate_sha256_and_files, freeze
 from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations
 from agentic_codemod.workflow.review_gates import judge_candidate
 from agentic_codemod.workflow.state import RunState, need
@@ -120,7 +120,7 @@ def baseline(state: RunState) -> str:
     environments.install_baseline(state)
     state.baseline = timed_tests(state, "baseline")
     state.verifications.append(state.baseline)
-    problem = verify.baseline_problem(state.baseline, need(state.adapter).test_facts.not_a_test_run)
+    problem = verify.baseline_problem(state.baseline, need(state.adapter).test_facts)
     if problem is not None:
         raise RequiresHuman(
             f"{problem}: {' '.join(state.baseline.command)}",
@@ -201,8 +201,8 @@ def apply_codemod(state: RunState) -> str:
 
 
 def run_verification(state: RunState, phase: str) -> str:
-    tested = candidate_sha256(state.paths.worktree, state.base_commit)
-    result = timed_tests(state, phase)
+    tested, changed = candidate_sha256_and_files(state.paths.worktree, state.base_commit)
+    result = timed_tests(state, phase, changed)
     after = candidate_sha256(state.paths.worktree, state.base_commit)
     result.candidate_sha256 = tested if after == tested else None  # the tree changed: no proof
     if after != tested:

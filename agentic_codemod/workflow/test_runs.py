@@ -19,9 +19,10 @@ from agentic_codemod.workflow import oracle, verify
 from agentic_codemod.workflow.state import RunState, need
 
 
-def timed_tests(state: RunState, phase: str) -> VerificationResult:
+def timed_tests(state: RunState, phase: str, changed: set[str] | None = None) -> VerificationResult:
     """One run of the fixed test command on a fresh copy of the candidate, inside the test box,
-    charged to the run's verification time budget."""
+    charged to the run's verification time budget. `changed`: the candidate's files, when the caller has
+    just listed them (else listed here)."""
     budgets = state.settings.budgets
     left = budgets.max_verification_total_s - state.verification_s
     if left <= 0:
@@ -45,10 +46,9 @@ def timed_tests(state: RunState, phase: str) -> VerificationResult:
             timeout_s=min(budgets.verification_timeout_s, left),
             phase=phase,
             reports_dir=reports,
-            code_suffixes=need(state.adapter).test_facts.code_suffixes,
-            source=paths.worktree,
-            strict=changed_files(paths.worktree, state.base_commit),
             facts=need(state.adapter).test_facts,
+            source=paths.worktree,
+            strict=changed_files(paths.worktree, state.base_commit) if changed is None else changed,
         )
     finally:
         repo_copy.discard(paths.copy)
@@ -83,12 +83,12 @@ def untrusted(state: RunState, result: VerificationResult) -> RequiresHuman | No
         return None
     repo_copy.fresh_copy(state.paths.worktree, state.paths.copy)
     try:
-        found = oracle.suspects(state.paths.copy)
+        found = oracle.suspects(state.paths.copy, need(state.adapter).test_facts)
     finally:
         repo_copy.discard(state.paths.copy)
     what = "passed" if result.canary == "passed" else "went missing"
     return RequiresHuman(
         f"{result.phase}: the canary test that must fail {what}"
         " — something in the repository rewrites or hides test results; no result can be trusted",
-        hint="; ".join(found[:5]) or "no conftest hook or plugin found: check the test configuration",
+        hint="; ".join(found[:5]) or "no result hook or plugin found: check the test configuration",
     )
