@@ -4,13 +4,13 @@
 
 An orchestrator such as bmad-loop lets its own coding agent edit a worktree and asks, just before it
 commits, whether the change may enter. This module answers with the gates a run uses, reused as they
-are (workflow/gates.py, oracle_tamper.py through the tamper check, manifest_gate.py, patch_gate.py,
+are (workflow/gates.py with the adapter's TestFacts.tamper, manifest_gate.py, patch_gate.py,
 publish_gates.expected_manifests) on the worktree against a base commit (default HEAD: the uncommitted
 change, new untracked files included):
 
     scope        every changed path inside the allowed paths, none in the deny globs (DEFAULT_DENY_GLOBS
                  always added), no symlink, no submodule change, no new conftest.py the scope does not name
-    test_tamper  no deleted/emptied tests, no new skip markers, no fewer asserts, no new pytest wiring
+    test_tamper  no deleted/emptied tests, no new skip markers, no fewer asserts, no new runner wiring
     manifest     dependency files only as the task's deterministic SDK bump makes them (without a task
                  SDK: not at all); a lockfile may not change (this gate cannot rerun the ecosystem's tool)
     patch_text   no binary hunk hiding the lines of a text file

@@ -24,5 +24,7 @@ full=0; run fixtures/tasks/acme-sdk-2.yml runs/demo/full || full=$?
 
 echo "rule-fixable task: exit $rules (expected 0); full task offline: exit $full (expected 1 or 3)"
 [ "$rules" -eq 0 ] && { [ "$full" -eq 1 ] || [ "$full" -eq 3 ]; }
-# The npm fixture (fixtures/npm-app, its SDK from a local registry): a plain bump 0, a breaking one 3.
+# The npm fixture (fixtures/npm-app, its SDK from a local registry): a plain bump 0, a breaking one 3, the
+# migration task offline 1 or 3. LLM mode on both fixtures: `task llm:up BACKEND=mock`, then
+# `task demo:llm` and `task demo:llm:npm` (README "LLM mode").
 bash fixtures/npm-registry/demo.sh

@@ -57,3 +57,4 @@ done
 trap '.venv/bin/task llm:down >/dev/null 2>&1 || true' EXIT
 .venv/bin/task llm:status
 .venv/bin/task demo:llm
+.venv/bin/task demo:llm:npm   # the npm fixture's migration task, same endpoint

@@ -33,9 +33,12 @@ suffix, runner or version syntax), the declarations of the Adapter fields below:
                     exact, compare, canonical_name, requirement
                     (Renovate's VersioningApi; `kind` is a Dependency.kind, for ecosystems with several
                     range syntaxes, e.g. Poetry's in Python)
-    test_facts      TestFacts: source suffixes and ast-grep languages of the code, what a test file is,
-                    test-runner configuration files, exit codes that mean "no test run", the runners'
-                    result reader (read_results, with test ids) and the canary for each runner
+    test_facts      TestFacts: source suffixes and ast-grep languages of the code, what a test file is
+                    (and what the tests load besides), test-runner configuration files, exit codes that
+                    mean "no test run", the runners' result reader (read_results, with test ids), what
+                    names a missing dependency, the canary for each runner and how its report is cut,
+                    what can rewrite results (suspects), what a candidate adds to tests (tamper) and
+                    when a new file can shadow candidate code (shadowing)
     sandbox_env     variables every sandboxed process of this ecosystem gets (no bytecode, no caches,
                     no update checks)
     detect(root)    whether the repository is this ecosystem's (the registry's detection)
@@ -170,6 +173,17 @@ class Canary:
 
 
 @dataclass(frozen=True)
+class Shadowing:
+    """When a code file a test run creates can change what the candidate's code loads (tools/repo_copy.py).
+    Any new code file beside candidate files can; these say what else can."""
+
+    module_suffixes: tuple[str, ...]  # a candidate file with one of these is a module named by its stem
+    cache_dirs: tuple[str, ...]  # a new code file in such a folder beside candidate files (Python: bytecode)
+    package_files: tuple[str, ...]  # one of these, new in folder X, shadows the candidate's module X.<suffix>
+    file_beats_folder: bool  # a new module X.<suffix> shadows a candidate folder X (node resolves X.js first)
+
+
+@dataclass(frozen=True)
 class TestFacts:
     """What the core's gates and the codemod need to know about the ecosystem's code and tests."""
 
@@ -178,15 +192,26 @@ class TestFacts:
     source_suffixes: tuple[str, ...]  # code files the codemod rules and scans read
     ast_grep_languages: dict[str, tuple[str, ...]]  # a rule's `language:` -> the suffixes it scans
     code_suffixes: tuple[str, ...]  # files a test run must never write (code that could be run)
-    is_test_file: Callable[[str], bool]  # by repository-relative path
+    is_test_file: Callable[[str], bool]  # by repository-relative path: a file the runner collects
+    # what the tests load that the runner does not collect (conftest.py, helpers under tests/, jest's
+    # __mocks__): the tamper gate guards it like a test file; it is never the canary's sibling
+    is_test_support: Callable[[str], bool]
+    start_options: tuple[str, ...]  # options naming the one folder the runner collects from (`-s DIR`)
     config_files: tuple[str, ...]  # test-runner configuration (names, `*` globs) a candidate may not add
     not_a_test_run: frozenset[int]  # exit codes that mean the runner ran no tests (usage, none collected)
-    # (command, report path or None, output tail) -> (tally, test ids); (None, []) when nothing readable
-    read_results: Callable[[TestCommand, Path | None, str], tuple[Tally | None, list[str]]]
+    # (command, the test copy, report path or None, output tail) -> (tally, test ids); (None, []) when
+    # nothing readable (the copy: where a runner keeps its own record, e.g. stestr's .stestr/)
+    read_results: Callable[[TestCommand, Path, Path | None, str], tuple[Tally | None, list[str]]]
+    # output tail -> "the module a test file could not load" when one was missing, else None
+    missing_dependency: Callable[[str], str | None]
     canary: Callable[[TestCommand, str, str], Canary]  # (command, sibling test file name, token)
-    # (path, base text or None, candidate text or None, is a test file) -> what the candidate introduces
-    # that could change how tests run or read (the tamper gate's ecosystem findings; messages name path)
-    tamper: Callable[[str, str | None, str | None, bool], list[str]]
+    scrub: Callable[[str, str], str]  # (output, canary token) -> the output without the canary's report
+    suspects: Callable[[Path], list[str]]  # (a copy) -> "path: hook" for what can rewrite or hide results
+    # (path, base text or None, candidate text or None, is a test file, new at this path: added or renamed
+    # here) -> what the candidate introduces that could change how tests run or read (the tamper gate's
+    # ecosystem findings; messages name the path)
+    tamper: Callable[[str, str | None, str | None, bool, bool], list[str]]
+    shadowing: Shadowing
     runner_of: Callable[[list[str]], str | None]  # the runner a declared command line runs, or None
     # (before, after) of a codemod rule's edit -> (what it adds, whether a human must look); None: the
     # core's own assessment (Python's syntax tree in workflow/rule_risk.py)

@@ -1,9 +1,16 @@
-"""One JUnit <testcase> into a tally: skipped, failed (<failure>), error (<error>) or passed. Every JUnit or
-xunit report is counted by this one rule (workflow/verify.py, and each adapter's result reader)."""
+"""JUnit / xunit reports, read the same way for every runner that writes one (workflow/verify.py, and each
+adapter's result reader). Nothing here knows a runner.
+
+    count_case(tally, test_id, case)   one <testcase> into a tally: skipped, failed (<failure>), error
+                                       (<error>) or passed
+    read_junit(path) -> Tally | None   every <testcase>, ids "<classname>::<name>"; None: unreadable
+    junit_case_ids(path) -> [id, ...]  the same ids, passing ones too
+"""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from agentic_codemod.models import Tally
 
@@ -19,3 +26,22 @@ def count_case(tally: Tally, test_id: str, case: ET.Element) -> None:
         tally.failing.append(test_id)
     else:
         tally.passed += 1
+
+
+def junit_case_ids(path: Path) -> list[str]:
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError:
+        return []
+    return [f"{c.get('classname', '')}::{c.get('name', '')}" for c in root.iter("testcase")]
+
+
+def read_junit(path: Path) -> Tally | None:
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError:
+        return None
+    counts = Tally()
+    for case in root.iter("testcase"):
+        count_case(counts, f"{case.get('classname', '')}::{case.get('name', '')}", case)
+    return counts

@@ -2,14 +2,16 @@
 
     stamp = fresh_copy(worktree, dest)          dest = the worktree's files (no .git), modes kept,
                                                 symlinks copied as symlinks; dest is emptied first
-    touched(dest, stamp, code_suffixes) -> list[str]
+    touched(dest, stamp, code_suffixes, shadowing=) -> list[str]
                                                 candidate files written, replaced, re-moded or deleted
                                                 since the copy was made — restoring the bytes does not
                                                 hide it (the inode change time moves with every write,
                                                 rename or chmod and cannot be set back) — and new files
-                                                that carry code where they can shadow the candidate's
-                                                (beside its files, in a __pycache__ there, or a package
-                                                named like one of its modules)
+                                                that carry code where they can shadow the candidate's:
+                                                beside its files, and where the ecosystem's rules say
+                                                (adapters/types.py Shadowing: a cache folder beside its
+                                                files, a package file making a folder named like one of
+                                                its modules, a module named like one of its folders)
 
 The tool's clone is never seen by repository code: what is hashed, reviewed and published comes from
 the clone, and the copy is thrown away after each install or test run.
@@ -25,6 +27,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from agentic_codemod.adapters.types import Shadowing
 
 SKIPPED = frozenset({".git"})
 
@@ -76,6 +80,7 @@ def touched(
     stamp: Stamp,
     code_suffixes: Iterable[str] = (),
     *,
+    shadowing: Shadowing | None = None,
     source: Path | None = None,
     strict: Collection[str] = (),
     rewritten: list[str] | None = None,
@@ -83,7 +88,8 @@ def touched(
     """What the run did to the copy that makes its result no proof. With `source` (the clone the copy
     was made from), a data file rewritten with its own bytes and mode — a test that regenerates a
     fixture identically — is only listed in `rewritten`, unless it carries code, the candidate changed it
-    (`strict`), or it is the tool's own (not in `source`)."""
+    (`strict`), or it is the tool's own (not in `source`). A new file with a code suffix counts where it
+    can shadow candidate code: beside candidate files, and by the ecosystem's `shadowing` rules."""
     found: list[str] = []
     suffixes = tuple(code_suffixes)
     for rel, before in stamp.items():
@@ -105,16 +111,12 @@ def touched(
             continue
         found.append(f"{rel} (written or replaced)")
     if suffixes:
-        dirs = {PurePosixPath(r).parent for r in stamp}
-        modules = {(PurePosixPath(r).parent, PurePosixPath(r).stem) for r in stamp if r.endswith(".py")}
+        rules = shadowing or Shadowing((), (), (), file_beats_folder=False)
+        candidate = _Candidate(stamp, rules)
         for directory, _dirs, files in os.walk(dest):
             for name in files:
                 rel = Path(directory, name).relative_to(dest).as_posix()
-                if (
-                    rel not in stamp
-                    and name.endswith(suffixes)
-                    and _shadows(PurePosixPath(rel), dirs, modules)
-                ):
+                if rel not in stamp and name.endswith(suffixes) and candidate.shadowed_by(PurePosixPath(rel)):
                     found.append(f"{rel} (new code file)")
     return sorted(found)
 
@@ -124,14 +126,32 @@ def discard(dest: Path) -> None:
         _remove(dest)
 
 
-def _shadows(rel: PurePosixPath, dirs: set[PurePosixPath], modules: set[tuple[PurePosixPath, str]]) -> bool:
-    """Whether a new code file can change what the candidate's code imports: it sits beside candidate
-    files, in a __pycache__ beside them, or makes a package that shadows a candidate module. New code
-    in a directory of its own (a test tool's scratch tree) cannot."""
-    parent = rel.parent
-    if parent in dirs or (parent.name == "__pycache__" and parent.parent in dirs):
-        return True
-    return rel.name == "__init__.py" and (parent.parent, parent.name) in modules
+class _Candidate:
+    """Where the candidate's files are, as the shadowing rules need it."""
+
+    def __init__(self, stamp: Stamp, rules: Shadowing) -> None:
+        paths = [PurePosixPath(r) for r in stamp]
+        self.rules = rules
+        self.dirs = {p.parent for p in paths}  # folders holding candidate files
+        suffixes = rules.module_suffixes or ("\0",)
+        self.modules = {(p.parent, p.stem) for p in paths if p.name.endswith(suffixes)}
+        self.folders = {(d.parent, d.name) for p in paths for d in p.parents if d.name}  # every folder
+
+    def shadowed_by(self, rel: PurePosixPath) -> bool:
+        """Whether a new code file can change what the candidate's code loads: it sits beside candidate
+        files, in a cache folder beside them, is a package file making a folder that shadows a candidate
+        module, or a module named like a candidate folder (where the ecosystem resolves files first).
+        New code in a folder of its own (a test tool's scratch tree) cannot."""
+        parent, rules = rel.parent, self.rules
+        if parent in self.dirs or (parent.name in rules.cache_dirs and parent.parent in self.dirs):
+            return True
+        if rel.name in rules.package_files and (parent.parent, parent.name) in self.modules:
+            return True
+        return (
+            rules.file_beats_folder
+            and rel.name.endswith(rules.module_suffixes or ("\0",))
+            and (parent, rel.stem) in self.folders
+        )
 
 
 def _same(copied: Path, original: Path) -> bool:

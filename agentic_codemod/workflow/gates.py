@@ -3,10 +3,11 @@
     changed_paths(root, base_commit) -> list[Change]        from git: modified, new (untracked), deleted,
                                                             renamed; the real index and .git stay untouched
     scope_gate(changes, allowed_paths, deny_globs) -> GateResult        every offending path named
-    test_tamper_check(root, base_commit, changes) -> GateResult         deleted/emptied tests, new skip or
-                                                            xfail markers, fewer asserts or tests than at
-                                                            base; new pytest hooks, plugins, config or
-                                                            start-up files anywhere (oracle_tamper.py)
+    test_tamper_check(root, base_commit, changes, facts) -> GateResult  deleted, emptied or unreadable
+                                                            tests, tests moved out of discovery; and the
+                                                            ecosystem's findings (TestFacts.tamper: new
+                                                            skips, fewer asserts or tests than at base,
+                                                            result hooks, plugins, runner config anywhere)
     GateResult(name, passed, findings).to_dict()
 
 Additions: `Change.old_path` (renames) and `Change.mode` ("120000" is a symlink, "160000" a submodule),
@@ -16,7 +17,6 @@ Same path rules as the workspace (tools/paths.py): one spelling policy on both s
 
 from __future__ import annotations
 
-import ast
 import os
 import stat
 from collections.abc import Iterable, Sequence
@@ -40,48 +40,9 @@ from agentic_codemod.tools.paths import (
 )
 from agentic_codemod.tools.snapshot import GitError, read_blob, resolve_base, snapshot_diff
 from agentic_codemod.tools.trace import Trace
-from agentic_codemod.workflow.oracle_tamper import introduced
 
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
-# Names that skip or expect-fail a test, however they are imported (pytest.mark.skip, mark.xfail, skip …).
-SKIP_NAMES = frozenset(
-    {
-        "skip",
-        "skipif",
-        "xfail",
-        "skipIf",
-        "skipUnless",
-        "expectedFailure",
-        "SkipTest",
-        "skipTest",
-        "importorskip",
-    }
-)
-# Test-selection knobs in config files and conftest.py; more of them than at base narrows the suite.
-SELECTION_TOKENS = (
-    "--deselect",
-    "--ignore",
-    " -k ",
-    "collect_ignore",
-    "norecursedirs",
-    "pytest_collection_modifyitems",
-    "pytest_ignore_collect",
-)
-TEST_CONFIG_FILES = frozenset(
-    {
-        "pytest.ini",
-        ".pytest.ini",
-        "pytest.toml",
-        ".pytest.toml",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-        "conftest.py",
-        "noxfile.py",
-    }
-)
-TEST_DIRS = frozenset({"test", "tests", "testing"})
 
 
 @dataclass(frozen=True)
@@ -160,114 +121,43 @@ def test_tamper_check(
     base_commit: str,
     changes: Sequence[Change],
     *,
+    facts: TestFacts,
     trace: Trace | None = None,
-    facts: TestFacts | None = None,
 ) -> GateResult:
-    """With `facts` (the adapter's) the ecosystem's test files count as tests too, and its own tamper
-    findings (skips, focused tests, result hooks, new runner configuration) join the gate's."""
+    """What the candidate does to the tests. The ecosystem (`facts`, the adapter's) says what a test file
+    is, and what else of its tests' wiring a change introduces (TestFacts.tamper)."""
     base = resolve_base(root, base_commit)
     findings: list[Finding] = []
 
     def is_test(path: str) -> bool:
-        return _is_test(path) or (facts is not None and facts.is_test_file(path))
+        return facts.is_test_file(path) or facts.is_test_support(path)
 
     for change in changes:
         old = change.old_path or change.path
-        if change.status != "D":
-            findings.extend(_introduced(root, base, change.path))
-            if facts is not None:
-                before = _base_text(root, base, old) if change.status in "MRCT" else None
-                after = _current_text(root, change.path)
-                for message in facts.tamper(change.path, before, after, is_test(change.path)):
-                    findings.append(_error(message, change.path))
         if change.status == "D":
             if is_test(old):
                 findings.append(_error(f"test file deleted: {old}", old))
             continue
+        before = _base_text(root, base, old) if change.status in "MRCT" else None
+        after = _current_text(root, change.path)
+        new_here = change.status in "ARC"
+        for message in facts.tamper(change.path, before, after, is_test(change.path), new_here):
+            findings.append(_error(message, change.path))
         if change.status == "R" and is_test(old) and not is_test(change.path):
             findings.append(_error(f"test file moved out of test discovery: {old} -> {change.path}", old))
             continue
-        if not (is_test(change.path) or _name(change.path) in TEST_CONFIG_FILES):
+        if not is_test(change.path):
             continue
-        before = _base_text(root, base, old) if change.status in "MRCT" else ""
-        after = _current_text(root, change.path)
-        findings.extend(_compare(change.path, before, after))
+        if after is None:
+            findings.append(_error(f"test file is not a readable regular file: {change.path}", change.path))
+        elif (before or "").strip() and not after.strip():
+            findings.append(_error(f"test file emptied: {change.path}", change.path))
     return _result("test_tamper", findings, len(changes), trace)
 
 
 test_tamper_check.__test__ = False  # type: ignore[attr-defined]  # not a pytest test despite the name
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type changed"}
-
-
-def _compare(path: str, before: str | None, after: str | None) -> list[Finding]:
-    if after is None:
-        return [_error(f"test file is not a readable regular file: {path}", path)]
-    if before is None:
-        before = ""
-    if before.strip() and not after.strip():
-        return [_error(f"test file emptied: {path}", path)]
-    found = [
-        _error(f"test selection narrowed in {path}: more {t.strip()!r}", path)
-        for t in _narrowing(before, after)
-    ]
-    if not path.endswith(".py"):
-        return found
-    old, new = _facts(before), _facts(after)
-    if new is None:
-        return [*found, _error(f"test file no longer parses: {path}", path)]
-    if old is None:
-        return found
-    if old["statements"] and not new["statements"]:
-        found.append(_error(f"test file emptied (no code left): {path}", path))
-    for key, label in (("tests", "test functions"), ("asserts", "assertions")):
-        if new[key] < old[key]:
-            found.append(_error(f"fewer {label} in {path}: {old[key]} at base, {new[key]} now", path))
-    if new["skips"] > old["skips"]:
-        found.append(
-            _error(f"skip/xfail marker added in {path}: {old['skips']} at base, {new['skips']} now", path)
-        )
-    return found
-
-
-def _facts(text: str) -> dict[str, int] | None:
-    """Counts from the syntax tree: asserts (plus self.assert*), test functions, skip markers."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    facts = {"asserts": 0, "tests": 0, "skips": 0, "statements": len(tree.body)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assert):
-            facts["asserts"] += 1
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            facts["asserts"] += node.func.attr.startswith("assert")
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
-            facts["tests"] += 1
-        facts["skips"] += _skip_refs(node)
-    return facts
-
-
-def _skip_refs(node: ast.AST) -> int:
-    if isinstance(node, ast.Attribute):
-        return int(node.attr in SKIP_NAMES)
-    if isinstance(node, ast.Name):
-        return int(node.id in SKIP_NAMES)
-    if isinstance(node, ast.ImportFrom):
-        return sum(alias.name in SKIP_NAMES for alias in node.names)
-    return 0
-
-
-def _narrowing(before: str, after: str) -> list[str]:
-    return [t for t in SELECTION_TOKENS if after.count(t) > before.count(t)]
-
-
-def _introduced(root: Path, base: str, path: str) -> list[Finding]:
-    """Hooks, plugins, pytest config and start-up files that `path` has now and did not have at base."""
-    after = _current_text(root, path)
-    if after is None:  # not a regular file: the scope gate names symlinks; tests are checked below
-        return []
-    return introduced(path, _base_text(root, base, path), after, is_test=_is_test(path))
 
 
 def _scope_problem(path: str, allowed: list[str], deny: list[str], named: frozenset[str]) -> str | None:
@@ -285,19 +175,6 @@ def _scope_problem(path: str, allowed: list[str], deny: list[str], named: frozen
     if not allowed_by(norm, allowed):
         return "outside allowed_paths"
     return None
-
-
-def _is_test(path: str) -> bool:
-    name = _name(path)
-    if not name.endswith(".py"):
-        return False
-    parts = path.split("/")[:-1]
-    return (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-        or bool(TEST_DIRS & set(parts))
-    )
 
 
 def _name(path: str) -> str:

@@ -8,8 +8,8 @@ per problem, each opened by a line of `=` and its `[FAIL]`/`[ERROR]`/`[SKIPPED]`
 it concerns; then `Ran N tests in S` and `PASSED (successes=N)` or `FAILED (failures=F, errors=E, ...)`.
 
 A test module that cannot be imported is an `[ERROR]` named by the module. Failures counted in the
-summary but named nowhere in the (possibly cut) output get the stand-in id of verify.unnamed_failures,
-so they are never matched to a baseline's failures.
+summary but named nowhere in the (possibly cut) output get a stand-in id unique to the run (as the
+Python adapter's test_results.unnamed_failures), so they are never matched to a baseline's failures.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from agentic_codemod.adapters import detect_ecosystem, get_adapter, registry
-from agentic_codemod.adapters.types import Adapter, TestCommand
+from agentic_codemod.adapters.types import Adapter, Shadowing, TestCommand
 from agentic_codemod.errors import InputError
 
 ADAPTERS = sorted(registry().items())
@@ -149,8 +149,31 @@ def test_test_facts_conform(name: str, adapter: Adapter, tmp_path: Path) -> None
         TestCommand(["x"], "s", "node-test" if name == "npm" else "pytest"), sample, "c0ffee"
     )
     assert "c0ffee" in canary.name and "c0ffee" in canary.text and facts.is_test_file(f"tests/{canary.name}")
-    assert facts.read_results(TestCommand(["x"], "s", "pytest"), None, "") == (None, [])
+    assert facts.read_results(TestCommand(["x"], "s", "pytest"), tmp_path, None, "") == (None, [])
+    assert facts.missing_dependency("") is None and facts.missing_dependency("3 passed") is None
+    scrubbed = facts.scrub(f"before\n{canary.name} c0ffee failed\nafter\n", "c0ffee")
+    assert "c0ffee" not in scrubbed and "before" in scrubbed and "after" in scrubbed
+    assert facts.suspects(tmp_path) == []
+    assert isinstance(facts.shadowing, Shadowing) and set(facts.shadowing.module_suffixes) <= set(
+        facts.code_suffixes
+    )
+    assert all(o.startswith("-") for o in facts.start_options)
+    assert not facts.is_test_support(f"src/app{facts.source_suffixes[0]}")
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in adapter.sandbox_env.items())
+
+
+@pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
+def test_the_tamper_gate_finds_new_runner_configuration_in_every_ecosystem(
+    name: str, adapter: Adapter
+) -> None:
+    """A candidate that adds a test-runner configuration file (conftest.py, .mocharc.yml …) is red, and
+    one that leaves it as base had it is not."""
+    facts = adapter.test_facts
+    for pattern in facts.config_files:
+        path = "sub/" + pattern.replace("*", ".yml" if pattern.startswith(".") else "js")
+        text = "x = 1\n"
+        assert facts.tamper(path, None, text, False, True), path
+        assert not facts.tamper(path, text, text, False, False), path
 
 
 def test_detection_names_one_ecosystem_or_asks(tmp_path: Path) -> None:
@@ -222,11 +245,6 @@ def test_first_import_finds_the_sdk_in_the_ecosystems_code(
 KNOWN_LEAKS = {
     "agentic_codemod/config.py": "CODE_SUFFIXES, pip settings, the check of verification.command",
     "agentic_codemod/scaffold.py": "scaffolds a Python task",
-    "agentic_codemod/tools/repo_copy.py": "shadowing rules for .py modules and __pycache__",
-    "agentic_codemod/workflow/gates.py": "test-file names of Python",
-    "agentic_codemod/workflow/oracle.py": "the Python canary when no TestFacts are given, pytest hooks",
-    "agentic_codemod/workflow/oracle_tamper.py": "the tamper gate reads pytest configuration and hooks",
-    "agentic_codemod/workflow/verify.py": "unittest/JUnit/stestr readers (the Python adapter calls them)",
 }
 ECOSYSTEM_MODULES = (
     "packaging",
@@ -239,7 +257,7 @@ ECOSYSTEM_MODULES = (
 def _leaks(path: Path) -> list[str]:
     facts = [adapter.test_facts for _, adapter in ADAPTERS]
     suffixes = {s for f in facts for s in f.source_suffixes} | {".pyc", ".pth"}
-    runners = {"pytest", "unittest", "stestr", "node-test", "jest", "vitest", "mocha"}
+    runners = {"pytest", "unittest", "stestr", "trial", "node-test", "jest", "vitest", "mocha"}
     found: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import | ast.ImportFrom):

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from agentic_codemod.adapters.python import ADAPTER
 from agentic_codemod.config import SECRET_NAME_MARKERS, VERIFICATION_ENV_ALLOWLIST
 from agentic_codemod.errors import BudgetExceeded
 from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
@@ -77,7 +78,7 @@ def tamper_gate(edit: Run) -> Run:
     def run(a: Any) -> None:
         edit(a)
         changes = gates.changed_paths(a.root, a.base)
-        result = gates.test_tamper_check(a.root, a.base, changes, trace=a.trace)
+        result = gates.test_tamper_check(a.root, a.base, changes, trace=a.trace, facts=ADAPTER.test_facts)
         assert not result.passed and all(f.path for f in result.findings)
 
     return run

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agentic_codemod.adapters.npm import ADAPTER as NPM
+from agentic_codemod.adapters.python import ADAPTER as PYTHON
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.sandbox import (
     REPO_MOUNT,
@@ -169,7 +171,7 @@ def test_a_restored_file_is_still_seen_as_touched(repo: Path, tmp_path: Path) ->
     (copy / "pkg" / "__pycache__").mkdir()
     (copy / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"planted")
     (copy / "report.txt").write_text("a byproduct is fine\n")
-    assert repo_copy.touched(copy, stamp, (".py", ".pyc")) == [
+    assert repo_copy.touched(copy, stamp, (".py", ".pyc"), shadowing=PYTHON.test_facts.shadowing) == [
         "mod.py (written or replaced)",
         "pkg/__pycache__/a.cpython-311.pyc (new code file)",
         "pkg/a.py (deleted)",
@@ -244,10 +246,32 @@ def test_new_code_is_flagged_only_where_it_can_shadow_the_candidate(tmp_path: Pa
     for rel in ("pkg/mod/__init__.py", "pkg/extra.py", "_trial_temp/case/__init__.py", "_trial_temp/t.py"):
         (copy / rel).parent.mkdir(parents=True, exist_ok=True)
         (copy / rel).write_text("X = 2\n")
-    assert repo_copy.touched(copy, stamp, (".py", ".pyc")) == [
+    assert repo_copy.touched(copy, stamp, (".py", ".pyc"), shadowing=PYTHON.test_facts.shadowing) == [
         "pkg/extra.py (new code file)",
         "pkg/mod/__init__.py (new code file)",
     ]
+
+
+def test_a_new_module_named_like_a_candidate_folder_shadows_it_where_node_resolves_files_first(
+    tmp_path: Path,
+) -> None:
+    """require("./client") loads client.js before client/index.js; Python imports the package first."""
+    worktree = tmp_path / "clone"
+    (worktree / "src" / "client").mkdir(parents=True)
+    (worktree / "src" / "client" / "index.js").write_text("module.exports = 1;\n")
+    (worktree / "src" / "client" / "__init__.py").write_text("")
+    copy = tmp_path / "copy"
+    stamp = repo_copy.fresh_copy(worktree, copy)
+    (copy / "src" / "client.js").write_text("module.exports = 2;\n")
+    (copy / "src" / "client.py").write_text("A = 2\n")
+    (copy / "scratch").mkdir()
+    (copy / "scratch" / "tool.js").write_text("module.exports = 3;\n")  # a folder of its own: harmless
+    npm = NPM.test_facts
+    assert repo_copy.touched(copy, stamp, npm.code_suffixes, shadowing=npm.shadowing) == [
+        "src/client.js (new code file)"
+    ]
+    python = PYTHON.test_facts
+    assert repo_copy.touched(copy, stamp, python.code_suffixes, shadowing=python.shadowing) == []
 
 
 def test_installs_see_the_runs_own_cache_and_template_builds_see_neither_the_venv_nor_it(

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agentic_codemod.adapters.python import ADAPTER
 from agentic_codemod.adapters.types import TestCommand as Command
 from agentic_codemod.models import Tally
 from agentic_codemod.workflow import oracle
+
+FACTS = ADAPTER.test_facts
 
 SUITE = "import unittest\n\ndef test_ok():\n    assert 1\n\ndef test_bad():\n    assert 1 == 2\n"
 
@@ -17,7 +20,8 @@ SUITE = "import unittest\n\ndef test_ok():\n    assert 1\n\ndef test_bad():\n   
 def suite(tmp_path: Path) -> tuple[Path, oracle.Canary]:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text(SUITE)
-    canary = oracle.plant(tmp_path, Command(argv=["{python}", "-m", "pytest"], source="t", runner="pytest"))
+    command = Command(argv=["{python}", "-m", "pytest"], source="t", runner="pytest")
+    canary = oracle.plant(tmp_path, command, FACTS)
     assert canary is not None and canary.file.startswith("tests/test_c")
     return tmp_path, canary
 
@@ -31,7 +35,7 @@ def test_pytest_output_keeps_the_repositorys_failure_and_loses_the_canarys(tmp_p
         text=True,
     )
     assert canary.token in done.stdout and "2 failed, 1 passed" in done.stdout
-    text = oracle.scrub(done.stdout, canary.token)
+    text = oracle.scrub(done.stdout, canary.token, FACTS)
     assert canary.token not in text
     assert "FAILED tests/test_a.py::test_bad" in text and "1 failed, 1 passed" in text
     assert text.rstrip().endswith("cut from this output]")
@@ -47,13 +51,15 @@ def test_unittest_output_reads_ok_when_only_the_canary_failed(tmp_path: Path) ->
         text=True,
     )
     assert "FAILED (failures=1)" in done.stderr
-    tally = Tally(passed=0, failed=1)
-    assert canary.state_in(tally, [], done.stderr) == "failed" and tally.failed == 0
-    text = oracle.scrub(done.stderr, canary.token)
+    command = Command(argv=["{python}", "-m", "unittest", "discover", "-v"], source="t", runner="unittest")
+    tally, ids = FACTS.read_results(command, root, None, done.stderr)  # unittest names failing tests only
+    assert tally is not None and tally.failed == 1 and ids == []
+    assert canary.state_in(tally, ids) == "failed" and tally.failed == 0 and tally.failing == []
+    text = oracle.scrub(done.stderr, canary.token, FACTS)
     assert canary.token not in text and "\nOK\n" in text
 
 
 def test_a_canary_that_never_ran_is_missing(tmp_path: Path) -> None:
     _root, canary = suite(tmp_path)
-    assert canary.state_in(Tally(passed=3), ["tests.test_a::test_ok"], "3 passed") == "missing"
-    assert canary.state_in(None, [], "") == "missing"
+    assert canary.state_in(Tally(passed=3), ["tests.test_a::test_ok"]) == "missing"
+    assert canary.state_in(None, []) == "missing"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agentic_codemod.adapters.python import ADAPTER
 from agentic_codemod.config import DEFAULT_DENY_GLOBS
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.workflow import gates
@@ -75,7 +76,7 @@ def tree_hash(path: Path) -> str:
 
 
 def tamper(root: Path, base: str) -> GateResult:
-    return gates.test_tamper_check(root, base, changed_paths(root, base))
+    return gates.test_tamper_check(root, base, changed_paths(root, base), facts=ADAPTER.test_facts)
 
 
 # -- changed_paths ---------------------------------------------------------------------------------------

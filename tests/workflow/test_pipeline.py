@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod import run as run_module
+from agentic_codemod.adapters.python import ADAPTER
+from agentic_codemod.adapters.python.test_results import counts_from_output
 from agentic_codemod.config import Settings
 from agentic_codemod.models import ChangePlan, Tally, VerificationResult
 from agentic_codemod.task import load_task
@@ -105,11 +107,11 @@ def test_a_baseline_must_have_run_tests(exit_code: int, counts: Tally | None, us
     baseline = VerificationResult(
         phase="baseline", command=["x"], exit_code=exit_code, duration_s=0.0, passed=False, tests=counts
     )
-    assert verify.usable_baseline(baseline) is usable
+    assert verify.usable_baseline(baseline, ADAPTER.test_facts) is usable
 
 
 def test_unittest_output_is_counted() -> None:
-    counts = verify.counts_from_output("....F.\nRan 6 tests in 0.01s\n\nFAILED (failures=1, skipped=1)\n")
+    counts = counts_from_output("....F.\nRan 6 tests in 0.01s\n\nFAILED (failures=1, skipped=1)\n")
     assert counts is not None and (counts.passed, counts.failed, counts.skipped) == (4, 1, 1)
     assert len(counts.failing) == 1 and "not named in the output" in counts.failing[0]  # no -v lines
-    assert verify.counts_from_output("no tests here") is None
+    assert counts_from_output("no tests here") is None

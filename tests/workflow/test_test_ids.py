@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from agentic_codemod.adapters.python import ADAPTER
+from agentic_codemod.adapters.python import test_results as readers
 from agentic_codemod.models import Tally, VerificationResult
+from agentic_codemod.tools.junit import read_junit
 from agentic_codemod.workflow import oracle, subunit, trial_output, verify
+
+FACTS = ADAPTER.test_facts
 
 RECORDED = Path(__file__).parent / "recorded"
 SUITE = {
@@ -40,7 +45,7 @@ def run(root: Path, *argv: str) -> str:
 
 
 def test_unittest_verbose_output_names_every_failure(tmp_path: Path) -> None:
-    counts = verify.counts_from_output(run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v"))
+    counts = readers.counts_from_output(run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v"))
     assert counts is not None
     assert (counts.passed, counts.failed, counts.errors, counts.skipped) == (1, 2, 1, 1)
     assert counts.failing == [
@@ -56,13 +61,13 @@ def test_unittest_ids_from_report_headers_alone_and_the_older_class_only_form() 
         "======\nERROR: test_y (pkg.mod.TestX.test_y)\n------\nRuntimeError\n"
         "------\nRan 3 tests in 0.1s\n\nFAILED (failures=1, errors=1)\n"
     )
-    counts = verify.counts_from_output(output)
+    counts = readers.counts_from_output(output)
     assert counts is not None and counts.failing == ["pkg.mod.TestX.test_x", "pkg.mod.TestX.test_y"]
 
 
 def test_failures_cut_from_the_output_are_never_taken_for_the_baselines() -> None:
     output = "[... 9000 bytes cut ...]\nRan 40 tests in 1s\n\nFAILED (failures=2)\n"
-    baseline, final = verify.counts_from_output(output), verify.counts_from_output(output)
+    baseline, final = readers.counts_from_output(output), readers.counts_from_output(output)
     assert baseline is not None and final is not None
     assert baseline.failing != final.failing  # two runs' unnamed failures never match
     results = [
@@ -74,7 +79,7 @@ def test_failures_cut_from_the_output_are_never_taken_for_the_baselines() -> Non
 
 def test_same_unittest_ids_before_and_after_are_pre_existing(tmp_path: Path) -> None:
     output = run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v")
-    before, after = verify.counts_from_output(output), verify.counts_from_output(output)
+    before, after = readers.counts_from_output(output), readers.counts_from_output(output)
     results = [
         VerificationResult(phase=p, command=["x"], exit_code=1, duration_s=0, passed=False, tests=t)
         for p, t in (("baseline", before), ("iteration-1", after))
@@ -104,13 +109,13 @@ def test_stestr_repository_latest_run_is_read_and_must_stay_in_the_copy(tmp_path
     repo.mkdir()
     (repo / "next-stream").write_text("2\n")
     (repo / "1").write_bytes((RECORDED / "stestr-v1.subunit").read_bytes())
-    tally, ids = verify.read_stestr(tmp_path)
+    tally, ids = readers.read_stestr(tmp_path)
     assert tally is not None and tally.failing == ["pkg.tests.test_a.TestA.test_bad"] and len(ids) == 3
     outside = tmp_path.parent / "outside.subunit"
     outside.write_bytes((RECORDED / "stestr-v1.subunit").read_bytes())
     (repo / "1").unlink()
     (repo / "1").symlink_to(outside)
-    assert verify.read_stestr(tmp_path) == (None, [])
+    assert readers.read_stestr(tmp_path) == (None, [])
 
 
 def baseline(output: str, tests: Tally | None, exit_code: int = 1) -> VerificationResult:
@@ -128,10 +133,10 @@ def baseline(output: str, tests: Tally | None, exit_code: int = 1) -> Verificati
 def test_a_unittest_baseline_that_lost_a_module_names_it(tmp_path: Path) -> None:
     make(tmp_path, {**SUITE, "pkg/test_b.py": "import hypothesis_not_installed_here\n"})
     output = run(tmp_path, "-m", "unittest", "discover", "-v")
-    result = baseline(output, verify.counts_from_output(output))
-    assert not verify.usable_baseline(result)
+    result = baseline(output, readers.counts_from_output(output))
+    assert not verify.usable_baseline(result, FACTS)
     assert "ModuleNotFoundError: No module named 'hypothesis_not_installed_here'" in str(
-        verify.baseline_problem(result)
+        verify.baseline_problem(result, FACTS)
     )
 
 
@@ -139,9 +144,9 @@ def test_a_pytest_collection_error_for_a_missing_module_is_named(tmp_path: Path)
     make(tmp_path, {"tests/test_a.py": "import hypothesis_not_installed_here\n\ndef test_x():\n    pass\n"})
     junit = tmp_path / "junit.xml"
     output = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", "tests")
-    result = baseline(output, verify.read_junit(junit), exit_code=2)
+    result = baseline(output, read_junit(junit), exit_code=2)
     assert result.tests is not None and result.tests.errors == 1  # "ran 1 test, errors=1": not usable
-    assert "No module named 'hypothesis_not_installed_here'" in str(verify.baseline_problem(result))
+    assert "No module named 'hypothesis_not_installed_here'" in str(verify.baseline_problem(result, FACTS))
 
 
 def test_stestr_discovery_failure_is_named() -> None:
@@ -152,12 +157,12 @@ def test_stestr_discovery_failure_is_named() -> None:
         '  File "pkg/tests/test_b.py", line 1, in <module>\n    import testscenarios\n'
         "ModuleNotFoundError: No module named 'testscenarios'\n"
     )
-    assert verify.missing_test_module(output) == "ModuleNotFoundError: No module named 'testscenarios'"
+    assert readers.missing_test_module(output) == "ModuleNotFoundError: No module named 'testscenarios'"
 
 
 def test_a_failing_test_that_imports_nothing_missing_keeps_the_baseline_usable(tmp_path: Path) -> None:
     output = run(make(tmp_path, SUITE), "-m", "unittest", "discover", "-v")
-    assert verify.baseline_problem(baseline(output, verify.counts_from_output(output))) is None
+    assert verify.baseline_problem(baseline(output, readers.counts_from_output(output)), FACTS) is None
 
 
 # A real `python -m twisted.trial --reporter=bwverbose towncrier` run (Twisted 25, towncrier 23.11's suite
@@ -187,9 +192,9 @@ def test_trial_canary_is_found_failed_and_cut_from_what_readers_see() -> None:
     assert read is not None
     tally, ids = read
     canary = oracle.Canary(file="src/towncrier/test/test_ca1b2c3d4e5.py", token=TRIAL_CANARY)
-    assert canary.state_in(tally, ids, output) == "failed"
+    assert canary.state_in(tally, ids) == "failed"
     assert (tally.failed, tally.errors) == (1, 2) and not any(TRIAL_CANARY in t for t in tally.failing)
-    scrubbed = oracle.scrub(output, TRIAL_CANARY)
+    scrubbed = oracle.scrub(output, TRIAL_CANARY, FACTS)
     assert TRIAL_CANARY not in scrubbed and "123 != 1045" not in scrubbed
     assert "towncrier.test.test_zz.T.test_a" in scrubbed
     assert "FAILED (skips=1, failures=1, errors=2" in scrubbed
@@ -197,7 +202,7 @@ def test_trial_canary_is_found_failed_and_cut_from_what_readers_see() -> None:
 
 def test_a_trial_module_that_lost_an_import_is_named_as_a_missing_test_dependency() -> None:
     output = (RECORDED / "trial_bwverbose.txt").read_text()
-    assert verify.missing_test_module(output) == "ModuleNotFoundError: No module named 'nosuchmod'"
+    assert readers.missing_test_module(output) == "ModuleNotFoundError: No module named 'nosuchmod'"
 
 
 def test_trial_output_cut_before_the_report_leaves_unnamed_failures_unmatchable() -> None:

@@ -1,8 +1,9 @@
 """What a candidate introduces into a JavaScript/TypeScript repository that could change how its tests run
 or what they report (the tamper gate's npm facts; adapters/types.py TestFacts.tamper).
 
-    tamper(path, before, after, is_test) -> [message, ...]
-        `before` is the base text at the path (None: new there), `after` the candidate's (None: deleted).
+    tamper(path, before, after, is_test, new_here, config_files) -> [message, ...]
+        `before` is the base text (of the path it was renamed from; None: new), `after` the candidate's
+        (None: deleted or not a regular file), `new_here`: the path did not exist at base.
 
 Each message names the path. Counted in test files (more than at base is a finding; fewer tests or
 assertions too):
@@ -14,7 +15,9 @@ In any JS/TS file or test-runner configuration:
     hooks       require.cache, Module._load, Module.prototype.require, process.exitCode =, process.exit(
                 (in a test file), a custom reporter or setup file (reporters, setupFiles…, --require,
                 --import, --test-reporter, NODE_OPTIONS): code that can rewrite or hide results
-    config      a new test-runner configuration file (TestFacts.config_files)
+    config      a test-runner configuration file new at its path (TestFacts.config_files; moved there too)
+    mocks       a file new in a __mocks__ folder: jest replaces the module of that name by it (a root
+                __mocks__/<package>.js mocks an installed package without any jest.mock call)
 A deleted test file is the core's finding (it sees TestFacts.is_test_file).
 """
 
@@ -37,20 +40,29 @@ HOOKS = re.compile(
     r"|--require\b|--import\b|--test-reporter\b|--loader\b|NODE_OPTIONS"
 )
 EXITS = re.compile(r"process\.exit\s*\(")
+MOCKS = "__mocks__"  # jest's folder of manual module mocks
 CODE = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 
 
 def tamper(
-    path: str, before: str | None, after: str | None, is_test: bool, config_files: tuple[str, ...]
+    path: str,
+    before: str | None,
+    after: str | None,
+    is_test: bool,
+    new_here: bool,
+    config_files: tuple[str, ...],
 ) -> list[str]:
     if after is None:
         return []
     old = before or ""
-    name = PurePosixPath(path).name
+    pure = PurePosixPath(path)
+    name = pure.name
     found: list[str] = []
     is_config = any(fnmatch.fnmatchcase(name, pattern) for pattern in config_files)
-    if is_config and before is None:
+    if is_config and (before is None or new_here):
         found.append(f"new test-runner configuration: {path}")
+    if MOCKS in pure.parts[:-1] and (before is None or new_here):
+        found.append(f"new module mock: {path}")
     if name.endswith(CODE) or is_config or name == "package.json":
         found += [f"{what} introduced in {path}" for what in _more(HOOKS, old, after)]
     if not is_test:

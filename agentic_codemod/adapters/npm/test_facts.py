@@ -3,7 +3,13 @@
     is_test_file(path) -> bool       *.test.* / *.spec.* (js, cjs, mjs, jsx, ts, cts, mts, tsx), files
                                      under test/, tests/ or __tests__/ with a code suffix
     canary(command, sibling, token)  a test that must fail, in the runner's own style, named by `token`
-    read_results(command, report, output)  test_results.read_results by the command's runner
+    is_test_support(path) -> bool    a code file in a __mocks__ folder (jest's manual mocks)
+    read_results(command, copy, report, output)  test_results.read_results by the command's runner
+    missing_dependency(output)       a test file that could not load a package ("Cannot find module 'x'"
+                                     in a load failure; a relative path is the repository's own bug)
+    scrub(output, token)             every output line naming the canary dropped
+    suspects(copy)                   result hooks (test_results' HOOKS) in runner configuration and
+                                     package.json, and __mocks__ folders
     TEST_FACTS                       the contract's TestFacts
 
 Test-runner configuration a candidate may not add (the tamper gate): jest/vitest/mocha/ava/c8/nyc config
@@ -13,14 +19,17 @@ package.json keys are read by the manifest gate (package.json changes only as th
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
 import re
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.npm.rule_risk import assess as assess_rule_edit
+from agentic_codemod.adapters.npm.tamper import HOOKS, MOCKS
 from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
-from agentic_codemod.adapters.types import Canary, TestCommand, TestFacts
+from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 SOURCE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
@@ -48,6 +57,14 @@ CONFIG_FILES = (
     ".swcrc",
     "tsconfig*.json",
 )
+# A test file that could not load a package: the module named, in the runners' load-failure reports.
+MISSING_MODULE = re.compile(r"Cannot find (?:module|package) '([^']+)'")
+LOAD_FAILURE = re.compile(r"Test suite failed to run|Require stack:|ERR_MODULE_NOT_FOUND|Failed to load url")
+SUSPECT_SKIPPED_DIRS = frozenset({".git", "node_modules"})
+# node resolves require("./x") to x.js before the folder x/: a new x.js shadows a candidate folder.
+SHADOWING = Shadowing(
+    module_suffixes=SOURCE_SUFFIXES, cache_dirs=(), package_files=(), file_beats_folder=True
+)
 NOT_A_TEST_RUN = frozenset({126, 127})  # cannot execute / not found (every runner exits 1 on failures)
 
 
@@ -56,6 +73,12 @@ def is_test_file(path: str) -> bool:
     if not pure.name.endswith(SOURCE_SUFFIXES) or "node_modules" in pure.parts:
         return False
     return bool(TEST_NAME.search(pure.name)) or bool(TEST_FOLDERS & set(pure.parts[:-1]))
+
+
+def is_test_support(path: str) -> bool:
+    pure = PurePosixPath(path)
+    in_mocks = MOCKS in pure.parts[:-1] and "node_modules" not in pure.parts
+    return in_mocks and pure.name.endswith(SOURCE_SUFFIXES)
 
 
 # A test file's name around its stem: test-x.js, x-test.js, x_test.js, x.spec.ts, x.js (in a test folder).
@@ -96,12 +119,47 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
     return Canary(name, f'test("{token}", () => {{\n  expect(1).toBe(2);\n}});\n')
 
 
-def read_results(command: TestCommand, report: Path | None, output: str) -> tuple[Tally | None, list[str]]:
+def read_results(
+    command: TestCommand, copy: Path, report: Path | None, output: str
+) -> tuple[Tally | None, list[str]]:
     return read_by_runner(command.runner, report, output)
 
 
-def tamper(path: str, before: str | None, after: str | None, is_test: bool) -> list[str]:
-    return find_tampering(path, before, after, is_test, CONFIG_FILES)
+def missing_dependency(output: str) -> str | None:
+    if not LOAD_FAILURE.search(output):
+        return None
+    names = [n for n in MISSING_MODULE.findall(output) if not n.startswith((".", "/"))]
+    return f"Cannot find module '{names[0]}'" if names else None
+
+
+def scrub(output: str, token: str) -> str:
+    return "".join(line for line in output.splitlines(keepends=True) if token not in line)
+
+
+def suspects(copy: Path) -> list[str]:
+    """'path: hook' for every runner configuration or package.json that loads code into the run or
+    rewrites its report, and every __mocks__ folder."""
+    found: list[str] = []
+    for directory, dirs, files in os.walk(copy):
+        dirs[:] = sorted(d for d in dirs if d not in SUSPECT_SKIPPED_DIRS)
+        rel = Path(directory).relative_to(copy)
+        if rel.name == MOCKS:
+            found.append(f"{rel.as_posix()}: module mocks")
+        for name in sorted(files):
+            if name != "package.json" and not any(fnmatch.fnmatchcase(name, p) for p in CONFIG_FILES):
+                continue
+            try:
+                text = Path(directory, name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            hooks = sorted({re.sub(r"\s+", "", m.group(0)).strip("\"':") for m in HOOKS.finditer(text)})
+            if hooks:
+                found.append(f"{(rel / name).as_posix()}: {', '.join(hooks)}")
+    return found
+
+
+def tamper(path: str, before: str | None, after: str | None, is_test: bool, new_here: bool) -> list[str]:
+    return find_tampering(path, before, after, is_test, new_here, CONFIG_FILES)
 
 
 def runner_of(tokens: list[str]) -> str | None:
@@ -124,12 +182,18 @@ TEST_FACTS = TestFacts(
     ast_grep_languages=AST_GREP_LANGUAGES,
     code_suffixes=CODE_SUFFIXES,
     is_test_file=is_test_file,
+    is_test_support=is_test_support,
+    start_options=(),
     config_files=CONFIG_FILES,
     not_a_test_run=NOT_A_TEST_RUN,
     read_results=read_results,
+    missing_dependency=missing_dependency,
     canary=canary,
+    scrub=scrub,
+    suspects=suspects,
     tamper=tamper,
     runner_of=runner_of,
+    shadowing=SHADOWING,
     rule_risk=assess_rule_edit,
 )
 # Every sandboxed process of an npm run: no update checks, no funding or audit calls, CI behaviour

@@ -1,23 +1,31 @@
 """What the core's gates need to know about Python code and its tests (adapters/types.py TestFacts).
 
-is_test_file(path)                    test_*.py, *_test.py, conftest.py, or test*.py under tests/ or test/
+is_test_file(path)                    test_*.py, *_test.py, test*.py (what pytest and unittest collect)
+is_test_support(path)                 conftest.py, any module under test/, tests/ or testing/
 canary(command, sibling, token)       a unittest case that must fail (pytest, unittest and stestr all
                                       collect it), named test_<token>.py (<token>_test.py beside a
                                       *_test.py file under pytest)
-read_results(command, report, output) JUnit XML (pytest), unittest -v output, stestr's subunit record
-                                      (read by workflow/verify.py until that reading moves here)
+read_results, missing_dependency, scrub
+                                      test_results.py: JUnit XML (pytest), unittest -v output, stestr's
+                                      subunit record, trial's report
+tamper                                tamper.py: pytest hooks, plugins, configuration, start-up files, skip
+                                      markers, fewer tests or asserts
+suspects(copy)                        pytest hooks and plugin loading in conftest.py and config files, .pth
+shadowing                             a new module, bytecode in __pycache__, or a package's __init__.py
 detect(root)                          a Python dependency file or setup.py at the root
 """
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from pathlib import Path, PurePosixPath
 
-from agentic_codemod.adapters.types import Canary, TestCommand, TestFacts
+from agentic_codemod.adapters.python.tamper import is_support, tamper
+from agentic_codemod.adapters.python.test_results import missing_test_module, read_results, scrub
+from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
 from agentic_codemod.config import CODE_SUFFIXES
-from agentic_codemod.models import Tally
 
 SOURCE_SUFFIXES = (".py",)
 AST_GREP_LANGUAGES: dict[str, tuple[str, ...]] = {"python": SOURCE_SUFFIXES}
@@ -35,6 +43,23 @@ CONFIG_FILES = (
 )
 # pytest: 5 = no tests collected, 4 = usage error, 3 = internal error; 126/127 = cannot execute / not found.
 NOT_A_TEST_RUN = frozenset({3, 4, 5, 126, 127})
+# Options that name the one directory a runner collects tests from (unittest discover, stestr).
+START_OPTIONS = ("-s", "--start-directory", "--test-path")
+# Code that can change what a test run reports (pytest hooks and plugin loading, in any file).
+SUSPECT = re.compile(
+    r"(def\s+pytest_(runtest_\w+|report_\w+|collection_modifyitems|terminal_summary|sessionfinish)"
+    r"|pluginmanager\.register|PYTEST_PLUGINS|pytest_plugins\s*=|-p\s+(?!no:)[\w.]+)"
+)
+SUSPECT_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+SUSPECT_SKIPPED_DIRS = frozenset(
+    {".git", "node_modules", "site-packages", "__pycache__", ".tox", ".nox", "build"}
+)
+SHADOWING = Shadowing(
+    module_suffixes=SOURCE_SUFFIXES,
+    cache_dirs=("__pycache__",),
+    package_files=("__init__.py",),
+    file_beats_folder=False,  # a package (X/__init__.py) wins over a module X.py beside it
+)
 DETECTED_BY = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini")
 
 
@@ -57,18 +82,25 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
     )
 
 
-def read_results(command: TestCommand, report: Path | None, output: str) -> tuple[Tally | None, list[str]]:
-    from agentic_codemod.workflow import verify  # the readers still live there (issue 14: to move here)
-
-    if report is not None and report.is_file():
-        return verify.read_junit(report), verify.junit_case_ids(report)
-    return verify.counts_from_output(output), []
-
-
-def tamper(path: str, before: str | None, after: str | None, is_test: bool) -> list[str]:
-    """Nothing beyond what the core's tamper gate checks for Python itself (workflow/gates.py and
-    oracle_tamper.py: pytest hooks, config, skip markers; issue 14: to move here)."""
-    return []
+def suspects(copy: Path) -> list[str]:
+    """'path: hook' for every place in the copy that can rewrite or hide test results."""
+    found: list[str] = []
+    for directory, dirs, files in os.walk(copy):
+        dirs[:] = sorted(d for d in dirs if d not in SUSPECT_SKIPPED_DIRS)
+        for name in sorted(files):
+            if name not in SUSPECT_FILES and not name.endswith(".pth"):
+                continue
+            path = Path(directory, name)
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            hooks = sorted(
+                {m.group(0).split("(")[0].replace("def ", "").strip() for m in SUSPECT.finditer(text)}
+            )
+            if hooks or name.endswith(".pth"):
+                found.append(f"{path.relative_to(copy).as_posix()}: {', '.join(hooks) or 'path hook'}")
+    return found
 
 
 def runner_of(tokens: list[str]) -> str | None:
@@ -87,12 +119,18 @@ TEST_FACTS = TestFacts(
     ast_grep_languages=AST_GREP_LANGUAGES,
     code_suffixes=CODE_SUFFIXES,
     is_test_file=is_test_file,
+    is_test_support=is_support,
+    start_options=START_OPTIONS,
     config_files=CONFIG_FILES,
     not_a_test_run=NOT_A_TEST_RUN,
     read_results=read_results,
+    missing_dependency=missing_test_module,
     canary=canary,
+    scrub=scrub,
+    suspects=suspects,
     tamper=tamper,
     runner_of=runner_of,
+    shadowing=SHADOWING,
     rule_risk=None,  # workflow/rule_risk.py reads Python's syntax tree itself
 )
 # Every sandboxed process of a Python run: no bytecode written into the copy, no pytest cache.

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.adapters.python import ADAPTER as PYTHON
 from agentic_codemod.workflow import gates
 
 TEST = """const test = require("node:test");
@@ -17,9 +18,10 @@ test("b", () => { assert.equal(2, 2); });
 """
 
 
-def tamper(path: str, before: str | None, after: str | None) -> list[str]:
+def tamper(path: str, before: str | None, after: str | None, *, new_here: bool = False) -> list[str]:
     facts = ADAPTER.test_facts
-    return facts.tamper(path, before, after, facts.is_test_file(path))
+    is_test = facts.is_test_file(path) or facts.is_test_support(path)
+    return facts.tamper(path, before, after, is_test, new_here or before is None)
 
 
 @pytest.mark.parametrize(
@@ -90,8 +92,8 @@ def test_the_gate_with_npm_facts_fails_a_deleted_or_skipped_js_test(tmp_path: Pa
     (tmp_path / "test" / "a.test.js").unlink()
     (tmp_path / "test" / "b.test.js").write_text(TEST.replace('test("b"', 'test.skip("b"'))
     changes = gates.changed_paths(tmp_path, base)
-    without = gates.test_tamper_check(tmp_path, base, changes)
-    assert without.passed  # the Python-only gate sees no test file here
+    without = gates.test_tamper_check(tmp_path, base, changes, facts=PYTHON.test_facts)
+    assert without.passed  # Python's facts see no test file here: the gate's view is the ecosystem's
     result = gates.test_tamper_check(tmp_path, base, changes, facts=ADAPTER.test_facts)
     messages = [f.message for f in result.findings]
     assert not result.passed
@@ -111,3 +113,13 @@ def test_rules_of_each_js_language_scan_their_own_files(tmp_path: Path) -> None:
     assert source_files(tmp_path, "npm") == ["a.js", "b.mjs", "c.ts", "d.tsx"]  # an ecosystem: all of them
     assert source_files(tmp_path, "python") == ["e.py"]
     assert source_suffixes("cobol") == ()
+
+
+def test_a_new_module_mock_or_a_moved_runner_configuration_is_found() -> None:
+    mock = "module.exports = { connect: () => ({ get: async () => ({ ok: true }) }) };\n"
+    assert tamper("__mocks__/acme-sdk.js", None, mock) == ["new module mock: __mocks__/acme-sdk.js"]
+    assert tamper("__mocks__/acme-sdk.js", mock, mock + "// more\n") == []  # editing an existing mock
+    moved = tamper("jest.config.js", "module.exports = {};\n", "module.exports = {};\n", new_here=True)
+    assert moved == ["new test-runner configuration: jest.config.js"]
+    facts = ADAPTER.test_facts
+    assert facts.is_test_support("src/__mocks__/fs.js") and not facts.is_test_support("src/mocks/fs.js")

@@ -1,0 +1,164 @@
+"""What a Python test run said, with test ids (adapters/types.py TestFacts.read_results and friends).
+
+    read_results(command, copy, report, output) -> (Tally | None, [test id, ...])
+        pytest      the JUnit XML report ({junit}); ids "<classname>::<name>"
+        unittest    `-v` output: 'Ran N tests', 'OK' / 'FAILED (failures=F, errors=E)', failing tests named
+                    from the result lines and report headers; no ids of passing tests
+        stestr      its own subunit record of the run in the copy (.stestr/), whatever was printed
+        trial       its `--reporter=bwverbose` result lines and problem report (workflow/trial_output.py)
+    missing_dependency(output) -> "ModuleNotFoundError: No module named 'x'" | None
+        when a test module could not be imported or collected for want of a module
+    scrub(output, token) -> the output without the canary's report (pytest's section, FAILED line and
+        count; unittest's FAIL block and count; trial's problem block)
+
+None when there is no readable report or summary: a run whose results cannot be read proves nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+
+from agentic_codemod.adapters.types import TestCommand
+from agentic_codemod.config import MAX_TEST_REPORT_BYTES
+from agentic_codemod.models import Tally
+from agentic_codemod.tools.junit import junit_case_ids, read_junit
+from agentic_codemod.workflow import subunit, trial_output
+
+
+def read_results(
+    command: TestCommand, copy: Path, report: Path | None, output: str
+) -> tuple[Tally | None, list[str]]:
+    if command.runner == "stestr":  # its own record of the run, in the copy: subunit
+        return read_stestr(copy)
+    if command.runner == "trial":  # its result lines and problem report
+        return trial_output.read(output) or (None, [])
+    if report is not None and report.is_file():
+        return read_junit(report), junit_case_ids(report)
+    return counts_from_output(output), []
+
+
+def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:
+    """The tally and test ids of the newest run stestr recorded in the copy (.stestr/), or (None, [])
+    when there is none, it leads out of the copy, or is too large to read."""
+    stream = subunit.latest_stream(copy / ".stestr")
+    if stream is None or not stream.resolve().is_relative_to(copy.resolve()):
+        return None, []
+    if stream.stat().st_size > MAX_TEST_REPORT_BYTES:
+        return None, []
+    read = subunit.read_stream(stream.read_bytes())
+    return read if read is not None else (None, [])
+
+
+def counts_from_output(output: str) -> Tally | None:
+    """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'. The failing tests are
+    named by id ('pkg.mod.Class.test_x', a subtest with its parameters) from the `-v` result lines
+    ('test_x (pkg.mod.Class.test_x) ... FAIL') and the report headers ('ERROR: test_x (...)'); when the
+    output was cut and fewer ids than failures are left, `failing` says so (`unnamed_failures`)."""
+    ran = re.search(r"^Ran (\d+) tests?", output, re.MULTILINE)
+    if not ran:
+        return None
+    total = int(ran.group(1))
+    summary = output[ran.end() :]
+    failures = sum(int(n) for n in re.findall(r"failures=(\d+)", summary))
+    errors = sum(int(n) for n in re.findall(r"errors=(\d+)", summary))
+    skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", summary))
+    failed, errors = min(failures, total), min(errors, max(total - failures, 0))
+    ids = [_unittest_id(*m) for m in UNITTEST_RESULT.findall(output) + UNITTEST_HEADER.findall(output)]
+    failing = list(dict.fromkeys(ids))
+    missing = failed + errors - len(failing)
+    failing += [unnamed_failures(missing)] if missing > 0 else []
+    return Tally(
+        passed=max(total - failed - errors - skipped, 0),
+        failed=failed,
+        errors=errors,
+        skipped=skipped,
+        failing=failing,
+    )
+
+
+def unnamed_failures(count: int) -> str:
+    """The stand-in id for failures whose names were cut from the output: unique to this run, so it never
+    matches a baseline's id and classify() never calls such failures pre-existing."""
+    return f"<{count} failing test(s) not named in the output tail, run {secrets.token_hex(4)}>"
+
+
+# `-v` result lines: 'name (id) ... FAIL', a docstring line between, a subtest's '(params)' after.
+UNITTEST_RESULT = re.compile(
+    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. (?:FAIL|ERROR)$", re.MULTILINE
+)
+# Report headers: 'FAIL: name (id)', 'ERROR: name (id) (params)'.
+UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([\w.]+)\)((?: \([^\n]*\))?)$", re.MULTILINE)
+# What an import of a test module that failed on a missing module prints (pytest, unittest, stestr,
+# trial: its loader in the traceback).
+MISSING_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)'?")
+IMPORT_FAILURE = re.compile(
+    r"ImportError while importing test module|ERROR collecting|error(?:s)? during collection"
+    r"|Failed to import test module|unittest\.loader\._FailedTest|Failures during discovery"
+    r"|trial/runner\.py\", line \d+, in load"
+)
+
+
+def _unittest_id(name: str, where: str, params: str) -> str:
+    """Python >= 3.11 prints the full id in the parentheses; older versions print the class."""
+    test_id = where if where.endswith(f".{name}") else f"{where}.{name}"
+    return test_id + params
+
+
+def missing_test_module(output: str) -> str | None:
+    """'ModuleNotFoundError: No module named 'x'' when a test module could not be imported or collected
+    for want of a module (a missing test dependency), else None."""
+    if not IMPORT_FAILURE.search(output):
+        return None
+    found = MISSING_MODULE.search(output)
+    return f"ModuleNotFoundError: No module named '{found.group(1)}'" if found else None
+
+
+PYTEST_SECTION = re.compile(r"^_{3,} .* _{3,}\s*$")
+# One problem of trial's report: a rule of `=`, `[FAIL]` or `[ERROR]`, the traceback, the test ids.
+TRIAL_BLOCK = re.compile(r"(?ms)^={20,}\n\[(?:FAIL|FAILURE|ERROR)\]\n.*?(?=^={20,}$|^-{20,}$|\Z)")
+
+
+def scrub(output: str, token: str) -> str:
+    """The output without the canary's own report (pytest's section, FAILED line and count; unittest's
+    FAIL block and count; trial's problem block)."""
+    output = TRIAL_BLOCK.sub(lambda block: "" if token in block.group(0) else block.group(0), output)
+    out: list[str] = []
+    skip, block_lines = "", 0
+    for line in output.splitlines(keepends=True):
+        if skip == "pytest" and (PYTEST_SECTION.match(line) or line.startswith("===")):
+            skip = ""
+        elif skip == "unittest":
+            block_lines += 1
+            if line.startswith("===") or (line.startswith("---") and block_lines > 1):
+                skip = ""
+        if skip:
+            continue
+        if token in line:
+            if PYTEST_SECTION.match(line):
+                skip = "pytest"
+            elif line.startswith(("FAIL: ", "ERROR: ")):
+                skip, block_lines = "unittest", 0
+                if out and out[-1].startswith("==="):
+                    out.pop()
+            continue
+        out.append(line)
+    text = "".join(out)
+    text = re.sub(r"(?m)^(=* ?)(\d+) failed(, )?", _one_failure_fewer, text)
+    return re.sub(r"(?m)^FAILED \((.*)\)$", _one_unittest_failure_fewer, text)
+
+
+def _one_failure_fewer(match: re.Match[str]) -> str:
+    left = int(match.group(2)) - 1
+    return match.group(1) + (f"{left} failed{match.group(3) or ''}" if left else "")
+
+
+def _one_unittest_failure_fewer(match: re.Match[str]) -> str:
+    parts = dict(p.split("=", 1) for p in match.group(1).split(", ") if "=" in p)
+    if parts.get("failures", "0").isdigit() and int(parts.get("failures", "0")) > 0:
+        parts["failures"] = str(int(parts["failures"]) - 1)
+    left = ", ".join(f"{k}={v}" for k, v in parts.items() if v != "0")
+    if any(parts.get(k, "0") != "0" for k in ("failures", "errors", "unexpected successes")):
+        return f"FAILED ({left})"
+    return f"OK ({left})" if left else "OK"

@@ -1,0 +1,122 @@
+"""A hostile npm repository end to end: the tamper gate and the copy's watch are the ecosystem's too.
+
+- `agentic-codemod gate worktree` (the real CLI, a real git worktree of the npm fixture) refuses a
+  candidate that adds what could change how its tests run or read — a .mocharc, a jest config with a
+  setup file, a node --require hook, a module mock, a skipped test — the way it refuses a new conftest.py
+  in a Python repository; a plain source edit passes the same gate.
+- `agentic-codemod run --offline` (real npm and node in the sandbox) on a repository whose own test
+  writes lib/client.js during the run, a module node resolves before the candidate's lib/client/index.js:
+  the baseline is tampered, and the run ends requires_human naming the file, never green.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fixtures_support import ROOT, materialize
+
+from agentic_codemod.tools import sandbox
+
+TASKS = ROOT / "fixtures" / "npm-tasks"
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+HOSTILE = {
+    ".mocharc.yml": "require: ./test/hook.js\nspec: test\n",
+    "jest.config.js": 'module.exports = { setupFilesAfterEach: ["./test/hook.js"] };\n',
+    "test/hook.js": 'const Module = require("module");\nModule._load = () => ({ ok: true });\n',
+    "__mocks__/acme-sdk.js": "module.exports = { connect: () => ({ fetch: () => ({ url: '' }) }) };\n",
+}
+
+
+@pytest.fixture
+def npm_repo(tmp_path: Path) -> Path:
+    dest = tmp_path / "npm-app"
+    materialize.materialize(ROOT / "fixtures" / "npm-app", dest)
+    return dest
+
+
+ALLOWED = ("src/**", "test/**", "__mocks__/**", ".mocharc.yml", "jest.config.js")  # scope is not the point
+
+
+def gate(repo: Path) -> tuple[int, dict[str, object]]:
+    argv = [sys.executable, "-m", "agentic_codemod", "gate", "worktree", "--worktree", str(repo)]
+    argv += ["--task", str(TASKS / "acme-sdk-2.yml"), "--json"]
+    argv += [a for glob in ALLOWED for a in ("--allowed-path", glob)]
+    env = {**os.environ, "AGNO_TELEMETRY": "false"}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def tamper_findings(verdict: dict[str, object]) -> list[str]:
+    reasons = verdict["reasons"]
+    assert isinstance(reasons, list)
+    return [r.removeprefix("test_tamper: ") for r in reasons if r.startswith("test_tamper: ")]
+
+
+def test_a_candidate_wiring_the_test_runner_is_refused_by_the_worktree_gate(npm_repo: Path) -> None:
+    for rel, text in HOSTILE.items():
+        (npm_repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (npm_repo / rel).write_text(text)
+    orders = npm_repo / "test" / "orders.test.js"
+    orders.write_text(orders.read_text().replace('test.it("loads', 'test.it.skip("loads'))
+    code, verdict = gate(npm_repo)
+    assert code == 1 and verdict["outcome"] == "rejected", verdict
+    found = tamper_findings(verdict)
+    for expected in (
+        "new test-runner configuration: .mocharc.yml",
+        "new test-runner configuration: jest.config.js",
+        "setupFilesAfterEach introduced in jest.config.js",
+        "Module._load introduced in test/hook.js",
+        "new module mock: __mocks__/acme-sdk.js",
+        "skip marker added in test/orders.test.js: 0 at base, 1 now",
+    ):
+        assert expected in found, found
+
+
+def test_a_plain_source_edit_passes_the_same_gate(npm_repo: Path) -> None:
+    orders = npm_repo / "src" / "orders.js"
+    orders.write_text(orders.read_text() + "\n// a comment\n")
+    code, verdict = gate(npm_repo)
+    assert tamper_findings(verdict) == [] and code == 0, verdict
+
+
+CLIENT = 'module.exports = { name: () => "client" };\n'
+# The repository's own test: it passes, and leaves a module behind that node loads instead of the
+# candidate's folder module for every later require("../lib/client").
+WRITES_A_SHADOW = """const test = require("node:test");
+const assert = require("node:assert");
+const fs = require("node:fs");
+const path = require("node:path");
+
+test("the client has a name", () => {
+  fs.writeFileSync(path.join(__dirname, "..", "lib", "client.js"), 'module.exports = { name: () => "x" };');
+  assert.strictEqual(require("../lib/client/index.js").name(), "client");
+});
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+def test_a_test_run_that_plants_a_module_shadowing_a_candidate_folder_is_never_green(
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    (npm_repo / "lib" / "client").mkdir(parents=True)
+    (npm_repo / "lib" / "client" / "index.js").write_text(CLIENT)
+    (npm_repo / "test" / "client.test.js").write_text(WRITES_A_SHADOW)
+    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "lib/client"], cwd=npm_repo, check=True)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    baseline = m["verifications"][0]
+    assert baseline["tampered"] == ["lib/client.js (new code file)"], baseline
+    assert not baseline["passed"] and baseline["canary"] == "failed"
+    assert "lib/client.js" in m["reason"]
