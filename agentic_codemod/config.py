@@ -11,12 +11,12 @@ import shlex
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from packaging.requirements import InvalidRequirement, Requirement
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agentic_codemod.errors import InputError
 from agentic_codemod.semantic.settings import SemanticSettings
+from agentic_codemod.yaml_input import first_error as first_error  # re-exported for its old callers
+from agentic_codemod.yaml_input import load_yaml_model
 
 # Names with a special meaning to git, CI, Python start-up or dependency resolution, denied at any depth
 # (a glob without `/` matches one path component anywhere) unless the task names the exact path in
@@ -341,22 +341,7 @@ def load_settings(path: Path | None) -> Settings:
     """Defaults, or defaults updated from a YAML file. Errors name the file and the field."""
     if path is None:
         return Settings()
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"{path}: cannot read config: {exc}") from exc
-    if not isinstance(raw, dict):
-        raise InputError(f"{path}: config must be a mapping")
-    try:
-        settings = Settings.model_validate(raw)
-    except ValidationError as exc:
-        raise InputError(f"{path}: {first_error(exc)}") from exc
+    hint = "the fields and their types: schemas/config.schema.json"
+    settings = load_yaml_model(path, Settings, what="config file", hint=hint, empty_ok=True)
     # The defaults are a floor: a config file adds deny globs, it cannot remove the built-in ones.
     return settings.for_task([], {})
-
-
-def first_error(exc: ValidationError) -> str:
-    """One line for the first pydantic error: 'field.path: message'."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "<root>"
-    return f"field '{where}': {err['msg']}"

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentic_codemod.errors import InputError
+from agentic_codemod.yaml_input import load_yaml_model
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
@@ -147,17 +147,11 @@ def load_models(context_root: Path | None = None, environ: Mapping[str, str] | N
     source = next((p for p in candidates if p.is_file()), None)
     if source is None and env.get("CODEMOD_LLM_MODELS"):
         raise InputError(f"{candidates[0]}: CODEMOD_LLM_MODELS names no file")
-    raw: Any = {}
-    if source is not None:
-        try:
-            raw = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError(f"{source}: cannot read the models file: {exc}") from exc
-    try:
-        parsed = _ModelsFile.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(f"{source}: field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}") from exc
+    parsed = (
+        load_yaml_model(source, _ModelsFile, what="models file", empty_ok=True)
+        if source is not None
+        else _ModelsFile()
+    )
     base_url = env.get("CODEMOD_LLM_BASE_URL") or parsed.endpoint.base_url
     api_key = env.get(parsed.endpoint.api_key_env) or "not-needed"
     defaults = {**BUILTIN, **parsed.defaults.model_dump(exclude_none=True)}

@@ -17,14 +17,14 @@ import subprocess
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from agentic_codemod.adapters.types import Versioning
-from agentic_codemod.config import VerificationSettings, first_error
+from agentic_codemod.config import VerificationSettings
 from agentic_codemod.errors import InputError
 from agentic_codemod.tools.paths import Refused, matches_everything, normalise
 from agentic_codemod.tools.safe_git import run_git
+from agentic_codemod.yaml_input import load_yaml_model
 
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -167,18 +167,8 @@ class TaskSpec(BaseModel):
 
 
 def load_task(path: Path) -> TaskSpec:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: task file not found") from exc
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"{path}: cannot read task file: {exc}".splitlines()[0]) from exc
-    if not isinstance(raw, dict):
-        raise InputError(f"{path}: a task file must be a YAML mapping")
-    try:
-        return TaskSpec.model_validate(raw)
-    except ValidationError as exc:
-        raise InputError(f"{path}: {first_error(exc)}") from exc
+    hint = "the fields and their types: schemas/task.schema.json"
+    return load_yaml_model(path, TaskSpec, what="task file", hint=hint)
 
 
 # What a run reads from --context; a run dir in there would write where the context is read from.

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.values import check_link, check_value
+from agentic_codemod.yaml_input import load_yaml_model
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 
@@ -133,19 +133,9 @@ class FleetFile(BaseModel):
 
 
 def load_fleet(path: Path) -> FleetFile:
-    try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"{path}: cannot read the fleet file: {exc}") from exc
-    if not isinstance(raw, dict):
-        raise InputError(f"{path}: the fleet file must be a mapping with `repos:`")
-    try:
-        fleet = FleetFile.model_validate({**raw, "source": Path(path).resolve()})
-    except ValidationError as exc:
-        raise InputError(
-            f"{path}: {_first_error(exc, raw)}", hint="see agentic_codemod/fleet/repos.py"
-        ) from exc
-    return fleet
+    hint = "a mapping with `repos:`; the fields and their types: schemas/fleet.schema.json"
+    extra = {"source": Path(path).resolve()}
+    return load_yaml_model(path, FleetFile, what="fleet file", hint=hint, extra=extra, describe=_first_error)
 
 
 def _first_error(exc: ValidationError, raw: dict[str, object]) -> str:
