@@ -63,3 +63,14 @@ def test_a_canary_that_never_ran_is_missing(tmp_path: Path) -> None:
     _root, canary = suite(tmp_path)
     assert canary.state_in(Tally(passed=3), ["tests.test_a::test_ok"]) == "missing"
     assert canary.state_in(None, []) == "missing"
+
+
+def test_suspects_name_pytest_hooks_and_path_hooks_in_the_copy(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("def pytest_runtest_makereport(item, call):\n    pass\n")
+    (tmp_path / "evil.pth").write_text("import os\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -q\n")  # nothing that rewrites results
+    assert oracle.suspects(tmp_path, FACTS) == [
+        "evil.pth: path hook",
+        "tests/conftest.py: pytest_runtest_makereport",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -123,3 +124,36 @@ def test_a_new_module_mock_or_a_moved_runner_configuration_is_found() -> None:
     assert moved == ["new test-runner configuration: jest.config.js"]
     facts = ADAPTER.test_facts
     assert facts.is_test_support("src/__mocks__/fs.js") and not facts.is_test_support("src/mocks/fs.js")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_test_file_that_cannot_load_a_package_names_it_and_a_missing_own_file_does_not(
+    tmp_path: Path,
+) -> None:
+    """Real `node --test` output: a missing package is a missing test dependency (the baseline proves
+    nothing); a missing file of the repository's own is its bug, not the environment's."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.js").write_text('require("acme-sdk-not-installed");\n')
+    done = subprocess.run(["node", "--test"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    facts = ADAPTER.test_facts
+    assert done.returncode == 1
+    assert (
+        facts.missing_dependency(done.stdout + done.stderr) == "Cannot find module 'acme-sdk-not-installed'"
+    )
+    (tmp_path / "test" / "a.test.js").write_text('require("../src/gone");\n')
+    done = subprocess.run(["node", "--test"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "Cannot find module" in done.stdout + done.stderr
+    assert facts.missing_dependency(done.stdout + done.stderr) is None
+
+
+def test_suspects_name_result_hooks_in_runner_configuration_and_module_mocks(tmp_path: Path) -> None:
+    (tmp_path / "jest.config.js").write_text('module.exports = { setupFilesAfterEnv: ["./s.js"] };\n')
+    (tmp_path / "__mocks__").mkdir()
+    (tmp_path / "__mocks__" / "acme-sdk.js").write_text("module.exports = {};\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "node --test"}}\n')
+    (tmp_path / "node_modules" / "x").mkdir(parents=True)  # installed packages are not the repository's
+    (tmp_path / "node_modules" / "x" / "jest.config.js").write_text("module.exports = { reporters: [] };\n")
+    assert ADAPTER.test_facts.suspects(tmp_path) == [
+        "jest.config.js: setupFilesAfterEnv",
+        "__mocks__: module mocks",
+    ]
