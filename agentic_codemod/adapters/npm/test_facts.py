@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from agentic_codemod.adapters.npm.rule_risk import assess as assess_rule_edit
 from agentic_codemod.adapters.npm.tamper import HOOKS, MOCKS
 from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
+from agentic_codemod.adapters.npm.test_command import JEST
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
 from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
 from agentic_codemod.models import Tally
@@ -87,6 +88,18 @@ SIBLING_NAME = re.compile(
 )
 
 
+JEST_FILE_ARG = re.compile(r"[\w-]+(?:\.[\w-]+)*\.(?:test|spec)\.[cm]?[jt]sx?")
+
+
+def _jest_file_pattern(command: TestCommand) -> str | None:
+    """A file name jest is told to run (a path pattern without a folder, `jest.test.js`), else None."""
+    if command.runner != "jest" or JEST[1] not in command.argv:
+        return None
+    args = command.argv[command.argv.index(JEST[1]) + len(JEST) - 1 :]
+    names = [a for a in args if JEST_FILE_ARG.fullmatch(a)]
+    return names[0] if names else None
+
+
 def canary(command: TestCommand, sibling: str, token: str) -> Canary:
     """The canary beside `sibling` (a test file the runner collects), named so the runner collects it: like
     the sibling, its stem replaced by the token (utils-test.js -> <token>-test.js), since a command's own
@@ -96,6 +109,9 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
     name = f"{token}.test{suffix}"
     if found and (found["pre"] or found["post"]):
         name = f"{found['pre'] or ''}{token}{found['post'] or ''}{found['ext']}"
+    pattern = _jest_file_pattern(command)
+    if pattern:  # jest runs only paths its arguments match (`jest jest.test.js`, process-warning)
+        name = f"{token}.{pattern}"
     if suffix in (".ts", ".mts", ".cts", ".tsx") or command.runner == "vitest":
         body = (
             f'import {{ test, expect }} from "vitest";\n\ntest("{token}", () => {{\n'

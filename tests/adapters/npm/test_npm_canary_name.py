@@ -26,6 +26,8 @@ from agentic_codemod.workflow import oracle
         ("node --test test/", "test/test-parse.js", "test/test-*.js"),
         ("jest", "src/__tests__/sum.test.ts", "src/__tests__/*.test.ts"),
         ("node --test", "test/index.js", "test/*.test.js"),  # no marker to copy: <token>.test.js as before
+        # process-warning: jest runs the paths its argument matches; the canary carries that name
+        ("jest jest.test.js", "test/emit-once-only.test.js", "test/*.jest.test.js"),
     ],
 )
 def test_the_canary_matches_the_pattern_of_its_sibling(
