@@ -9,6 +9,7 @@
                                 --outputFile={junit} --reporter=default [args]
          mocha [args]        -> node node_modules/.bin/mocha --reporter=xunit
                                 --reporter-options=output={junit} [args]
+         tape [args]         -> node node_modules/.bin/tape [args]   (its TAP on stdout; `| tap-spec` dropped)
     none (no scripts.test, npm's placeholder "no test specified", or a runner this tool cannot read):
     None — without test ids a change cannot be verified.
 
@@ -19,9 +20,10 @@ rename or switch off the report (--reporter, --json, --outputFile, --test-report
 (`"test": "npm run tests-only"`, `"test:unit": "c8 --100 node --test"`), at most RUN_DEPTH scripts deep;
 the source then names the chain. A `NODE_OPTIONS=…` assignment in front of the runner reaches node as
 flags, only those of NODE_FLAGS. `{python}` is the environment's node.
-Runner names: "node-test", "jest", "vitest", "mocha" (test_results.py reads each one's report). A runner
-starts from its node_modules/.bin link, which npm points at the bin file of the installed version (mocha
-2-5 have bin/mocha, 6+ bin/mocha.js); `--reporter-options` is the spelling every mocha from 2 on reads.
+Runner names: "node-test", "jest", "vitest", "mocha", "tape" (test_results.py reads each one's report).
+A runner starts from its node_modules/.bin link, which npm points at the bin file of the installed version
+(mocha 2-5 have bin/mocha, 6+ bin/mocha.js); `--reporter-options` is the spelling every mocha from 2 on
+reads.
 """
 
 from __future__ import annotations
@@ -57,13 +59,15 @@ MOCHA = [
     "--reporter=xunit",
     "--reporter-options=output={junit}",
 ]
-RUNNERS = {"jest": JEST, "vitest": VITEST, "mocha": MOCHA, "_mocha": MOCHA}
+TAPE = ["{python}", "node_modules/.bin/tape"]
+RUNNERS = {"jest": JEST, "vitest": VITEST, "mocha": MOCHA, "_mocha": MOCHA, "tape": TAPE}
 # Arguments that take the report away from the tool (a value joined with = or following).
 DROPPED = {
     "node-test": ("--test-reporter", "--test-reporter-destination"),
     "jest": ("--json", "--outputFile", "--reporters", "--silent"),
     "vitest": ("--reporter", "--outputFile"),
     "mocha": ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O"),
+    "tape": (),
 }
 TAKES_VALUE = (
     "--test-reporter",

@@ -126,6 +126,12 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
             f'const test = require("node:test");\nconst assert = require("node:assert");\n\n'
             f'test("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n',
         )
+    if command.runner == "tape":
+        return Canary(
+            name,
+            f'var test = require("tape");\n\n'
+            f'test("{token}", function (t) {{\n  t.equal(1, 2, "{token}");\n  t.end();\n}});\n',
+        )
     if command.runner == "mocha":
         return Canary(
             name,

@@ -7,6 +7,9 @@
     mocha       xunit XML; ids "<classname> > <name>" (classname is the suite title path)
     jest        --json report: testResults[].assertionResults[]; ids "<file> > <fullName>"; a test file
                 that failed to load (testResults[].status "failed" without assertions) is an error
+    tape        its TAP on stdout: a test is a `# name` comment with the assertions under it, failed when
+                one of them is `not ok`; ids "<name>" ("<name> (2)" for a repeated name); only a run that
+                reached its plan and `# tests N` summary is read
 
 None when there is no readable report and no TAP summary: a run whose results cannot be read proves
 nothing. Reports larger than MAX_TEST_REPORT_BYTES are not read.
@@ -28,6 +31,9 @@ TAP_LINE = re.compile(
     r"^(?P<indent> *)(?P<ok>not ok|ok) \d+ - (?P<name>.*?)(?: # (?P<directive>SKIP|TODO)\b.*)?$"
 )
 TAP_SUBTEST = re.compile(r"^(?P<indent> *)# Subtest: (?P<name>.*)$")
+TAPE_ASSERT = re.compile(r"^(?P<ok>not ok|ok) \d+\b(?P<message>.*?)(?: # (?P<directive>SKIP|TODO)\b.*)?$")
+TAPE_PLAN = re.compile(r"^1\.\.\d+$")
+SKIPPED_TEST = TAPE_ASSERT.match("ok 0 skipped # SKIP")
 
 
 def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally | None, list[str]]:
@@ -40,6 +46,8 @@ def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally |
             return found
     if runner == "node-test":
         return _tap(output)
+    if runner == "tape":
+        return _tape(output)
     return None, []
 
 
@@ -144,4 +152,41 @@ def _tap(output: str) -> tuple[Tally | None, list[str]]:
         else:
             tally.failed += 1
             tally.failing.append(test_id)
+    return tally, ids
+
+
+def _tape(output: str) -> tuple[Tally | None, list[str]]:
+    """tape's TAP: assertions grouped under the `# name` comment before them, one test per group."""
+    lines = output.splitlines()
+    plan = [i for i, line in enumerate(lines) if TAPE_PLAN.match(line.strip())]
+    if not plan or not any(line.startswith("# tests ") for line in lines[plan[-1] :]):
+        return None, []  # the run did not reach its end (a crash, a process.exit): unknown
+    groups: list[tuple[str, list[re.Match[str] | None]]] = []
+    for line in lines[: plan[-1]]:
+        if line.startswith("# SKIP "):  # a skipped test: its name, no assertions
+            groups.append((line[7:].strip(), [SKIPPED_TEST]))
+            continue
+        if line.startswith("# "):
+            groups.append((line[2:].strip(), []))
+            continue
+        found = TAPE_ASSERT.match(line)
+        if found:
+            if not groups:
+                groups.append(("(top level)", []))
+            groups[-1][1].append(found)
+    tally, ids, seen = Tally(), [], dict[str, int]()
+    for name, asserts in groups:
+        if not asserts:
+            continue  # a test holding only subtests, or a comment
+        seen[name] = seen.get(name, 0) + 1
+        test_id = name if seen[name] == 1 else f"{name} ({seen[name]})"
+        ids.append(test_id)
+        read = [a for a in asserts if a is not None]
+        if any(a.group("ok") == "not ok" and a.group("directive") != "TODO" for a in read):
+            tally.failed += 1
+            tally.failing.append(test_id)
+        elif all(a.group("directive") == "SKIP" for a in read):
+            tally.skipped += 1
+        else:
+            tally.passed += 1
     return tally, ids
