@@ -144,7 +144,7 @@ class AgentTools:
         """Return the full text of one file of the repository.
 
         Args:
-            path: repository-relative path, e.g. "src/app/main.py".
+            path: repository-relative path, as list_files prints it.
         """
         return self._guard(lambda: self.ws.read(path, actor=self.actor))
 
@@ -163,11 +163,11 @@ class AgentTools:
         return self._guard(run)
 
     def search_code(self, pattern: str, glob: str | None = None) -> str:
-        """Search the repository's text files with a Python regular expression.
+        """Search the repository's text files with a regular expression (\\b, \\d, (?:...) work).
 
         Args:
             pattern: regular expression matched against each line.
-            glob: optional file filter, e.g. "src/**/*.py".
+            glob: optional file filter, e.g. "src/**".
 
         Returns "path:line: text" for each match.
         """
