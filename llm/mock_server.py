@@ -24,7 +24,8 @@ back as a call of that tool.
 
 The calling agent is recognised by the name the runtime puts into the system message ("Your name is:
 coder"), else by the X-Codemod-Agent header, else by what it asks for (output schema, edit tools).
-The answers are scripted for the acme-app fixture (mock_scripts.py).
+The answers are scripted for the acme-app fixture (mock_scripts.py) and, for a request about the npm
+fixture (its task or patch), for fixtures/npm-app (mock_npm.py).
 
 Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   http-500, http-429, auth (401)     an error status with an OpenAI error body
