@@ -78,7 +78,8 @@ SECRET_NAME_MARKERS: tuple[str, ...] = ("TOKEN", "SECRET", "PASSWORD", "API_KEY"
 # Fixed limits of the sandbox tools and of what agents are shown (not per task; the run's budgets are below).
 MAX_PATH_CHARS = 4096  # a path longer than PATH_MAX is refused
 MAX_NAME_BYTES = 255  # a path component longer than NAME_MAX is refused
-KILL_GRACE_S = 2.0  # SIGTERM -> SIGKILL of a verification process group
+KILL_GRACE_S = 2.0  # SIGTERM -> SIGKILL of a process group the tool started (tools/process_group.py)
+RUN_STOP_GRACE_S = 10.0  # the same for a whole run (fleet): it stops its own groups, then writes artifacts
 GIT_TIMEOUT_S = 120.0  # one git command of the snapshot/gates
 GIT_REMOTE_TIMEOUT_S = 300.0  # one git command of publish (fetch, push) against a remote
 MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always one line

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -39,6 +38,7 @@ from agentic_codemod.errors import EXIT_OK, EXIT_REJECTED, EXIT_UNAVAILABLE
 from agentic_codemod.models import Finding
 from agentic_codemod.semantic.settings import SemanticSettings
 from agentic_codemod.task import SdkSpec
+from agentic_codemod.tools.process_group import stop_group
 from agentic_codemod.tools.snapshot import export_tree, resolve_base, snapshot_diff
 from agentic_codemod.workflow import gates
 from agentic_codemod.workflow.candidate import PATCH_ARGS
@@ -209,7 +209,7 @@ def run_verify(command: str, cwd: Path, timeout_s: float) -> dict[str, object] |
         out, _ = proc.communicate(timeout=timeout_s)
         code: int | None = proc.returncode
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc)
         out, _ = proc.communicate()
         code = None
     tail = out[-VERIFY_TAIL_BYTES:].decode("utf-8", "replace")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from agentic_codemod.apm.refusal import PROJECT, ContextRefused, Violation
 from agentic_codemod.config import Budgets
 from agentic_codemod.errors import EnvironmentUnavailable, InputError
+from agentic_codemod.tools.process_group import stop_group
 
 DEFAULT_TIMEOUT_S: float = Budgets.model_fields["install_timeout_s"].default
 TAIL_CHARS = 2_000
@@ -64,7 +64,7 @@ def run_apm(apm: str, args: list[str], *, cwd: Path, timeout_s: float = DEFAULT_
         try:
             stdout, stderr = proc.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            stop_group(proc)
             proc.communicate()
             raise EnvironmentUnavailable(
                 f"`apm {' '.join(args)}` did not finish within {timeout_s:.0f} s",

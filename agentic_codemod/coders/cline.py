@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import urllib.error
 import urllib.request
@@ -30,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agentic_codemod.tools.process_group import stop_group
 
 PROVIDER = "openai-compatible"
 # The prompt is one argv entry: Linux caps one argument at 128 KiB.
@@ -219,8 +220,7 @@ def _run_bounded(
 
 
 def kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+    stop_group(pgid, grace_s=0)  # SIGTERM may not stop Cline (see above)
 
 
 def _environment(binary: str, home: Path) -> dict[str, str]:

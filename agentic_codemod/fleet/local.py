@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from agentic_codemod.config import CACHE_DIR_VARIABLE
+from agentic_codemod.config import CACHE_DIR_VARIABLE, RUN_STOP_GRACE_S
 from agentic_codemod.fleet.context import snapshot_context
 from agentic_codemod.fleet.progress import current_step
 from agentic_codemod.fleet.record import (
@@ -43,7 +42,7 @@ from agentic_codemod.fleet.repos import FleetFile, FleetRepo
 from agentic_codemod.task import load_task
 
 REPORT = "fleet.json"
-KILL_GRACE_S = 10.0
+from agentic_codemod.tools.process_group import stop_group
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str,
             code = proc.wait(timeout=options.timeout_s)
         except subprocess.TimeoutExpired:
             note = f"timed out after {options.timeout_s:.0f}s and was stopped"
-            code = _stop(proc)
+            code = stop_group(proc, RUN_STOP_GRACE_S)
     wall = time.monotonic() - started.pop(repo.name)
     shutil.rmtree(context, ignore_errors=True)
     if not note and not (run_dir / "run.json").exists():  # the run never started: say why, from its log
@@ -201,19 +200,6 @@ def _run_env(options: LocalFleet) -> dict[str, str]:
 def _last_line(log: Path) -> str:
     lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
     return next((line for line in reversed(lines) if line), "")[:300]
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> int:
-    for sig, grace in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            return proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            continue
-    return proc.wait()
 
 
 def _save(

@@ -21,11 +21,9 @@ SIGKILL at once after a normal exit.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import os
 import select
-import signal
 import subprocess
 import time
 import uuid
@@ -34,6 +32,7 @@ from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
+from agentic_codemod.tools.process_group import leader_exited, stop_group
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.trace import Redactor, Trace
 
@@ -103,10 +102,10 @@ def run_process(
     assert proc.stdout is not None
     try:
         timed_out = _pump(proc, proc.stdout.fileno(), output, start + timeout_s)
-        _end_group(proc, tag, grace_s if timed_out else 0.0)
+        stop_group(proc, grace_s if timed_out else 0.0, lambda: _members(proc.pid, tag))
         _drain(proc.stdout.fileno(), output)
     except BaseException:
-        _end_group(proc, tag, grace_s)
+        stop_group(proc, grace_s, lambda: _members(proc.pid, tag))
         raise
     finally:
         proc.stdout.close()
@@ -247,7 +246,7 @@ def _pump(proc: subprocess.Popen[bytes], fd: int, output: _HeadTail, deadline: f
     """Read output until the leader exits (left unreaped) or the deadline passes; True on timeout."""
     os.set_blocking(fd, False)
     open_pipe = True
-    while not _exited(proc):
+    while not leader_exited(proc):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return True
@@ -279,39 +278,6 @@ def _read(fd: int, output: _HeadTail) -> bool:
     if chunk:
         output.add(chunk)
     return bool(chunk)
-
-
-def _exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the leader has exited, without reaping it (its pid keeps the group id reserved)."""
-    if not hasattr(os, "waitid"):
-        return proc.poll() is not None
-    try:
-        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return True
-    return info is not None
-
-
-def _end_group(proc: subprocess.Popen[bytes], tag: str, grace_s: float) -> None:
-    """SIGTERM the group, session and tagged stragglers, wait up to grace_s, then SIGKILL the rest."""
-    sid = proc.pid
-    if grace_s > 0:
-        _signal_all(sid, tag, signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
-        while time.monotonic() < deadline and (not _exited(proc) or _members(sid, tag)):
-            time.sleep(_POLL_S)
-    _signal_all(sid, tag, signal.SIGKILL)
-    deadline = time.monotonic() + _DRAIN_S
-    while time.monotonic() < deadline and _members(sid, tag):
-        time.sleep(_POLL_S)
-
-
-def _signal_all(sid: int, tag: str, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(sid, sig)
-    for pid in _members(sid, tag):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
 
 
 def _members(sid: int, tag: str) -> list[int]:

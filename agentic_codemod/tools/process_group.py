@@ -1,0 +1,90 @@
+"""Stopping a process group the tool started in a session of its own (start_new_session=True): one way,
+one grace (config.KILL_GRACE_S).
+
+    stop_group(target, grace_s=KILL_GRACE_S, stragglers=None) -> exit code | None
+        SIGTERM the group, wait up to grace_s until it is gone, SIGKILL whatever is left; grace_s=0 sends
+        SIGKILL at once. `target` is a Popen (its leader is reaped last, and its exit code returned) or the
+        group id of a group another process of the tool started (`llm:up` -> `llm:down`; returns None).
+        `stragglers()` lists more pids that belong to the group's work and get the same signals (a
+        verification's daemons that called setsid, found by their run tag).
+    leader_exited(proc) -> bool     the leader is gone, checked without reaping it
+
+The leader of a Popen is not reaped before the SIGKILL: while it is a zombie its pid keeps the group id
+reserved, so the SIGKILL cannot reach an unrelated group that reused the number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any, overload
+
+from agentic_codemod.config import KILL_GRACE_S
+
+POLL_S = 0.05
+DRAIN_S = 1.0  # after the SIGKILL: how long to wait for the stragglers to disappear
+
+
+@overload
+def stop_group(
+    target: subprocess.Popen[Any], grace_s: float = ..., stragglers: Callable[[], list[int]] | None = ...
+) -> int: ...
+@overload
+def stop_group(
+    target: int, grace_s: float = ..., stragglers: Callable[[], list[int]] | None = ...
+) -> None: ...
+def stop_group(
+    target: subprocess.Popen[Any] | int,
+    grace_s: float = KILL_GRACE_S,
+    stragglers: Callable[[], list[int]] | None = None,
+) -> int | None:
+    """SIGTERM, up to grace_s, SIGKILL; the Popen's exit code (None for a bare group id)."""
+    proc, pgid = (target, target.pid) if isinstance(target, subprocess.Popen) else (None, target)
+    extra = stragglers or (lambda: [])
+    if grace_s > 0:
+        _signal(pgid, extra(), signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and (_alive(proc, pgid) or extra()):
+            time.sleep(POLL_S)
+    _signal(pgid, extra(), signal.SIGKILL)
+    deadline = time.monotonic() + DRAIN_S
+    while time.monotonic() < deadline and extra():
+        time.sleep(POLL_S)
+    return proc.wait() if proc is not None else None
+
+
+def _signal(pgid: int, pids: list[int], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def leader_exited(proc: subprocess.Popen[Any]) -> bool:
+    """Whether the leader has exited, without reaping it (its pid keeps the group id reserved)."""
+    if not hasattr(os, "waitid"):
+        return proc.poll() is not None
+    try:
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def _alive(proc: subprocess.Popen[Any] | None, pgid: int) -> bool:
+    """The group still has a member: for our own child, its leader has not exited; for a group another
+    process started, some process still carries the group id."""
+    if proc is not None:
+        return not leader_exited(proc)
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
