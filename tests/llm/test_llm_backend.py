@@ -9,7 +9,7 @@ import pytest
 from mock_llm import MockLLM, free_port
 
 from agentic_codemod import llm_backend
-from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, choose_backend
+from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, choose_backend, llm_file
 
 LINUX_GPU = Facts("Linux", "x86_64", nvidia_gpu=True, docker=True)
 MAC_M = Facts("Darwin", "arm64", vllm="/opt/homebrew/bin/vllm")
@@ -41,7 +41,7 @@ def test_the_backend_follows_the_platform(facts: Facts, expected: str) -> None:
 
 def test_vllm_on_gpu_runs_the_compose_file_and_vllm_metal_runs_vllm_serve_with_tool_calling() -> None:
     gpu = choose_backend(LINUX_GPU)
-    assert gpu.up == ["docker", "compose", "-f", "llm/compose.yml", "up", "-d"]
+    assert gpu.up == ["docker", "compose", "-f", str(llm_file("compose.yml")), "up", "-d"]
     assert gpu.down[-1] == "down" and not gpu.detach
     metal = choose_backend(MAC_M)
     assert metal.up[:2] == ["/opt/homebrew/bin/vllm", "serve"]
@@ -56,7 +56,10 @@ def test_the_compose_file_starts_vllm_with_the_tool_parser() -> None:
 
 def test_the_mock_and_ollama_endpoints_and_a_model_override() -> None:
     mock = choose_backend(Facts("Linux", "x86_64", requested="mock"))
-    assert mock.up[1:] == ["llm/mock_server.py", "--port", "8000"] and mock.base_url.endswith(":8000/v1")
+    assert mock.up[1:] == [str(llm_file("mock_server.py")), "--port", "8000"]
+    assert mock.base_url.endswith(":8000/v1") and Path(mock.up[1]).is_file()
+    moved = choose_backend(Facts("Linux", "x86_64", requested="mock", port=18123))
+    assert moved.up[-2:] == ["--port", "18123"] and moved.base_url == "http://127.0.0.1:18123/v1"
     ollama = choose_backend(Facts("Windows", "AMD64", model="llama3.1:8b"))
     assert ollama.base_url == "http://127.0.0.1:11434/v1" and ollama.model == "llama3.1:8b"
 
@@ -65,6 +68,19 @@ def test_an_unknown_backend_is_refused() -> None:
     with pytest.raises(ValueError, match="not one of"):
         choose_backend(Facts("Linux", "x86_64", requested="tpu"))
     assert llm_backend.main(["up"], {"BACKEND": "tpu"}) == 2
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "80a", "-1"])
+def test_a_port_that_is_not_one_is_bad_input(port: str) -> None:
+    assert llm_backend.main(["decide"], {"BACKEND": "mock", "CODEMOD_LLM_PORT": port}) == 2
+
+
+def test_llm_files_are_found_beside_the_package_and_a_missing_one_is_named() -> None:
+    assert llm_file("models.yml").read_text(encoding="utf-8") == (
+        Path(__file__).resolve().parents[2] / "llm" / "models.yml"
+    ).read_text(encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match=r"no-such-file\.yml: not in .*reinstall"):
+        llm_file("no-such-file.yml")
 
 
 def test_without_any_backend_the_decision_says_what_to_install() -> None:
