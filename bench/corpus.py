@@ -17,6 +17,9 @@ exit 1 or 3 with a reason that names a failing test or the missing migration. Th
 
     corpus: N cases, false successes F, safe green S/s, breaking honest B/b
 
+preceded, when the run holds cases of both ecosystems, by the same line for the npm cases alone
+(`corpus npm: …`).
+
 It is a benchmark, not a test: it needs the package index and takes minutes per case. Lockfiles are
 refreshed by their own tool, as a CI image would have it: the `lock` extra puts pdm beside the tool
 (`.venv/bin/pip install -e '.[lock]'`); without it the pdm.lock case ends 3, "pdm is not on PATH".
@@ -287,15 +290,21 @@ def main() -> int:
         )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
-    false = sum(1 for _c, v, _k in rows if v == "FALSE SUCCESS")
-    safe = [(v, k) for c, v, k in rows if c["expected"] == "green"]
-    breaking = [(v, k) for c, v, k in rows if c["expected"] == "red"]
-    print(
-        f"corpus: {len(rows)} cases, false successes {false}, "
-        f"safe green {sum(k for _v, k in safe)}/{len(safe)}, "
-        f"breaking honest {sum(k for _v, k in breaking)}/{len(breaking)}"
-    )
+    npm = [row for row in rows if fetch.is_npm(row[0])]
+    if npm and len(npm) < len(rows):  # both ecosystems: the npm cases' own line before the total
+        print(summary("corpus npm", npm))
+    print(summary("corpus", rows))
     return 0
+
+
+def summary(label: str, rows: list[tuple[dict[str, Any], str, bool]]) -> str:
+    false = sum(1 for _c, v, _k in rows if v == "FALSE SUCCESS")
+    safe = [k for c, _v, k in rows if c["expected"] == "green"]
+    breaking = [k for c, _v, k in rows if c["expected"] == "red"]
+    return (
+        f"{label}: {len(rows)} cases, false successes {false}, "
+        f"safe green {sum(safe)}/{len(safe)}, breaking honest {sum(breaking)}/{len(breaking)}"
+    )
 
 
 if __name__ == "__main__":
