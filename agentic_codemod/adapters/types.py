@@ -197,6 +197,8 @@ class TestFacts:
     # __mocks__): the tamper gate guards it like a test file; it is never the canary's sibling
     is_test_support: Callable[[str], bool]
     start_options: tuple[str, ...]  # options naming the one folder the runner collects from (`-s DIR`)
+    test_folders: tuple[str, ...]  # folder names that hold tests (the canary goes beside a test there first)
+    skipped_dirs: frozenset[str]  # folders holding no test of the repository's (installed packages, caches)
     config_files: tuple[str, ...]  # test-runner configuration (names, `*` globs) a candidate may not add
     not_a_test_run: frozenset[int]  # exit codes that mean the runner ran no tests (usage, none collected)
     # (command, the test copy, report path or None, output tail) -> (tally, test ids); (None, []) when

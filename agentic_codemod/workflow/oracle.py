@@ -25,9 +25,6 @@ from agentic_codemod.adapters.types import TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 CanaryState = Literal["failed", "passed", "missing"]
-# Folders that hold no test of the repository's own (tools' and package managers' trees).
-SKIPPED_DIRS = frozenset({".git", "node_modules", "site-packages", "__pycache__", ".tox", ".nox", "build"})
-TEST_FOLDERS = ("tests", "test", "__tests__")  # a canary beside a test file in one of these is preferred
 NOTE = "[agentic-codemod: the canary test failed as it must; its report is cut from this output]\n"
 
 
@@ -54,13 +51,14 @@ class Canary:
 
 def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
     """The adapter's canary beside the shallowest of its test files (one in a test folder first) under
-    the folder the command collects from; None if there is none."""
+    the folder the command collects from (hidden folders and the ecosystem's skipped_dirs are not
+    searched); None if there is none."""
     best: tuple[int, int, str] | None = None
     for start in _start_dirs(root, command, facts.start_options):
         for directory, dirs, files in os.walk(start):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if d not in facts.skipped_dirs and not d.startswith("."))
             rel = Path(directory).relative_to(root)
-            in_tests = any(part in TEST_FOLDERS for part in rel.parts)
+            in_tests = any(part in facts.test_folders for part in rel.parts)
             for name in sorted(files):
                 if facts.is_test_file((rel / name).as_posix()):
                     key = (0 if in_tests else 1, len(rel.parts), (rel / name).as_posix())

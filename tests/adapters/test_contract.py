@@ -158,6 +158,8 @@ def test_test_facts_conform(name: str, adapter: Adapter, tmp_path: Path) -> None
         facts.code_suffixes
     )
     assert all(o.startswith("-") for o in facts.start_options)
+    assert facts.test_folders and all(f and "/" not in f for f in facts.test_folders)
+    assert isinstance(facts.skipped_dirs, frozenset) and not set(facts.test_folders) & facts.skipped_dirs
     assert not facts.is_test_support(f"src/app{facts.source_suffixes[0]}")
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in adapter.sandbox_env.items())
 

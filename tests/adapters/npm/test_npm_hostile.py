@@ -45,13 +45,16 @@ ALLOWED = ("src/**", "test/**", "__mocks__/**", ".mocharc.yml", "jest.config.js"
 
 
 def gate(repo: Path) -> tuple[int, dict[str, object]]:
+    """The CLI on the worktree; its verdict file (worktree-gate.json in --run-dir)."""
+    run_dir = repo.parent / "gate-run"
     argv = [sys.executable, "-m", "agentic_codemod", "gate", "worktree", "--worktree", str(repo)]
-    argv += ["--task", str(TASKS / "acme-sdk-2.yml"), "--json"]
+    argv += ["--task", str(TASKS / "acme-sdk-2.yml"), "--run-dir", str(run_dir)]
     argv += [a for glob in ALLOWED for a in ("--allowed-path", glob)]
     env = {**os.environ, "AGNO_TELEMETRY": "false"}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
-    assert done.stdout, done.stderr
-    return done.returncode, json.loads(done.stdout)
+    verdict = run_dir / "worktree-gate.json"
+    assert verdict.is_file(), done.stdout + done.stderr
+    return done.returncode, json.loads(verdict.read_text())
 
 
 def tamper_findings(verdict: dict[str, object]) -> list[str]:
