@@ -50,7 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="extra place to find packages for the verification environment (repeatable)",
     )
-    run.add_argument("--index-url", help="package index for the verification environment")
+    run.add_argument(
+        "--index-url",
+        help="package index for the verification environment (npm reads its registry from the npm config)",
+    )
     run.add_argument("--no-index", action="store_true", help="install only from --find-links")
     run.add_argument(
         "--isolation",
@@ -122,15 +125,16 @@ def _run(args: argparse.Namespace) -> int:
             hint="point --context at the APM project with the agents and migration packages",
         )
     settings = load_settings(args.config)
-    python = settings.python.model_copy(
+    sources = settings.packages  # the package sources every adapter reads in its own terms
+    packages = sources.model_copy(
         update={
-            "find_links": [*settings.python.find_links, *(str(Path(p).resolve()) for p in args.find_links)],
-            "index_url": args.index_url or settings.python.index_url,
-            "no_index": args.no_index or settings.python.no_index,
+            "local": [*sources.local, *(str(Path(p).resolve()) for p in args.find_links)],
+            "index_url": args.index_url or sources.index_url,
+            "local_only": args.no_index or sources.local_only,
         }
     )
     settings = settings.model_copy(
-        update={"python": python, "isolation": args.isolation or settings.isolation}
+        update={"packages": packages, "isolation": args.isolation or settings.isolation}
     )
     manifest = execute(
         RunOptions(

@@ -11,8 +11,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agentic_codemod.semantic.settings import SemanticSettings
 from agentic_codemod.yaml_input import first_error as first_error  # re-exported for its old callers
@@ -117,10 +116,6 @@ RULE_EDIT_RISKY_NAMES: tuple[str, ...] = (
     *("exec", "eval", "compile", "open", "__import__", "globals", "breakpoint", "setattr", "delattr"),
 )
 
-# A file with one of these suffixes that appears in the test copy during a verification (beside the
-# candidate's files) is code the test run planted, e.g. a .pyc or .pth shadowing a module: not green.
-CODE_SUFFIXES: tuple[str, ...] = (".py", ".pyc", ".pyo", ".pth", ".so", ".pyd")
-
 # Never readable, never writable: files that usually hold credentials.
 SECRET_FILE_GLOBS: tuple[str, ...] = (
     ".env*",
@@ -190,15 +185,30 @@ class Budgets(BaseModel):
 CACHE_DIR_VARIABLE = "CODEMOD_CACHE_DIR"
 
 
-class PythonEnvSettings(BaseModel):
-    """Where the verification environment installs packages from."""
+class PackageSources(BaseModel):
+    """Where a verification environment installs packages from, in any ecosystem (`run --index-url`,
+    `--find-links`, `--no-index`; a fleet's index_url, find_links, no_index). Each adapter reads them in
+    its own tool's terms (docs/adapters.md): the Python adapter passes them to uv/pip; npm reads its
+    registry from the caller's npm configuration and leaves these unread."""
 
     model_config = ConfigDict(extra="forbid")
 
-    index_url: str | None = None
-    find_links: list[str] = Field(default_factory=list)
-    no_index: bool = False
-    extra_test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
+    index_url: str | None = None  # the package index instead of the caller's configured one
+    local: list[str] = Field(default_factory=list)  # directories (or URLs) of package files, beside it
+    local_only: bool = False  # install only from `local`: the index is never contacted
+
+
+MOVED_TO_PACKAGES = {"index_url": "index_url", "find_links": "local", "no_index": "local_only"}
+
+
+class PythonEnvSettings(BaseModel):
+    """How the Python adapter builds its verification environments (read only by adapters/python)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # Installed beside the repository's own test requirements when it declares none of them; None: the
+    # adapter's own (its default test runner).
+    extra_test_requirements: list[str] | None = None
     # Who creates the venv and installs: "auto" (uv when it starts, else pip), "uv" or "pip".
     installer: Literal["auto", "uv", "pip"] = "auto"
     # The runner's shared cache (environment templates, uv's cache for building them); None: the
@@ -210,23 +220,24 @@ class PythonEnvSettings(BaseModel):
     # A template no run has copied for this long is deleted when another one is built.
     env_template_keep_s: float = Field(7 * 86_400.0, gt=0)
 
-
-# Packages that check style, types or docs rather than behaviour: left out of the test requirements the
-# install plan takes from a repository's test extras, groups, tox deps and nox sessions (pytest plugins
-# among them fail a baseline on code style, which says nothing about the bump).
-LINT_PACKAGES: tuple[str, ...] = (
-    *("flake8", "pytest-flake8", "pyflakes", "pycodestyle", "pytest-pycodestyle", "pydocstyle", "pylint"),
-    *("pytest-pylint", "mypy", "pytest-mypy", "pytest-mypy-plugins", "black", "pytest-black", "ruff"),
-    *("pytest-ruff", "isort", "pytest-isort", "pytest-checkdocs", "pytest-codestyle", "pre-commit"),
-    *("bandit", "pyright", "pytype", "doc8", "sphinx", "codespell", "pytest-pep8", "hacking"),
-)
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, value: Any) -> Any:
+        moved = sorted(set(value) & set(MOVED_TO_PACKAGES)) if isinstance(value, dict) else []
+        if moved:
+            raise ValueError(
+                f"{moved[0]} moved to packages.{MOVED_TO_PACKAGES[moved[0]]} (the package sources of every "
+                "ecosystem)"
+            )
+        return value
 
 
 class VerificationSettings(BaseModel):
     """What verifies a repository where detection is wrong (the task's fields win over the config's):
     `command` (e.g. "python -m pytest tests/unit" or "node --test test/": a runner some adapter reads),
-    `requirements` (PEP 508 strings or `-r FILE` / `-c FILE` inside the repository: the test requirements
-    instead of the detected ones) and `extras` (of the project, instead of the detected test extras)."""
+    `requirements` (test requirements instead of the detected ones, as an adapter reads them: Python's
+    are PEP 508 strings or `-r FILE` / `-c FILE` inside the repository) and `extras` (of the project,
+    instead of the detected test extras)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -253,20 +264,24 @@ class VerificationSettings(BaseModel):
         ):
             raise ValueError(
                 f"{value!r} runs no test runner this tool reads "
-                "(pytest, python -m pytest, python -m unittest, stestr; node --test, jest, vitest, mocha)"
+                "(docs/adapters.md lists each ecosystem's runners)"
             )
         return value
 
     @field_validator("requirements")
     @classmethod
     def _requirements(cls, value: list[str] | None) -> list[str] | None:
+        from agentic_codemod.adapters import registry  # the adapters say which entries they read
+
+        adapters = registry().values()
         for entry in value or []:
-            if re.fullmatch(r"-[rc] [^\s$]+", entry.strip()):
-                continue
-            try:
-                Requirement(entry)
-            except InvalidRequirement as exc:
-                raise ValueError(f"{entry!r} is neither a PEP 508 requirement nor -r/-c FILE") from exc
+            reasons = [(a.name, a.check_test_requirement(entry)) for a in adapters]
+            if all(reason is not None for _, reason in reasons):
+                raise ValueError(
+                    f"{entry!r} is no test requirement an adapter reads ("
+                    + "; ".join(f"{name}: {reason}" for name, reason in reasons)
+                    + ")"
+                )
         return value
 
     @field_validator("extras")
@@ -320,6 +335,7 @@ class Settings(BaseModel):
     deny_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_DENY_GLOBS))
     secret_name_markers: list[str] = Field(default_factory=lambda: list(SECRET_NAME_MARKERS))
     verification_env_allowlist: list[str] = Field(default_factory=lambda: list(VERIFICATION_ENV_ALLOWLIST))
+    packages: PackageSources = Field(default_factory=PackageSources)
     python: PythonEnvSettings = Field(default_factory=PythonEnvSettings)
     verification: VerificationSettings = Field(default_factory=VerificationSettings)
     scan: ScanSettings = Field(default_factory=ScanSettings)

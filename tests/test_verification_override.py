@@ -67,6 +67,37 @@ def test_a_bad_verification_field_in_the_config_names_file_and_field(tmp_path: P
     assert type(caught.value).__name__ == "InputError"
 
 
+@pytest.mark.parametrize(
+    ("old", "new"), [("index_url", "index_url"), ("find_links", "local"), ("no_index", "local_only")]
+)
+def test_a_package_source_under_python_names_its_new_place(tmp_path: Path, old: str, new: str) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text(yaml.safe_dump({"python": {old: None, "installer": "pip"}}))
+    moved = rf"{config}: field 'python': .*{old} moved to packages\.{new}"
+    with pytest.raises(Exception, match=moved) as caught:
+        load_settings(config)
+    assert type(caught.value).__name__ == "InputError"
+
+
+def test_package_sources_are_read_from_the_packages_section(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    sources = {"index_url": "https://x.example/simple", "local_only": True}
+    config.write_text(yaml.safe_dump({"packages": sources}))
+    settings = load_settings(config)
+    assert settings.packages.index_url == "https://x.example/simple" and settings.packages.local_only
+    assert settings.packages.local == [] and settings.python.extra_test_requirements is None
+
+
+def test_a_requirement_no_adapter_reads_names_each_adapters_reason() -> None:
+    from pydantic import ValidationError
+
+    from agentic_codemod.config import VerificationSettings
+
+    assert VerificationSettings(requirements=["hypothesis>=6", "-r requirements-test.txt"]).requirements
+    with pytest.raises(ValidationError, match=r"python: neither a PEP 508 requirement.*npm: npm installs"):
+        VerificationSettings(requirements=["--index-url https://evil.example"])
+
+
 def test_the_tasks_fields_win_over_the_configs() -> None:
     config = VerificationSettings(command="pytest tests", extras=["test"])
     task = VerificationSettings(command="python -m unittest discover", requirements=["hypothesis"])

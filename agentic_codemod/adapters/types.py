@@ -43,6 +43,8 @@ suffix, runner or version syntax), the declarations of the Adapter fields below:
                     no update checks)
     detect(root)    whether the repository is this ecosystem's (the registry's detection)
     first_import(root, sdk, import_names, settings)   where the code first imports the SDK, or None
+    check_test_requirement(entry)   None when the adapter reads this verification.requirements entry,
+                    else why not (the config accepts an entry some adapter reads)
 
 Writes never happen inside an adapter: the pipeline writes the returned text through the workspace,
 so the trace and the deny globs cover the bump like any other edit. Tool failures come back as data.
@@ -244,6 +246,8 @@ class Adapter:
     first_import: Callable[[Path, str, Sequence[str], Settings], tuple[str, int] | None]
     # (the caller's environment) -> secret values of its package-index configuration, for the Redactor
     credentials: Callable[[Mapping[str, str]], list[str]]
+    # (an entry of verification.requirements) -> None when this adapter reads it, else why not
+    check_test_requirement: Callable[[str], str | None]
 
 
 def refreshed_message(command: str, sha256: str) -> str:

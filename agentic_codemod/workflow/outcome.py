@@ -60,14 +60,14 @@ def sandbox_policy(state: RunState) -> Policy:
                 hint="install bubblewrap and allow unprivileged user namespaces (docs/gitlab.md), "
                 "or accept --isolation process, which every artifact then states",
             )
-    index = settings.python
-    wheel_dirs = tuple(Path(link).resolve() for link in index.find_links if "://" not in link)
-    remote = [link for link in index.find_links if "://" in link]
+    index = settings.packages
+    wheel_dirs = tuple(Path(link).resolve() for link in index.local if "://" not in link)
+    remote = [link for link in index.local if "://" in link]
     return Policy(
         settings.isolation,
         paths.env_dir,
         wheel_dirs=wheel_dirs,
-        index_network=not index.no_index or bool(remote),
+        index_network=not index.local_only or bool(remote),
         memory_bytes=settings.budgets.sandbox_memory_bytes,
         home=paths.home,
         tmp=paths.tmp,

@@ -162,7 +162,7 @@ def test_attack_repository_requirements_choose_their_own_index(make_repo, run_co
     reason = result.manifest["reason"]
     assert "requirements/test.txt line 1: --find-links: a repository may not choose" in reason
     assert "requirements/test.txt line 2: --extra-index-url: a repository may not choose" in reason
-    assert "leave package indexes to the tool's configuration (python.index_url" in reason  # what to do
+    assert "leave package indexes to the tool's configuration (packages.index_url" in reason  # what to do
     assert index.requests == []
     assert state_of(repo) == before
 

@@ -33,8 +33,8 @@ def test_a_crashing_step_fails_the_run_once_and_keeps_the_evidence(
 ) -> None:
     monkeypatch.setattr(run_module, "_brain", lambda options: ExplodingPlanner())
     settings = Settings()
-    settings.python.find_links = [str(wheels)]
-    settings.python.no_index = True
+    settings.packages.local = [str(wheels)]
+    settings.packages.local_only = True
     options = run_module.RunOptions(
         task=load_task(TASKS / "acme-sdk-2.yml"),
         repo=acme_repo,

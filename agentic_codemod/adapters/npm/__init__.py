@@ -21,6 +21,7 @@ from agentic_codemod.adapters.npm.dependency_files import (  # noqa: E402
     read_dependency_files,
 )
 from agentic_codemod.adapters.npm.environment import (  # noqa: E402
+    check_test_requirement,
     install_dependencies,
     installed_versions,
     prepare_environment,
@@ -56,6 +57,7 @@ ADAPTER = Adapter(
     detect=detect,
     credentials=caller_credentials,
     first_import=first_import,
+    check_test_requirement=check_test_requirement,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME", "UNSUPPORTED_LOCKFILES"]

@@ -13,13 +13,19 @@ environment directory, never into the repository.
     installed_versions(root, env, runner) -> {name: version}    read from ENV/project/node_modules
                                                                 (package.json files; no code runs)
     version_matches(version, range) -> bool                     node-semver
+    check_test_requirement(entry) -> why not                    npm installs what package.json and
+                                                                its lockfile declare: never an entry
+
+The package sources of the tool's settings (packages.index_url / local / local_only: --index-url,
+--find-links, --no-index) are pip's terms and left unread: npm takes its registry from the caller's npm
+configuration (npm_config_registry, the user .npmrc; npm_config.py), tokens redacted.
 
 npm failing because the registry cannot be reached (ENOTFOUND, ECONNREFUSED, ETIMEDOUT, EAI_AGAIN …)
 raises EnvironmentUnavailable (exit 75, the run pauses): that is not the code's fault. Any other failure
 is data in `install_log` / the returned ProcessResult.
 
-`pins` are written the way the pipeline writes them ("acme-sdk>=1,<2", "acme-sdk==2.0.0"): the package
-name, then a range (npm syntax, or `==` for an exact version). Install scripts are repository code: they
+`pins` are written as VERSIONING.requirement writes them ("acme-sdk@^1.2.0", "acme-sdk@2.0.0"; a name
+followed directly by a range or `==VERSION` is read too). Install scripts are repository code: they
 run only inside the sandbox, and only in `npm rebuild`, which runs without the caller's credentials.
 VerificationEnv.python is the node the tests run with; VerificationEnv.root the environment directory.
 """
@@ -152,3 +158,8 @@ def _pin(pin: str) -> tuple[str, str]:
     elif wanted.startswith("@"):
         wanted = wanted[1:]
     return found.group("name"), wanted.replace(",", " ")
+
+
+def check_test_requirement(entry: str) -> str | None:
+    """npm has no test requirements beside the project's own: it installs what package.json declares."""
+    return "npm installs what package.json and its lockfile declare; declare test packages there"

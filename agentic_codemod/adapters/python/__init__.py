@@ -48,6 +48,7 @@ from agentic_codemod.adapters.python.extract import extract_dependencies, find_d
 from agentic_codemod.adapters.python.imports import first_sdk_import  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
+from agentic_codemod.adapters.python.test_requirements import check_test_requirement  # noqa: E402
 from agentic_codemod.adapters.python.update import update_dependency, update_lockfiles  # noqa: E402
 from agentic_codemod.adapters.python.versioning import VERSIONING  # noqa: E402
 from agentic_codemod.adapters.types import Adapter  # noqa: E402
@@ -73,6 +74,7 @@ ADAPTER = Adapter(
     detect=detect,
     credentials=credentials,
     first_import=first_sdk_import,
+    check_test_requirement=check_test_requirement,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME"]

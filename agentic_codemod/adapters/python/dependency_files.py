@@ -13,7 +13,7 @@ Refused, with the file and line, before pip sees them:
     -r / -c / -e, a path requirement, a `file:` URL, a Poetry `path`, a setuptools `file:` that
     resolves outside the repository (by `..`, an absolute path or a symlink); -r / -c from a URL
     --index-url, --extra-index-url, -i, --find-links, -f, --trusted-host: a repository may not choose
-    where packages come from (the index is the tool's configuration: python.index_url / find_links)
+    where packages come from (the index is the tool's configuration: packages.index_url / local)
     ${VAR} (pip would expand the environment), unknown options, text that is not UTF-8
 
 A refused file is never read: its contents reach no artifact.
@@ -50,7 +50,7 @@ REQUIREMENTS_SUFFIXES = (".txt", ".in", ".pip")
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 HINT = (
     "keep every requirements, constraints, editable and file: path inside the repository (no symlink out "
-    "of it), and leave package indexes to the tool's configuration (python.index_url / python.find_links)"
+    "of it), and leave package indexes to the tool's configuration (packages.index_url / packages.local)"
 )
 
 

@@ -90,9 +90,8 @@ def template_key(
     part: Part, settings: Settings, installer: Installer, caller: Mapping[str, str], now: float | None = None
 ) -> str:
     """`caller`: the caller's pip configuration (pip_config.read_caller_config)."""
-    index = settings.python
-    ttl = index.env_template_ttl_s
-    remote = not index.no_index or any("://" in link for link in index.find_links)
+    index, ttl = settings.packages, settings.python.env_template_ttl_s
+    remote = not index.local_only or any("://" in link for link in index.local)
     facts = {
         "format": FORMAT,
         "installer": [installer.name, installer.version],
@@ -100,8 +99,8 @@ def template_key(
         "requirements": part.requirements,
         "constraints": part.constraints,
         "index_url": index.index_url,
-        "no_index": index.no_index,
-        "find_links": [_links_fingerprint(link) for link in index.find_links],
+        "no_index": index.local_only,
+        "find_links": [_links_fingerprint(link) for link in index.local],
         "caller": {k: v for k, v in sorted(caller.items()) if k in pip_config.UV_KEYS},
         "time_bucket": int((time.time() if now is None else now) // ttl) if remote and ttl else None,
     }

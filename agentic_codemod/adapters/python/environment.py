@@ -13,7 +13,7 @@ reached raises EnvironmentUnavailable (exit 75, the run pauses) — that is not 
 The caller's pip configuration (pip.conf files, PIP_* variables: index, extra index, trusted host,
 certificates, proxy) is read with pip's own reader and handed to the sandboxed installer explicitly
 (pip_config.py): index URLs as variables (never on a recorded command line), certificate files
-copied into the repository copy. The tool's python.index_url / find_links / no_index win over it.
+copied into the repository copy. The tool's packages.index_url / local / local_only win over it.
 `env.install` says which installer ran (run.json `installs`); uv that does not start falls back to pip.
 """
 
@@ -215,7 +215,8 @@ def _pause_when_unreachable(env: VerificationEnv, result: ProcessResult | None) 
     if reason is not None:
         raise EnvironmentUnavailable(
             f"the package index cannot be reached while installing into {env.root}: {reason}",
-            hint="check python.index_url / python.find_links in the config and the network, then resume",
+            hint="check --index-url / --find-links (packages.index_url / packages.local in the config) "
+            "and the network, then resume",
         )
 
 

@@ -116,6 +116,4 @@ def first_sdk_import(
     """The contract's first_import: the SDK's import names (import_names) in the tracked Python sources."""
     from agentic_codemod.workflow.scan import source_files  # the core's listing of tracked sources
 
-    return first_import(
-        root, source_files(root, "python"), import_names(sdk, settings.python.find_links, given)
-    )
+    return first_import(root, source_files(root, "python"), import_names(sdk, settings.packages.local, given))

@@ -10,7 +10,7 @@
                          task's or config's verification override, the tox testenv or nox session that
                          runs the tests, the PEP 735 test group, the test extra, a test requirements
                          file, dev as a last resort; lint-only packages left out.
-    test runner          settings.python.extra_test_requirements (pytest) or stestr, when the test
+    test runner          settings.python.extra_test_requirements (default: pytest) or stestr, when the test
                          command runs it and nothing above already declares it.
 
 Poetry dependency groups are not installable by pip: a Poetry group chosen as the test source is
@@ -90,7 +90,9 @@ def plan_install(root: Path, settings: Settings) -> InstallPlan:
     declared = _declared_names(root, files, project, installable) | _names(direct)
     command = detect_test_command(root, settings)
     if command is not None and command.runner == "pytest":
-        direct += [r for r in settings.python.extra_test_requirements if not _names([r]) <= declared]
+        extra = settings.python.extra_test_requirements
+        extra = list(test_requirements.EXTRA_TEST_REQUIREMENTS) if extra is None else extra
+        direct += [r for r in extra if not _names([r]) <= declared]
     if command is not None and command.runner in RUNNER_PACKAGES:
         needed = RUNNER_PACKAGES[command.runner]
         direct += [] if _names([needed]) <= declared else [needed]

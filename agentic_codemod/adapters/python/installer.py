@@ -55,7 +55,7 @@ class Installer:
         extra: tuple[str, ...] = (),
     ) -> list[str]:
         """`extra`: options of this installer placed before the plan (pip's --cert, uv's --no-build)."""
-        index = settings.python
+        index = settings.packages
         if self.name == "uv":
             argv = [self.program, "pip", "install", "--python", str(python), "--no-config"]
             argv += ["--compile-bytecode", "--link-mode", "copy", "--no-progress"]
@@ -64,9 +64,9 @@ class Installer:
             argv = [sys.executable, "-m", "pip", "--python", str(python), "install"]
             argv += ["--disable-pip-version-check", "--no-input"]
         argv += list(extra)
-        argv += ["--no-index"] if index.no_index else []
+        argv += ["--no-index"] if index.local_only else []
         argv += ["--index-url", index.index_url] if index.index_url else []
-        argv += [arg for link in index.find_links for arg in ("--find-links", link)]
+        argv += [arg for link in index.local for arg in ("--find-links", link)]
         return argv + plan.pip_args()
 
     def install_env(self, caller: Mapping[str, str], cert: Mapping[str, str]) -> dict[str, str]:

@@ -19,9 +19,9 @@
                                                       the run's Redactor
 
 The sandbox clears the environment and puts HOME on a tmpfs, so without this the caller's private
-index, certificates and trusted hosts would be lost. The tool's own settings (python.index_url,
-find_links, no_index) are command-line options and win over these. Keys from [install] win over
-[global]; PIP_* variables win over files (pip's order).
+index, certificates and trusted hosts would be lost. The tool's own settings (packages.index_url,
+local, local_only: --index-url, --find-links, --no-index) are command-line options and win over these.
+Keys from [install] win over [global]; PIP_* variables win over files (pip's order).
 """
 
 from __future__ import annotations

@@ -25,9 +25,11 @@ from pathlib import Path, PurePosixPath
 from agentic_codemod.adapters.python.tamper import is_support, tamper
 from agentic_codemod.adapters.python.test_results import missing_test_module, read_results, scrub
 from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
-from agentic_codemod.config import CODE_SUFFIXES
 
 SOURCE_SUFFIXES = (".py",)
+# A file with one of these suffixes that appears in the test copy during a verification (beside the
+# candidate's files) is code the test run planted, e.g. a .pyc or .pth shadowing a module: not green.
+CODE_SUFFIXES: tuple[str, ...] = (".py", ".pyc", ".pyo", ".pth", ".so", ".pyd")
 AST_GREP_LANGUAGES: dict[str, tuple[str, ...]] = {"python": SOURCE_SUFFIXES}
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 CONFIG_FILES = (

@@ -21,22 +21,53 @@ Order of preference (first found wins; never several at once, never every requir
                                                        dev-dependencies), the dev extra, requirements-dev.txt,
                                                        requirements/dev.txt
 
-Lint-only packages (config.LINT_PACKAGES: flake8, mypy, pytest-mypy, pytest-ruff, pytest-checkdocs ...)
+Lint-only packages (LINT_PACKAGES: flake8, mypy, pytest-mypy, pytest-ruff, pytest-checkdocs ...)
 are left out of 2-5 and 7 (recorded in `left_out`), so a style check cannot fail the baseline; an
 override (1) and requirements files are taken as written. Every line a source yields is checked like a
 requirements file before pip sees it (dependency_files.check_requirement_lines): a refusal is an
 InputError naming the source.
+
+    check_test_requirement(entry) -> None | why not   the contract's: an override entry this adapter reads
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentic_codemod.adapters.python import ci_config, install_commands, pep508, poetry_groups, setup_cfg
-from agentic_codemod.config import LINT_PACKAGES, Settings
+from agentic_codemod.config import Settings
+
+# Packages that check style, types or docs rather than behaviour: left out of the test requirements the
+# install plan takes from a repository's test extras, groups, tox deps and nox sessions (pytest plugins
+# among them fail a baseline on code style, which says nothing about the bump).
+LINT_PACKAGES: tuple[str, ...] = (
+    *("flake8", "pytest-flake8", "pyflakes", "pycodestyle", "pytest-pycodestyle", "pydocstyle", "pylint"),
+    *("pytest-pylint", "mypy", "pytest-mypy", "pytest-mypy-plugins", "black", "pytest-black", "ruff"),
+    *("pytest-ruff", "isort", "pytest-isort", "pytest-checkdocs", "pytest-codestyle", "pre-commit"),
+    *("bandit", "pyright", "pytype", "doc8", "sphinx", "codespell", "pytest-pep8", "hacking"),
+)
+# Installed beside the test requirements when the repository declares none of them and runs pytest
+# (python.extra_test_requirements overrides it).
+EXTRA_TEST_REQUIREMENTS: tuple[str, ...] = ("pytest",)
+
+
+def check_test_requirement(entry: str) -> str | None:
+    """None when `entry` of verification.requirements is a PEP 508 requirement or `-r FILE` / `-c FILE`
+    (the file is checked inside the repository later, like any requirements file); else why not."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if re.fullmatch(r"-[rc] [^\s$]+", entry.strip()):
+        return None
+    try:
+        Requirement(entry)
+    except InvalidRequirement:
+        return "neither a PEP 508 requirement nor -r/-c FILE"
+    return None
+
 
 TEST_NAMES = ("test", "tests", "testing")
 TEST_FILES = (

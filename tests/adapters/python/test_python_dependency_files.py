@@ -218,7 +218,7 @@ def test_every_refusal_is_one_input_error_naming_each(repo: Path) -> None:
     message = str(caught.value)
     assert "requirements-dev.txt line 1: --index-url" in message
     assert "requirements.txt line 1: --requirement /etc/passwd" in message
-    assert "python.index_url" in caught.value.hint
+    assert "packages.index_url" in caught.value.hint
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from agentic_codemod.adapters.python.environment import (
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.python.update import update_dependency
 from agentic_codemod.adapters.types import Runner
-from agentic_codemod.config import PythonEnvSettings, Settings
+from agentic_codemod.config import MOVED_TO_PACKAGES, PackageSources, PythonEnvSettings, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Dependency
 
@@ -29,7 +29,10 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def settings(**python: object) -> Settings:
-    return Settings(python=PythonEnvSettings.model_validate(python))
+    """Settings from the run options' names (index_url, find_links, no_index: the package sources)."""
+    sources = {new: python.pop(old) for old, new in MOVED_TO_PACKAGES.items() if old in python}
+    packages = PackageSources.model_validate(sources)
+    return Settings(packages=packages, python=PythonEnvSettings.model_validate(python))
 
 
 BUILD_SYSTEM = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'

@@ -14,7 +14,7 @@ from agentic_codemod.adapters.python import env_template, installer, pip_config
 from agentic_codemod.adapters.python.environment import prepare_environment
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.types import Runner
-from agentic_codemod.config import PythonEnvSettings, Settings
+from agentic_codemod.config import MOVED_TO_PACKAGES, PackageSources, PythonEnvSettings, Settings
 from agentic_codemod.tools.sandbox import Policy, install_cache_of, probe
 from agentic_codemod.tools.verification import SandboxRunner
 
@@ -31,7 +31,10 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def settings(**python: object) -> Settings:
-    return Settings(python=PythonEnvSettings.model_validate(python))
+    """Settings from the run options' names (index_url, find_links, no_index: the package sources)."""
+    sources = {new: python.pop(old) for old, new in MOVED_TO_PACKAGES.items() if old in python}
+    packages = PackageSources.model_validate(sources)
+    return Settings(packages=packages, python=PythonEnvSettings.model_validate(python))
 
 
 def test_uv_reads_no_repository_config_byte_compiles_and_copies_from_the_per_run_cache(
