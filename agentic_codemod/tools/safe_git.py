@@ -106,6 +106,15 @@ def checked(argv: list[str] | tuple[str, ...], **kwargs: object) -> bytes:
     return done.stdout
 
 
+def _init_bare(repo: Path) -> None:
+    """Exactly what `git init --quiet --bare --template=` writes (git 2.x, no user or system config), made
+    without a git process: a scratch repository is made for every snapshot and blob read of a run."""
+    for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):
+        (repo / sub).mkdir(parents=True)
+    (repo / "HEAD").write_text("ref: refs/heads/master\n")
+    (repo / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n")
+
+
 class Scratch:
     """A throwaway bare repository in a temporary directory; `objects` is borrowed read-only."""
 
@@ -113,7 +122,7 @@ class Scratch:
         self._tmp = tempfile.TemporaryDirectory(prefix="codemod-scratch-")
         self.dir = Path(self._tmp.name)
         self.repo = self.dir / "scratch.git"
-        checked(["init", "--quiet", "--bare", "--template=", str(self.repo)], cwd=self.dir)
+        _init_bare(self.repo)
         if objects is not None:
             (self.repo / "objects" / "info").mkdir(parents=True, exist_ok=True)
             (self.repo / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n")

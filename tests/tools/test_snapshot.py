@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentic_codemod.tools.snapshot import EMPTY_TREE, GitError, resolve_base, snapshot_diff
+from agentic_codemod.tools.safe_git import Scratch, checked
+from agentic_codemod.tools.snapshot import EMPTY_TREE, GitError, resolve_base, snapshot_diff, snapshot_diffs
 
 
 def digest(path: Path) -> str:
@@ -48,3 +49,27 @@ def test_git_environment_of_the_caller_cannot_redirect_the_snapshot(
     (repo / "src/new.py").write_text("x\n")
     assert "src/new.py" in snapshot_diff(repo, "HEAD", "--name-only").decode()
     assert not (tmp_path / "other-index").exists()
+
+
+def test_a_scratch_repository_is_what_git_init_bare_writes(tmp_path: Path) -> None:
+    """Scratch lays out its bare repository without a git process: the same files, byte for byte, as this
+    machine's `git init --bare --template=` (under the same clean environment), and git accepts it."""
+    made = tmp_path / "by-git.git"
+    checked(["init", "--quiet", "--bare", "--template=", str(made)], cwd=tmp_path)
+    with Scratch() as scratch:
+        ours = {p.relative_to(scratch.repo): p for p in scratch.repo.rglob("*")}
+        theirs = {p.relative_to(made): p for p in made.rglob("*")}
+        assert sorted(ours) == sorted(theirs)
+        for rel, path in ours.items():
+            assert path.is_dir() == theirs[rel].is_dir()
+            if path.is_file():
+                assert path.read_bytes() == theirs[rel].read_bytes(), rel
+        assert scratch.git("rev-parse", "--is-bare-repository").strip() == b"true"
+
+
+def test_diffs_of_one_snapshot_agree(repo: Path) -> None:
+    (repo / "src/new.py").write_text("new\n")
+    (repo / "README.md").unlink()
+    patch, names = snapshot_diffs(repo, "HEAD", ("--name-status",), ("--name-only", "-z"))
+    assert patch == snapshot_diff(repo, "HEAD", "--name-status")
+    assert set(filter(None, names.split(b"\0"))) == {b"src/new.py", b"README.md"}
