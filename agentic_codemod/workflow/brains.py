@@ -170,7 +170,10 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
             if counts
             else "no counts"
         )
-        verification = f"`{' '.join(last.command[-4:])}` exit {last.exit_code} ({tally}), {last.duration_s}s"
+        verdict_word = "passed" if last.passed else "failed"  # the exit code includes the must-fail canary
+        verification = (
+            f"`{' '.join(last.command)}` {verdict_word} (exit {last.exit_code}; {tally}), {last.duration_s}s"
+        )
     if plan is not None and plan.verify_only:  # nothing edited: the text says so and shows both test runs
         changes, verification = _verify_only_text(state)
     elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs

@@ -91,7 +91,10 @@ def test_the_coder_fixes_the_method_looked_up_by_name(
 
     review = result.json("review.json")
     assert review["verdict"] == "approve" and review["candidate_sha256"] == m["candidate"]["sha256"]
-    assert result.artifact("merge_request.md").read_text().startswith("# Migrate acme-sdk to 2.0.0")
+    mr = result.artifact("merge_request.md").read_text()
+    assert mr.startswith("# Migrate acme-sdk to 2.0.0")
+    # The evidence names the whole command that ran (node's runner, not its last flags) and its verdict.
+    assert f"`{' '.join(last['command'])}` passed (exit {last['exit_code']};" in mr
     assert any("src/reports.js:5" in note for note in result.json("profile.json")["notes"])
 
     # Every role answered, recognised by its name; the reviewer saw the patch and nothing of the coder.
