@@ -12,6 +12,10 @@
       tasks/<sdk>-bump.yml         a plain bump: no `migration:`, bump + verify
       tasks/<sdk>-migration.yml    the same bump with the migration package
 
+The ecosystem's values (the rule's language, the default --from, the files a bump edits, how the code
+imports the SDK) come from its adapter (Adapter.scaffold): --ecosystem names it, --repo detects it from
+a repository, and without either the context is for Python repositories.
+
 Packages sit inside DIR because the runtime refuses a local dependency outside the context directory
 (`local-path-escape`) and a CI job has only its repository. Nothing is overwritten: an existing file is
 bad input (exit 2) naming the file.
@@ -20,16 +24,17 @@ bad input (exit 2) naming the file.
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import shutil
 from pathlib import Path
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
-
+from agentic_codemod.adapters import detect_ecosystem, get_adapter, registry
+from agentic_codemod.adapters.types import Adapter
 from agentic_codemod.errors import InputError
 
 TEMPLATES = Path(__file__).parent / "scaffold_templates"
+DEFAULT_ECOSYSTEM = "python"  # `init` without --ecosystem or --repo, as before there were several
 # The pipeline's own agents, guardrails and context documents, beside the package in a source checkout.
 PIPELINE_APM = Path(__file__).resolve().parents[1] / ".apm"
 
@@ -41,14 +46,25 @@ def add_init_parser(sub: argparse._SubParsersAction) -> None:
         "--sdk", default="example-sdk", help="distribution name of the SDK (default: %(default)s)"
     )
     init.add_argument(
-        "--from", dest="from_range", default=">=1,<2", help="range bumped from (default: %(default)s)"
+        "--from",
+        dest="from_range",
+        help="range bumped from, in the ecosystem's syntax (default: its 1.x range, e.g. >=1,<2 or ^1.0.0)",
     )
     init.add_argument("--to", default="2.0.0", help="version bumped to (default: %(default)s)")
+    init.add_argument(
+        "--ecosystem", choices=sorted(registry()), help="the repositories' ecosystem (default: python)"
+    )
+    init.add_argument(
+        "--repo", type=Path, help="a repository to take the ecosystem from (its dependency files)"
+    )
     init.set_defaults(handler=init_command)
 
 
 def init_command(args: argparse.Namespace) -> int:
-    written = scaffold(args.dir, args.sdk, args.from_range, args.to)
+    if args.ecosystem and args.repo:
+        raise InputError("--ecosystem and --repo: give one (--repo detects the ecosystem)")
+    ecosystem = args.ecosystem or (detect_ecosystem(args.repo) if args.repo else DEFAULT_ECOSYSTEM)
+    written = scaffold(args.dir, args.sdk, args.from_range, args.to, ecosystem)
     for path in written:
         print(path)
     print(
@@ -57,10 +73,12 @@ def init_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def scaffold(dest: Path, sdk: str, from_range: str, to: str) -> list[Path]:
+def scaffold(
+    dest: Path, sdk: str, from_range: str | None, to: str, ecosystem: str = DEFAULT_ECOSYSTEM
+) -> list[Path]:
     """Write the context into dest; return the files written. Refuses (InputError) before writing
     anything when an argument is invalid or a file would be overwritten."""
-    values = _values(sdk, from_range, to)
+    values = _values(get_adapter(ecosystem), sdk, from_range, to)
     files = {
         _fill(rel, values): _fill(src.read_text(encoding="utf-8"), values) for rel, src in _template_files()
     }
@@ -81,25 +99,35 @@ def scaffold(dest: Path, sdk: str, from_range: str, to: str) -> list[Path]:
     return written
 
 
-def _values(sdk: str, from_range: str, to: str) -> dict[str, str]:
-    name = canonicalize_name(sdk)
-    if not name or not all(part.isalnum() for part in name.split("-")):
-        raise InputError(f"--sdk {sdk!r}: not a distribution name (e.g. 'acme-sdk')")
+def _values(adapter: Adapter, sdk: str, from_range: str | None, to: str) -> dict[str, str]:
+    facts, versioning = adapter.scaffold, adapter.versioning
+    if not re.fullmatch(facts.name_pattern, sdk):
+        raise InputError(f"--sdk {sdk!r}: not a package name of {adapter.name} (e.g. 'acme-sdk')")
+    name = versioning.canonical_name(sdk)
+    from_range = facts.from_range if from_range is None else from_range
     try:
-        SpecifierSet(from_range)
-    except InvalidSpecifier as exc:
-        raise InputError(f"--from {from_range!r}: not a version range (e.g. '>=1,<2')") from exc
-    try:
-        major = Version(to).major
-    except InvalidVersion as exc:
-        raise InputError(f"--to {to!r}: not a version (e.g. '2.0.0')") from exc
+        versioning.check(from_range, "")
+    except ValueError as exc:
+        raise InputError(
+            f"--from {from_range!r}: not a {adapter.name} version range (e.g. {facts.from_range!r})"
+        ) from exc
+    major = re.match(r"\d+", to)
+    if not versioning.is_version(to) or major is None:
+        raise InputError(f"--to {to!r}: not a {adapter.name} version (e.g. '2.0.0')")
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")  # a folder and APM package name
     return {
         "sdk": name,
-        "module": name.replace("-", "_"),
+        "module": facts.module(name),
         "from_range": from_range,
         "to": to,
-        "major": str(major),
-        "package": f"{name}-{major}-migration",
+        "major": major.group(0),
+        "package": f"{slug}-{major.group(0)}-migration",
+        "slug": slug,
+        "ecosystem": adapter.name,
+        "language": facts.rule_language,
+        "code": facts.code,
+        "bump_paths": json.dumps(list(facts.bump_paths)),
+        "migration_paths": json.dumps(["src/**", *facts.bump_paths]),
     }
 
 

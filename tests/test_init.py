@@ -100,3 +100,45 @@ def test_init_bad_arguments_exit_2_naming_the_flag(tmp_path: Path, capsys, args:
     assert main(["init", str(tmp_path / "ctx"), *args]) == 2
     assert field in capsys.readouterr().err
     assert not (tmp_path / "ctx").exists()
+
+
+def test_an_npm_repository_gets_an_npm_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """--repo detects the ecosystem from the repository's dependency files (package.json: npm): the tasks
+    name npm, npm's range syntax and files, and the example rule is JavaScript and passes its cases."""
+    repo = tmp_path / "service"
+    repo.mkdir()
+    (repo / "package.json").write_text('{"name": "service", "dependencies": {"@acme/sdk": "^1.2.0"}}')
+    dest = tmp_path / "ctx"
+    assert main(["init", str(dest), "--repo", str(repo), "--sdk", "@acme/sdk", "--to", "2.1.0"]) == 0
+    capsys.readouterr()
+    package = "acme-sdk-2-migration"
+    plain = load_task(dest / "tasks/acme-sdk-bump.yml")
+    assert (plain.sdk.ecosystem, plain.sdk.name, plain.sdk.from_range) == ("npm", "@acme/sdk", "^1.0.0")
+    assert plain.allowed_paths == ["package.json", "package-lock.json"]
+    migration = load_task(dest / "tasks/acme-sdk-migration.yml")
+    assert migration.migration is not None and migration.migration.package == package
+    rule = dest / "packages" / package / ".apm/skills" / package / "rules/EX001-rename-call.yml"
+    assert yaml.safe_load(rule.read_text())["language"] == "javascript"
+    cases = yaml.safe_load((dest / "packages" / package / "tests/EX001-rename-call.yml").read_text())["cases"]
+    for case in cases:
+        target = tmp_path / f"{case['name']}.js"
+        target.write_text(case["before"])
+        done = subprocess.run(
+            [AST_GREP, "scan", "--rule", str(rule), "-U", str(target)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert target.read_text() == (case["after"] or case["before"]), case["name"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ecosystem", "npm", "--from", ">=1,<2"], "not a npm version range (e.g. '^1.0.0')"),
+        (["--ecosystem", "npm", "--sdk", "Acme_SDK"], "not a package name of npm"),
+        (["--ecosystem", "npm", "--repo", "."], "give one"),
+    ],
+)
+def test_init_reads_arguments_in_the_ecosystems_syntax(tmp_path: Path, capsys, args: list[str], message: str):
+    assert main(["init", str(tmp_path / "ctx"), *args]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "ctx").exists()

@@ -45,6 +45,7 @@ suffix, runner or version syntax), the declarations of the Adapter fields below:
     first_import(root, sdk, import_names, settings)   where the code first imports the SDK, or None
     check_test_requirement(entry)   None when the adapter reads this verification.requirements entry,
                     else why not (the config accepts an entry some adapter reads)
+    scaffold        Scaffold: what `agentic-codemod init` writes for the ecosystem (scaffold.py)
 
 Writes never happen inside an adapter: the pipeline writes the returned text through the workspace,
 so the trace and the deny globs cover the bump like any other edit. Tool failures come back as data.
@@ -248,6 +249,19 @@ class Adapter:
     credentials: Callable[[Mapping[str, str]], list[str]]
     # (an entry of verification.requirements) -> None when this adapter reads it, else why not
     check_test_requirement: Callable[[str], str | None]
+    scaffold: Scaffold  # what `agentic-codemod init` writes for this ecosystem
+
+
+@dataclass(frozen=True)
+class Scaffold:
+    """The ecosystem's values in the context `agentic-codemod init` writes (scaffold.py)."""
+
+    rule_language: str  # the example rule's ast-grep `language:`
+    from_range: str  # the default --from: a 1.x range in the ecosystem's plain syntax
+    bump_paths: tuple[str, ...]  # allowed_paths of a plain bump (names of special files spelled out)
+    code: str  # what the code is called in prose: "Python", "JavaScript"
+    name_pattern: str  # a package name --sdk may give (regex, whole name)
+    module: Callable[[str], str]  # (package name) -> how the code imports it ("acme_sdk", "acme-sdk")
 
 
 def refreshed_message(command: str, sha256: str) -> str:

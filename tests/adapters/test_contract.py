@@ -43,7 +43,7 @@ def package(name: str) -> ModuleType:
 
 def test_registry_is_not_empty_and_every_function_field_is_checked() -> None:
     assert ADAPTERS
-    data = {"name", "file_patterns", "lockfiles", "versioning", "test_facts", "sandbox_env"}
+    data = {"name", "file_patterns", "lockfiles", "versioning", "test_facts", "sandbox_env", "scaffold"}
     callables = {f.name for f in dataclasses.fields(Adapter)} - data
     assert callables == set(FUNCTIONS)
 
@@ -179,6 +179,20 @@ def test_the_tamper_gate_finds_new_runner_configuration_in_every_ecosystem(
         assert not facts.tamper(path, text, text, False, False), path
 
 
+@pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
+def test_scaffold_values_are_the_ecosystems_own(name: str, adapter: Adapter) -> None:
+    import re
+
+    facts = adapter.scaffold
+    assert facts.rule_language in adapter.test_facts.ast_grep_languages
+    adapter.versioning.check(facts.from_range, "")  # the default --from reads in the ecosystem's syntax
+    assert adapter.versioning.matches("1.4.0", facts.from_range, "")
+    assert not adapter.versioning.matches("2.0.0", facts.from_range, "")
+    assert facts.bump_paths and any(adapter.is_dependency_file(p) for p in facts.bump_paths)
+    assert re.fullmatch(facts.name_pattern, "acme-sdk") and not re.fullmatch(facts.name_pattern, "a b")
+    assert facts.module("acme-sdk") and facts.code
+
+
 def test_detection_names_one_ecosystem_or_asks(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text("{}")
     assert detect_ecosystem(tmp_path) == "npm"
@@ -246,7 +260,6 @@ def test_first_import_finds_the_sdk_in_the_ecosystems_code(
 # adapter package and names no ecosystem's file suffix or test runner. The files below still do; each
 # must leave this list when it is cleaned (the test fails on a stale entry), and no other file may join.
 KNOWN_LEAKS = {
-    "agentic_codemod/scaffold.py": "scaffolds a Python task",
 }
 ECOSYSTEM_MODULES = (
     "packaging",

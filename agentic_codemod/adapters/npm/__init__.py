@@ -30,6 +30,7 @@ from agentic_codemod.adapters.npm.environment import (  # noqa: E402
 from agentic_codemod.adapters.npm.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.npm.imports import first_import  # noqa: E402
 from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: E402
+from agentic_codemod.adapters.npm.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.npm.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.npm.update import update_dependency, update_lockfiles  # noqa: E402
@@ -58,6 +59,7 @@ ADAPTER = Adapter(
     credentials=caller_credentials,
     first_import=first_import,
     check_test_requirement=check_test_requirement,
+    scaffold=SCAFFOLD,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME", "UNSUPPORTED_LOCKFILES"]

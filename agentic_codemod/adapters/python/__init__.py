@@ -46,6 +46,7 @@ from agentic_codemod.adapters.python.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.python.imports import first_sdk_import  # noqa: E402
+from agentic_codemod.adapters.python.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.python.test_requirements import check_test_requirement  # noqa: E402
@@ -75,6 +76,7 @@ ADAPTER = Adapter(
     credentials=credentials,
     first_import=first_sdk_import,
     check_test_requirement=check_test_requirement,
+    scaffold=SCAFFOLD,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME"]
