@@ -256,6 +256,8 @@ class VerificationSettings(BaseModel):
             tokens = value if isinstance(value, list) else shlex.split(value)
         except ValueError as exc:
             raise ValueError(f"cannot be split into arguments: {exc}") from exc
+        if any("{python}" in t for t in tokens):  # the placeholder's old name, never documented
+            raise ValueError("`{python}` is now `{interpreter}` (the environment's python or node)")
         adapters = registry().values()
         if (
             not tokens

@@ -41,6 +41,7 @@ def repo(tmp_path: Path) -> Path:
     [
         ({"command": "make test"}, "verification.command"),
         ({"command": "pytest 'unbalanced"}, "verification.command"),
+        ({"command": "{python} -m pytest tests"}, "verification.command"),  # now {interpreter}
         ({"requirements": ["--index-url https://evil.example"]}, "verification.requirements"),
         ({"extras": ["bad extra"]}, "verification.extras"),
         ({"commands": "pytest"}, "verification.commands"),

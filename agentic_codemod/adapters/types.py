@@ -96,8 +96,9 @@ class Runner(Protocol):
 
 @dataclass(frozen=True)
 class TestCommand:
-    """The command that verifies the repository, fixed by the adapter. `{python}` is the env's interpreter,
-    `{junit}` the path of a JUnit XML report (dropped from argv when the runner cannot write one)."""
+    """The command that verifies the repository, fixed by the adapter. `{interpreter}` is the environment's
+    VerificationEnv.interpreter (python, node), `{junit}` the path of a JUnit XML report (dropped from argv
+    when the runner cannot write one)."""
 
     __test__ = False  # not a pytest test class, whatever its name
 
@@ -108,7 +109,7 @@ class TestCommand:
 
 @dataclass(frozen=True)
 class VerificationEnv:
-    python: Path  # interpreter of the isolated environment
+    interpreter: Path  # the program of the isolated environment that runs the tests (python, node)
     root: Path  # the environment directory (inside the run dir)
     install_log: list[ProcessResult] = field(default_factory=list)
     # Repository-relative paths each test copy holds as symlinks into the environment (npm: node_modules)

@@ -38,7 +38,7 @@ def timed_tests(state: RunState, phase: str, changed: set[str] | None = None) ->
     try:
         result = verify.run_tests(
             need(state.test_command),
-            python=need(state.env).python,
+            interpreter=need(state.env).interpreter,
             copy=paths.copy,
             stamp=stamp,
             runner=need(state.runner).boxed(box),

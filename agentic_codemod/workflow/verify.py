@@ -22,21 +22,21 @@ from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.workflow import oracle
 
 
-def render(command: TestCommand, python: Path, junit: str | None) -> list[str]:
+def render(command: TestCommand, interpreter: Path, junit: str | None) -> list[str]:
     argv: list[str] = []
     for arg in command.argv:
         if "{junit}" in arg:
             if junit is not None:
                 argv.append(arg.replace("{junit}", junit))
             continue
-        argv.append(arg.replace("{python}", str(python)))
+        argv.append(arg.replace("{interpreter}", str(interpreter)))
     return argv
 
 
 def run_tests(
     command: TestCommand,
     *,
-    python: Path,
+    interpreter: Path,
     copy: Path,
     stamp: Stamp,
     runner: Runner,
@@ -58,7 +58,7 @@ def run_tests(
     canary = oracle.plant(copy, command, facts)
     if canary is not None:
         repo_copy.stamp_file(copy, stamp, canary.file)  # rewriting the canary is tampering too
-    argv = render(command, python, box.inside(junit))
+    argv = render(command, interpreter, box.inside(junit))
     result: ProcessResult = runner(argv, cwd=copy, timeout_s=timeout_s)
     rewritten: list[str] = []
     tampered = repo_copy.touched(

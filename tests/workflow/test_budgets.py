@@ -34,9 +34,9 @@ def test_spent_verification_time_stops_the_next_run_before_it_starts(tmp_path: P
         trace=Trace(None),
     )
     state.test_command = adapter_types.TestCommand(
-        argv=["{python}", "-m", "pytest"], source="test", runner="pytest"
+        argv=["{interpreter}", "-m", "pytest"], source="test", runner="pytest"
     )
-    state.env = adapter_types.VerificationEnv(python=Path("/usr/bin/python3"), root=tmp_path)
+    state.env = adapter_types.VerificationEnv(interpreter=Path("/usr/bin/python3"), root=tmp_path)
     state.runner = never_called  # type: ignore[assignment]
     state.verification_s = 30.0
     with pytest.raises(BudgetExceeded) as caught:

@@ -20,7 +20,7 @@ SUITE = "import unittest\n\ndef test_ok():\n    assert 1\n\ndef test_bad():\n   
 def suite(tmp_path: Path) -> tuple[Path, oracle.Canary]:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text(SUITE)
-    command = Command(argv=["{python}", "-m", "pytest"], source="t", runner="pytest")
+    command = Command(argv=["{interpreter}", "-m", "pytest"], source="t", runner="pytest")
     canary = oracle.plant(tmp_path, command, FACTS)
     assert canary is not None and canary.file.startswith("tests/test_c")
     return tmp_path, canary
@@ -51,7 +51,9 @@ def test_unittest_output_reads_ok_when_only_the_canary_failed(tmp_path: Path) ->
         text=True,
     )
     assert "FAILED (failures=1)" in done.stderr
-    command = Command(argv=["{python}", "-m", "unittest", "discover", "-v"], source="t", runner="unittest")
+    command = Command(
+        argv=["{interpreter}", "-m", "unittest", "discover", "-v"], source="t", runner="unittest"
+    )
     tally, ids = FACTS.read_results(command, root, None, done.stderr)  # unittest names failing tests only
     assert tally is not None and tally.failed == 1 and ids == []
     assert canary.state_in(tally, ids) == "failed" and tally.failed == 0 and tally.failing == []

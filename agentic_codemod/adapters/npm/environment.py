@@ -27,7 +27,7 @@ is data in `install_log` / the returned ProcessResult.
 `pins` are written as VERSIONING.requirement writes them ("acme-sdk@^1.2.0", "acme-sdk@2.0.0"; a name
 followed directly by a range or `==VERSION` is read too). Install scripts are repository code: they
 run only inside the sandbox, and only in `npm rebuild`, which runs without the caller's credentials.
-VerificationEnv.python is the node the tests run with; VerificationEnv.root the environment directory.
+VerificationEnv.interpreter is the node the tests run with; VerificationEnv.root the environment directory.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def prepare_environment(
         shutil.rmtree(project)
     shutil.copytree(root, project, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED))
     env = VerificationEnv(
-        python=Path(shutil.which("node") or "node"),
+        interpreter=Path(shutil.which("node") or "node"),
         root=env_dir,
         install_log=[],
         links={"node_modules": node_modules(env_dir)},

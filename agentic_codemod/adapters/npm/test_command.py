@@ -19,7 +19,7 @@ rename or switch off the report (--reporter, --json, --outputFile, --test-report
 `npm run NAME` (`npm run-script NAME`, `npm test`) is read as the script it names, as npm runs it
 (`"test": "npm run tests-only"`, `"test:unit": "c8 --100 node --test"`), at most RUN_DEPTH scripts deep;
 the source then names the chain. A `NODE_OPTIONS=…` assignment in front of the runner reaches node as
-flags, only those of NODE_FLAGS. `{python}` is the environment's node.
+flags, only those of NODE_FLAGS. `{interpreter}` is the environment's node.
 Runner names: "node-test", "jest", "vitest", "mocha", "tape" (test_results.py reads each one's report).
 A runner starts from its node_modules/.bin link, which npm points at the bin file of the installed version
 (mocha 2-5 have bin/mocha, 6+ bin/mocha.js); `--reporter-options` is the spelling every mocha from 2 on
@@ -37,16 +37,16 @@ from agentic_codemod.config import Settings
 from agentic_codemod.errors import InputError
 
 NODE_TEST = [
-    "{python}",
+    "{interpreter}",
     "--test",
     "--test-reporter=junit",
     "--test-reporter-destination={junit}",
     "--test-reporter=tap",
     "--test-reporter-destination=stdout",
 ]
-JEST = ["{python}", "node_modules/.bin/jest", "--ci", "--json", "--outputFile={junit}"]
+JEST = ["{interpreter}", "node_modules/.bin/jest", "--ci", "--json", "--outputFile={junit}"]
 VITEST = [
-    "{python}",
+    "{interpreter}",
     "node_modules/.bin/vitest",
     "run",
     "--reporter=junit",
@@ -54,12 +54,12 @@ VITEST = [
     "--reporter=default",
 ]
 MOCHA = [
-    "{python}",
+    "{interpreter}",
     "node_modules/.bin/mocha",
     "--reporter=xunit",
     "--reporter-options=output={junit}",
 ]
-TAPE = ["{python}", "node_modules/.bin/tape"]
+TAPE = ["{interpreter}", "node_modules/.bin/tape"]
 RUNNERS = {"jest": JEST, "vitest": VITEST, "mocha": MOCHA, "_mocha": MOCHA, "tape": TAPE}
 # Arguments that take the report away from the tool (a value joined with = or following).
 DROPPED = {

@@ -151,7 +151,7 @@ _LIST_INSTALLED = (
 
 def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
     """What is installed in the environment, by canonical name; None when it cannot be read."""
-    result = runner([str(env.python), "-c", _LIST_INSTALLED], cwd=root, timeout_s=INSPECT_TIMEOUT_S)
+    result = runner([str(env.interpreter), "-c", _LIST_INSTALLED], cwd=root, timeout_s=INSPECT_TIMEOUT_S)
     if not result.ok:
         return None
     try:
@@ -232,10 +232,10 @@ def _run_install(
     if chosen.name == "uv":
         cache = install_cache_of(env.root)
         cache.mkdir(parents=True, exist_ok=True)
-        argv = chosen.install_command(env.python, settings, plan, cache)
+        argv = chosen.install_command(env.interpreter, settings, plan, cache)
         variables = chosen.install_env(caller, pip_config.cert_copies(caller, root))
     else:
         extra = tuple(pip_config.cert_args(caller, root))
-        argv = chosen.install_command(env.python, settings, plan, None, extra=extra)
+        argv = chosen.install_command(env.interpreter, settings, plan, None, extra=extra)
         variables = chosen.install_env(caller, {})
     return runner(argv, cwd=root, timeout_s=settings.budgets.install_timeout_s, env=variables)

@@ -34,10 +34,10 @@ from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import InputError
 
-PYTEST = ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
-UNITTEST = ["{python}", "-m", "unittest", "discover", "-v"]
-STESTR = ["{python}", "-m", "stestr"]
-TRIAL = ["{python}", "-m", "twisted.trial", "--reporter=bwverbose"]  # one result line per test id
+PYTEST = ["{interpreter}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
+UNITTEST = ["{interpreter}", "-m", "unittest", "discover", "-v"]
+STESTR = ["{interpreter}", "-m", "stestr"]
+TRIAL = ["{interpreter}", "-m", "twisted.trial", "--reporter=bwverbose"]  # one result line per test id
 # Arguments of a declared pytest command that would take the report away from the tool.
 PYTEST_DROPPED = ("--junitxml", "--junit-xml", "--junit-prefix", "-p", "--pastebin", "--resultlog")
 PYTEST_VALUE_OPTIONS = ("--junitxml", "--junit-xml", "--junit-prefix", "-p", "--pastebin", "--resultlog")
@@ -97,7 +97,7 @@ def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand 
         args = ["discover", "-v", *args[1:]] if args[:1] == ["discover"] else ["-v", *args]
         if args == ["-v"]:
             args = ["discover", "-v"]
-        return TestCommand(argv=["{python}", "-m", "unittest", *args], source=source, runner="unittest")
+        return TestCommand(argv=["{interpreter}", "-m", "unittest", *args], source=source, runner="unittest")
     if runner == "trial":
         args = [a for a in args if not a.startswith("--reporter")]
         if not [a for a in args if not a.startswith("-")]:  # names given at run time ({posargs}, *args)

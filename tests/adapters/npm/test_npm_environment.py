@@ -27,7 +27,9 @@ def run_tests(
 ) -> tuple[types.ProcessResult, Tally | None, list[str]]:
     project = env.root / "project"
     junit = reports / "junit.xml"
-    argv = [a.replace("{python}", str(env.python)).replace("{junit}", str(junit)) for a in command.argv]
+    argv = [
+        a.replace("{interpreter}", str(env.interpreter)).replace("{junit}", str(junit)) for a in command.argv
+    ]
     result = runner(argv, cwd=project, timeout_s=120)
     return (result, *read_results(command.runner, junit, result.output_tail))
 

@@ -59,7 +59,7 @@ def test_an_old_mocha_layout_starts_through_its_bin_link(tmp_path: Path) -> None
     assert command is not None and command.runner == "mocha"
     report = tmp_path / "junit.xml"
     node = shutil.which("node") or "node"
-    run = [a.replace("{python}", node).replace("{junit}", str(report)) for a in command.argv]
+    run = [a.replace("{interpreter}", node).replace("{junit}", str(report)) for a in command.argv]
     done = subprocess.run(run, cwd=project, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     tally, ids = read_results("mocha", report, done.stdout)

@@ -140,8 +140,8 @@ def test_real_environment_installs_from_local_wheels_and_reinstalls_after_a_bump
     env = prepare_environment(repo, tmp_path / "env", config, runner, [])
 
     assert [r.ok for r in env.install_log] == [True, True], env.install_log[-1].output_tail
-    assert env.python == tmp_path / "env" / "bin" / "python"
-    assert imported_version(env.python, runner, repo) == "0.1.0"
+    assert env.interpreter == tmp_path / "env" / "bin" / "python"
+    assert imported_version(env.interpreter, runner, repo) == "0.1.0"
 
     dependency = Dependency(name="tinypkg", specifier="==0.1.0", file="requirements.txt", kind="requirements")
     bumped = update_dependency((repo / "requirements.txt").read_text(), dependency, "0.2.0")
@@ -150,7 +150,7 @@ def test_real_environment_installs_from_local_wheels_and_reinstalls_after_a_bump
 
     assert result.ok, result.output_tail
     assert env.install_log[-1] is result
-    assert imported_version(env.python, runner, repo) == "0.2.0"
+    assert imported_version(env.interpreter, runner, repo) == "0.2.0"
 
 
 @pytest.mark.slow

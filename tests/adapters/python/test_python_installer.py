@@ -220,7 +220,7 @@ def test_a_template_is_built_once_per_dependency_set_and_copied_into_each_run(
     assert [r.argv[0] for r in two.install_log] == ["copy", installer.find_uv().program]  # type: ignore[union-attr]
     assert sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir()) == [one.install["template"]]
     result = runner(
-        [str(two.python), "-c", "import tinypkg; print(tinypkg.VERSION)"], cwd=tmp_path, timeout_s=60
+        [str(two.interpreter), "-c", "import tinypkg; print(tinypkg.VERSION)"], cwd=tmp_path, timeout_s=60
     )
     assert result.output_tail.strip() == "0.1.0"
     site = next((two.root / "lib").glob("python3*/site-packages"))

@@ -19,8 +19,8 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_pytest_argv_is_fixed() -> None:
-    assert PYTEST == ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
-    assert UNITTEST == ["{python}", "-m", "unittest", "discover", "-v"]  # -v: failures carry test ids
+    assert PYTEST == ["{interpreter}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
+    assert UNITTEST == ["{interpreter}", "-m", "unittest", "discover", "-v"]  # -v: failures carry test ids
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,7 @@ def test_stestr_conf_runs_stestr_on_its_test_path(tmp_path: Path) -> None:
     command = detect_test_command(tmp_path)
     assert command is not None
     assert (command.argv, command.runner, command.source) == (
-        ["{python}", "-m", "stestr", "--test-path", "./pkg/tests", "--top-dir", "./", "run"],
+        ["{interpreter}", "-m", "stestr", "--test-path", "./pkg/tests", "--top-dir", "./", "run"],
         "stestr",
         ".stestr.conf",
     )
@@ -131,7 +131,7 @@ def test_tox_stestr_command_wins_over_pytest_configuration(tmp_path: Path) -> No
     )
     command = detect_test_command(tmp_path)
     assert command is not None
-    assert command.argv == ["{python}", "-m", "stestr", "--test-path", "./pkg/tests", "run"]
+    assert command.argv == ["{interpreter}", "-m", "stestr", "--test-path", "./pkg/tests", "run"]
     assert command.source == "tox.ini [testenv:py3] commands"
 
 
@@ -197,7 +197,7 @@ def test_nox_session_command_is_read_without_running_the_noxfile(tmp_path: Path)
     assert (command.argv, command.source) == ([*UNITTEST, "-s", "src"], "noxfile.py session unit commands")
 
 
-TRIAL = ["{python}", "-m", "twisted.trial", "--reporter=bwverbose"]
+TRIAL = ["{interpreter}", "-m", "twisted.trial", "--reporter=bwverbose"]
 
 
 @pytest.mark.parametrize(
@@ -238,7 +238,7 @@ def test_trial_given_its_test_names_at_run_time_runs_the_projects_test_packages(
     ("override", "argv"),
     [
         ("python -m pytest tests/unit", [*PYTEST, "tests/unit"]),
-        (["python3", "-m", "unittest", "pkg.tests"], ["{python}", "-m", "unittest", "-v", "pkg.tests"]),
+        (["python3", "-m", "unittest", "pkg.tests"], ["{interpreter}", "-m", "unittest", "-v", "pkg.tests"]),
     ],
 )
 def test_verification_command_overrides_detection(tmp_path: Path, override: object, argv: list[str]) -> None:
