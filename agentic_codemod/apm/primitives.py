@@ -165,7 +165,9 @@ def _skill(path: Path, package: str, display: str, root: Path) -> Skill:
 
 
 def normalise_name(name: str) -> str:
-    """Package-name normalisation (PEP 503 style): 'Acme_SDK' -> 'acme-sdk'."""
+    """Skill and SDK names as a skill is matched to a task, the same for every ecosystem: lower case, each
+    run of '-', '_' and '.' one '-' ('Acme_SDK' -> 'acme-sdk'). Not a package-name rule: packages compare
+    by their adapter's Versioning.canonical_name."""
     return re.sub(r"[-_.]+", "-", name.lower()).strip("-")
 
 
