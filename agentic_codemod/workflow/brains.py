@@ -185,9 +185,16 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         )
         or "- none"
     )
+    handed = set(cand.files) if cand and state.addresses_human_items else set()  # the agents worked on these
     human = (
         "\n".join(
-            f"- {_item(h.reason)}" + (f" — `{h.file}" + (f":{h.line}`" if h.line else "`") if h.file else "")
+            f"- {_item(h.reason)}"
+            + (f" — `{h.file}" + (f":{h.line}`" if h.line else "`") if h.file else "")
+            + (
+                " (handed to the coder: the candidate changes this file, verified and reviewed)"
+                if h.file in handed
+                else ""
+            )
             for h in (plan.requires_human if plan else [])
         )
         or "- nothing"

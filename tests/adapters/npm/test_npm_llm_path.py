@@ -95,6 +95,8 @@ def test_the_coder_fixes_the_method_looked_up_by_name(
     assert mr.startswith("# Migrate acme-sdk to 2.0.0")
     # The evidence names the whole command that ran (node's runner, not its last flags) and its verdict.
     assert f"`{' '.join(last['command'])}` passed (exit {last['exit_code']};" in mr
+    # The by-name usage the rules flagged is listed with what became of it: the coder changed that file.
+    assert "`src/reports.js:5` (handed to the coder: the candidate changes this file" in mr
     assert any("src/reports.js:5" in note for note in result.json("profile.json")["notes"])
 
     # Every role answered, recognised by its name; the reviewer saw the patch and nothing of the coder.
@@ -124,6 +126,7 @@ def test_a_model_that_does_not_fix_it_ends_non_zero(
     patch = result.artifact("changes.patch").read_text()
     if fault == "no-edit":  # nothing of the coder's in the candidate: no silent success
         assert FIX_ADDED not in patch and "src/reports.js" not in m["candidate"]["files"]
+        assert "handed to the coder" not in result.artifact("merge_request.md").read_text()
     else:  # the command the coder hid is in the patch the reviewer saw; the attributes file was refused
         assert '+require("child_process").execSync' in patch and ".gitattributes" not in patch
 
