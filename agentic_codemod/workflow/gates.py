@@ -108,7 +108,8 @@ def scope_gate(
                     _error(f"{problem}: {path} ({_STATUS.get(change.status, change.status)})", path)
                 )
         if change.status in "ARC" and needs_naming_when_new(change.path) and change.path not in named:
-            findings.append(_error(f"new conftest.py not named by the task: {change.path}", change.path))
+            message = f"new {_name(change.path)} not named by the task: {change.path}"
+            findings.append(_error(message, change.path))
         if change.mode == SYMLINK_MODE:
             findings.append(_error(f"symlink in the candidate: {change.path}", change.path))
         elif change.mode == GITLINK_MODE:
