@@ -34,6 +34,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -174,7 +175,7 @@ def instantiate(template: Path, env_dir: Path) -> ProcessResult | None:
     start = time.monotonic()
     try:
         os.utime(template / "template.json")  # last used: what prune() goes by
-        shutil.copytree(template, env_dir, symlinks=True, dirs_exist_ok=True)
+        copy_tree(template, env_dir)
     except OSError:
         shutil.rmtree(env_dir, ignore_errors=True)
         env_dir.mkdir(parents=True, exist_ok=True)
@@ -186,6 +187,21 @@ def instantiate(template: Path, env_dir: Path) -> ProcessResult | None:
         duration_s=time.monotonic() - start,
         output_tail=f"environment template {template.name} copied",
     )
+
+
+def copy_tree(src: Path, dest: Path) -> None:
+    """src's contents into the directory dest: symlinks stay symlinks, modes and mtimes kept (what
+    shutil.copytree(symlinks=True) does). GNU cp where it exists: about 3x faster than copytree on a venv
+    of ~1,000 files, which every run copies. Raises OSError (cp failing included)."""
+    cp = shutil.which("cp") if sys.platform.startswith("linux") else None
+    if cp is None:
+        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+        return
+    argv = [cp, "-R", "--no-dereference", "--preserve=mode,timestamps", "--no-target-directory"]
+    argv += [str(src), str(dest)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise OSError(f"cp {src} {dest}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
 
 
 def prune(envs: Path, keep_s: float, *, keep: Path, now: float | None = None) -> list[str]:

@@ -304,3 +304,30 @@ def test_templates_unused_for_the_keep_time_are_pruned_and_a_pruned_one_is_not_h
     assert copied is not None and (run_env / "lib" / "x.py").is_file()
     assert not (run_env / "template.json").exists()
     assert (envs / "recent" / "template.json").stat().st_mtime > 1e9  # used now: kept longer
+
+
+@pytest.mark.parametrize("with_cp", [True, False])
+def test_a_template_copy_keeps_links_modes_and_times_and_follows_no_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_cp: bool
+) -> None:
+    """copy_tree (GNU cp where it exists, shutil elsewhere) copies what copytree(symlinks=True) did."""
+    if not with_cp:
+        monkeypatch.setattr(env_template.shutil, "which", lambda _name: None)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("host file\n")
+    src = tmp_path / "template"
+    write(src, {"bin/tool": "#!/bin/sh\n", "lib/site-packages/x.py": "X = 1\n"})
+    (src / "bin" / "tool").chmod(0o755)
+    (src / "bin" / "python").symlink_to("/usr/bin/python3")
+    (src / "lib" / "escape").symlink_to(outside)
+    os.utime(src / "lib/site-packages/x.py", (1e9, 1e9))
+    dest = tmp_path / "env"
+    dest.mkdir()
+    env_template.copy_tree(src, dest)
+    assert os.readlink(dest / "bin" / "python") == "/usr/bin/python3"
+    assert (dest / "lib" / "escape").is_symlink() and os.readlink(dest / "lib" / "escape") == str(outside)
+    assert (dest / "bin" / "tool").stat().st_mode & 0o777 == 0o755
+    assert (dest / "lib/site-packages/x.py").stat().st_mtime == 1e9
+    assert (dest / "lib/site-packages/x.py").read_text() == "X = 1\n"
+    with pytest.raises(OSError):
+        env_template.copy_tree(tmp_path / "gone", tmp_path / "env2")
