@@ -91,6 +91,6 @@ def test_the_migrated_app_passes_on_2_0_but_the_by_name_call(
         a.replace("{interpreter}", str(env.interpreter)).replace("{junit}", str(junit)) for a in command.argv
     ]
     result = runner(argv, cwd=env.root / "project", timeout_s=120)
-    tally, _ids = ADAPTER.test_facts.read_results(command, junit, result.output_tail)
+    tally, _ids = ADAPTER.test_facts.read_results(command, env.root / "project", junit, result.output_tail)
     assert tally is not None and tally.failing == ["reports > runs a named operation"], result.output_tail
     assert tally.passed == 2
