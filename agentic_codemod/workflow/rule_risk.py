@@ -22,8 +22,9 @@ import ast
 import fnmatch
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from agentic_codemod.config import RULE_EDIT_RISKY_NAMES
 from agentic_codemod.models import Finding, RuleEdit
@@ -100,6 +101,11 @@ class _Facts:
     import_time_calls: Counter[str] = field(default_factory=Counter)
 
 
+# A reference before the file's import aliases are known: (a name to look up in them, the dotted rest)
+# or (None, the whole dotted name), for `__import__("m").x`, which no alias can rename.
+_Raw = tuple[str | None, str]
+
+
 @functools.lru_cache(maxsize=1024)
 def _facts_of(text: str) -> _Facts:
     """Facts of one file's text; rules applied in turn compare each rule's result with the next one's,
@@ -108,64 +114,100 @@ def _facts_of(text: str) -> _Facts:
 
 
 def _facts(tree: ast.Module) -> _Facts:
+    """One walk of the tree gathers the imports (with the aliases they bind, in statement order), every
+    dotted reference and every call evaluated at import time; references and calls are resolved through
+    the aliases afterwards (an alias bound anywhere in the file applies to every reference)."""
     facts = _Facts()
     aliases: dict[str, str] = {}
-    for node in _statements(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                facts.imports.add(a.name)
-                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom):
-            base = "." * node.level + (node.module or "")
-            for a in node.names:
-                full = f"{base}.{a.name}" if base and not base.endswith(".") else f"{base}{a.name}"
-                facts.imports.add(full if a.name != "*" else base)
-                if a.name != "*":
-                    aliases[a.asname or a.name] = full
-    facts.names = [*facts.imports, *_references(tree, aliases)]
-    facts.import_time_calls = Counter(_import_time_calls(tree, aliases))
+    refs: list[_Raw] = []
+    calls: list[_Raw | None] = []
+
+    def visit(node: ast.AST, in_refs: bool, in_calls: bool) -> None:
+        kind = type(node)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            _bind(cast("ast.Import | ast.ImportFrom", node), facts.imports, aliases)
+        if in_refs and (kind is ast.Name or kind is ast.Attribute):
+            raw = (node.id, "") if kind is ast.Name else _raw_dotted(node)  # type: ignore[attr-defined]
+            if raw is not None:  # a whole dotted name: its parts are not references of their own
+                refs.append(raw)
+                if not in_calls or kind is ast.Name:
+                    return
+                in_refs = False
+        if in_calls:
+            if kind is ast.Call:
+                calls.append(_raw_dotted(node.func))  # type: ignore[attr-defined]
+            if kind in _SCOPE_KINDS:  # only the definition runs at import time, not the body
+                for part in _evaluated_at_definition(node):
+                    visit(part, False, True)
+                in_calls = False
+        if not (in_refs or in_calls):
+            return
+        for name in _children(kind):
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                visit(value, in_refs, in_calls)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        visit(item, in_refs, in_calls)
+
+    visit(tree, True, True)
+    facts.names = [*facts.imports, *(_resolved(r, aliases) for r in refs)]
+    facts.import_time_calls = Counter(
+        (_resolved(c, aliases) if c is not None else "") or "an expression" for c in calls
+    )
     return facts
 
 
-def _statements(node: ast.AST) -> Iterator[ast.AST]:
-    """Every statement at any depth (imports are statements: expressions need not be walked)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
-            yield child
-            yield from _statements(child)
+_SCOPE_KINDS = frozenset(_SCOPES)
+_LEAF_FIELDS = frozenset({"ctx", "op"})  # Load/Store/Del and operators: nodes that hold nothing
 
 
-def _references(tree: ast.AST, aliases: dict[str, str]) -> list[str]:
-    found: list[str] = []
+_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
-    def visit(node: ast.AST) -> None:
-        name = _dotted(node, aliases) if isinstance(node, ast.Attribute | ast.Name) else None
-        if name is not None:
-            found.append(name)
-            return
-        for child in ast.iter_child_nodes(node):
-            visit(child)
 
-    visit(tree)
+def _children(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type that can hold names, calls or statements, in the order of `_fields`."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
     return found
 
 
-def _import_time_calls(tree: ast.Module, aliases: dict[str, str]) -> list[str]:
-    """Calls evaluated when the module is imported: everything outside function and lambda bodies."""
-    found: list[str] = []
+def _bind(node: ast.Import | ast.ImportFrom, imports: set[str], aliases: dict[str, str]) -> None:
+    """The modules an import statement names, and the local names it binds to them."""
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            imports.add(a.name)
+            aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        return
+    base = "." * node.level + (node.module or "")
+    for a in node.names:
+        full = f"{base}.{a.name}" if base and not base.endswith(".") else f"{base}{a.name}"
+        imports.add(full if a.name != "*" else base)
+        if a.name != "*":
+            aliases[a.asname or a.name] = full
 
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.Call):
-            found.append(_dotted(node.func, aliases) or "an expression")
-        if isinstance(node, _SCOPES):
-            for part in _evaluated_at_definition(node):
-                visit(part)
-            return
-        for child in ast.iter_child_nodes(node):
-            visit(child)
 
-    visit(tree)
-    return found
+def _raw_dotted(node: ast.AST) -> _Raw | None:
+    """`a.b.c` as ("a", ".b.c"); `__import__("os").system` as (None, "os.system"); None for anything
+    else (a call's result, a subscript, ...)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    rest = "".join(f".{p}" for p in reversed(parts))
+    module = _imported_by_call(node)
+    if module is not None:
+        return None, module + rest
+    if not isinstance(node, ast.Name):
+        return None
+    return node.id, rest
+
+
+def _resolved(raw: _Raw, aliases: dict[str, str]) -> str:
+    name, rest = raw
+    return rest if name is None else aliases.get(name, name) + rest
 
 
 def _evaluated_at_definition(node: ast.AST) -> list[ast.AST]:
@@ -178,20 +220,6 @@ def _evaluated_at_definition(node: ast.AST) -> list[ast.AST]:
         parts += [a.annotation for a in every if a is not None and a.annotation is not None]
     returns = getattr(node, "returns", None)
     return parts + ([returns] if returns is not None else [])
-
-
-def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    module = _imported_by_call(node)
-    if module is not None:  # __import__("os").system -> os.system
-        return ".".join([module, *reversed(parts)])
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(aliases.get(node.id, node.id))
-    return ".".join(reversed(parts))
 
 
 def _imported_by_call(node: ast.AST) -> str | None:

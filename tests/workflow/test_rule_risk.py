@@ -47,6 +47,7 @@ def load(client):
         (BASE, BASE.replace('"x"', 'open("/etc/passwd").read()'), ["use of open"], True),
         (BASE, BASE.replace('"x"', '__import__("socket")'), ["use of __import__"], True),
         (BASE, BASE + '\n__import__("os").system("id")\n', ["a call of os.system at import time"], True),
+        (BASE, BASE + '\nP = __import__("os", globals()).sep\n', ["a call of globals at import time"], True),
         (BASE, BASE.replace("import os", "import os\nimport subprocess as sp"), ["use of subprocess"], True),
         (BASE, BASE.replace("return", "import urllib.request\n    return"), ["use of urllib.request"], True),
         # a file the tool cannot check
