@@ -12,10 +12,16 @@ ast-grep as `./name` after `--`, in batches of at most `scan.max_argv_bytes` (on
 files, never over the argument-length limit). ast-grep runs with `--info`, so its exit code means only
 failure; and with `--inspect entity`, so a file it skipped (too large) or could not read is seen. Its
 JSON is read as a stream (`--json=stream`) and only what the tool needs of each match is kept. Results
-are cached per (rule, file, content digest): a file that did not change since the last scan of the same
-rule is not scanned again (plan, codemod and the final gate share one Scanner). A phase lists the files
-once (`scan(rules)`); the codemod step re-scans only the files an earlier rule edited
+are cached per (rule, file, content identity): a file that did not change since the last scan of the
+same rule is not scanned again (plan, codemod and the final gate share one Scanner). A phase lists the
+files once (`scan(rules)`); the codemod step re-scans only the files an earlier rule edited
 (`scan(rules, files=...)`), which is what keeps "each rule sees the result of the ones before it".
+
+A file's content identity is its status (device, inode, size, mtime, ctime) when both times are older
+than RACY_NS, so a file that did not change is never read by this process, only by ast-grep: any later
+write sets ctime to the time of the write, which no program can set back. A file changed more recently
+is read and identified by a digest of its bytes (file times tick coarsely, so two same-size writes within
+one tick look alike: git's "racily clean" entries), until it is old enough to be known by its status.
 
 Failures are never "no matches":
     ast-grep exits non-zero, prints an error, or scans fewer files than given  -> ScanFailed (exit 1)
@@ -84,6 +90,11 @@ def source_suffixes(language: str) -> tuple[str, ...]:
 def source_files(root: Path, language: str) -> list[str]:
     """Tracked and untracked (not ignored) regular source files, repo-relative, sorted.
     RequiresHuman when any name git lists is not UTF-8: no tool step can name such a file safely."""
+    return [name for name, _ in _listed(root, language)]
+
+
+def _listed(root: Path, language: str) -> list[tuple[str, os.stat_result]]:
+    """source_files with each file's status (one lstat a file)."""
     try:
         listed = git(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
     except GitError as exc:
@@ -102,7 +113,12 @@ def source_files(root: Path, language: str) -> list[str]:
             ) from None
     suffixes = source_suffixes(language)
     base = os.fspath(root)
-    return sorted(n for n in dict.fromkeys(names) if n.endswith(suffixes) and _regular(f"{base}/{n}"))
+    found: list[tuple[str, os.stat_result]] = []
+    for name in sorted(dict.fromkeys(n for n in names if n.endswith(suffixes))):
+        st = _lstat(f"{base}/{name}")
+        if st is not None and stat.S_ISREG(st.st_mode):  # no symlinks: their target is scanned as itself
+            found.append((name, st))
+    return found
 
 
 @dataclass
@@ -118,9 +134,10 @@ class Scanner:
     root: Path
     settings: ScanSettings = field(default_factory=ScanSettings)
     runs: int = 0  # ast-grep processes started (the cache is what keeps this low)
-    _cache: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # (file, digest) -> what was found
-    _listing: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> {file: digest}
-    _digests: dict[tuple[int, ...], str] = field(default_factory=dict)  # file status -> content digest
+    _cache: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # (file, identity) -> found
+    _listing: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> {file: identity}
+    _identities: dict[tuple[int, ...], str] = field(default_factory=dict)  # file status -> identity
+    _racy: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)  # file -> (status, digest)
 
     def matches(self, rule: Rule) -> list[Hit]:
         return self.scan([rule])[rule.id]
@@ -160,32 +177,41 @@ class Scanner:
 
     def _list(self, language: str, files: list[str] | None) -> dict[str, str]:
         if files is None or language not in self._listing:
-            listing = {f: self._digest(f) for f in source_files(self.root, language)}
+            listing = {f: self._identity(f, st) for f, st in _listed(self.root, language)}
         else:
             listing = dict(self._listing[language])
+            suffixes = source_suffixes(language)
             for f in files:
-                if f.endswith(source_suffixes(language)):
+                if f.endswith(suffixes):
                     listing.pop(f, None)
-                    if _regular(f"{os.fspath(self.root)}/{f}"):
-                        listing[f] = self._digest(f)
+                    st = _lstat(f"{os.fspath(self.root)}/{f}")
+                    if st is not None and stat.S_ISREG(st.st_mode):
+                        listing[f] = self._identity(f, st)
             listing = dict(sorted(listing.items()))
         self._listing[language] = listing
         return listing
 
-    def _digest(self, rel: str) -> str:
-        """Content digest. A file whose status (inode, size, times) was already seen is not read again,
-        but only when its times are older than RACY_NS: file times tick coarsely (a jiffy), so two writes
-        of the same size within one tick look alike; like git's "racily clean" entries, a recent file
-        is always read."""
-        path = f"{os.fspath(self.root)}/{rel}"
-        st = os.lstat(path)
+    def _identity(self, rel: str, st: os.stat_result) -> str:
+        """What the cache knows this content of the file by (see the module's docstring): its status
+        when its times are older than RACY_NS, else a digest of its bytes. A file first read while it
+        was recent is read once more when it has aged with the same status, so that its cached results
+        carry over."""
         key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        if key in self._digests:
-            return self._digests[key]
-        digest = _digest(path)
-        if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - RACY_NS:
-            self._digests[key] = digest
-        return digest
+        known = self._identities.get(key)
+        if known is not None:
+            return known
+        aged = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - RACY_NS
+        racy = self._racy.get(rel)
+        if aged and (racy is None or racy[0] != key):
+            identity = "status:" + ":".join(map(str, key))
+        else:
+            identity = _digest(f"{os.fspath(self.root)}/{rel}")
+        if aged:
+            self._identities[key] = identity
+            self._racy.pop(rel, None)
+        else:
+            self._racy[rel] = (key, identity)
+        return identity
 
     def _cap_matches(self, rule_id: str, hits: list[Hit]) -> None:
         cap = self.settings.max_matches_per_rule
@@ -339,10 +365,15 @@ def _digest(path: str) -> str:
 
 
 def _regular(path: Path | str) -> bool:
+    st = _lstat(path)
+    return st is not None and stat.S_ISREG(st.st_mode)  # no symlinks: their target is scanned as itself
+
+
+def _lstat(path: Path | str) -> os.stat_result | None:
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)  # no symlinks: their target is scanned as itself
+        return os.lstat(path)
     except OSError:
-        return False
+        return None
 
 
 def _largest(root: Path, files: list[str]) -> str:

@@ -188,6 +188,44 @@ def test_results_are_reused_for_unchanged_files_and_rescanned_where_a_file_chang
     assert sorted((h.file, h.line) for h in changed) == [("src/m0.py", 2), ("src/m1.py", 3), ("src/m2.py", 2)]
 
 
+def test_files_older_than_the_racy_window_are_known_by_status_and_never_read_by_the_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
+    read: list[str] = []
+    digest = scan._digest
+    monkeypatch.setattr(scan, "_digest", lambda path: read.append(path) or digest(path))
+    monkeypatch.setattr(scan, "RACY_NS", -60 * 10**9)  # every file counts as old
+    scanner = Scanner(repo)
+    rule = detect_rule()
+    first = scanner.matches(rule)
+    assert len(first) == 3 and scanner.runs == 1 and read == []
+    assert scanner.matches(rule) == first and scanner.runs == 1 and read == []
+
+    (repo / "src/m1.py").write_text("x = 1\n" + CALL)  # a write changes ctime (and here the size)
+    changed = scanner.matches(rule)
+    assert scanner.runs == 2 and read == []
+    assert sorted((h.file, h.line) for h in changed) == [("src/m0.py", 2), ("src/m1.py", 3), ("src/m2.py", 2)]
+
+
+def test_a_file_read_while_recent_keeps_its_results_once_it_is_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
+    read: list[str] = []
+    digest = scan._digest
+    monkeypatch.setattr(scan, "_digest", lambda path: read.append(path) or digest(path))
+    monkeypatch.setattr(scan, "RACY_NS", 3_600 * 10**9)  # every file counts as recent: read each time
+    scanner = Scanner(repo)
+    rule = detect_rule()
+    first = scanner.matches(rule)
+    assert scanner.matches(rule) == first and len(read) == 6 and scanner.runs == 1
+
+    monkeypatch.setattr(scan, "RACY_NS", -60 * 10**9)  # now old: read once more, then known by status
+    assert scanner.matches(rule) == first and len(read) == 9 and scanner.runs == 1
+    assert scanner.matches(rule) == first and len(read) == 9 and scanner.runs == 1
+
+
 def test_many_files_are_scanned_in_batches_bounded_by_argv_bytes(tmp_path: Path) -> None:
     names = {f"src/{'d' * 60}/module_{i:03d}.py": CALL for i in range(40)}
     repo = make_repo(tmp_path / "repo", names)
