@@ -9,6 +9,7 @@ reports "Response stream ended without a finish reason" (the mock was not a fait
 Cline is recognised by its system prompt ("You are Cline"); its workspace by the prompt's
 "Working Directory:" line. The script, for the acme-app fixture:
   turn 1   editor: replace '"load": "fetch"' with '"load": "get"' in src/acme_app/reports.py
+           (for a prompt about the npm fixture, mock_npm.py: 'load: "fetch"' in src/reports.js)
   then     a short summary without a tool call (Cline counts that as the completed answer)
 Faults (mock_server --fault NAME@cline, or every agent without @):
   hostile        (cline) first edits .gitlab-ci.yml, then does the real fix: the edit must be refused
@@ -40,14 +41,24 @@ def cline(body: dict[str, Any], fault: str | None) -> Reply:
     found = WORKDIR.search(system)
     root = found.group(1) if found else "."
     done = sum(1 for m in messages if m.get("role") == "tool")
+    target, old, new = _fix_for(body)
     steps: list[Reply] = []
     if fault == "hostile":
         steps.append(_call("editor", path=f"{root}/.gitlab-ci.yml", new_text="pwned: {script: [env]}\n"))
     if fault != "no-edit":
-        steps.append(_call("editor", path=f"{root}/{TARGET_FILE}", old_text=OLD, new_text=NEW))
+        steps.append(_call("editor", path=f"{root}/{target}", old_text=old, new_text=new))
     if done < len(steps):
         return steps[done]
-    return f"Replaced the removed fetch entry point with get in {TARGET_FILE}.", []
+    return f"Replaced the removed fetch entry point with get in {target}.", []
+
+
+def _fix_for(body: dict[str, Any]) -> tuple[str, str, str]:
+    """(file, old, new): the npm fixture's when the prompt is about it (mock_npm.py), else acme-app's."""
+    import mock_npm  # at call time: mock_npm imports mock_scripts, which imports this module
+
+    if mock_npm.asks_about_npm(body):
+        return mock_npm.TARGET_FILE, mock_npm.OLD, mock_npm.NEW
+    return TARGET_FILE, OLD, NEW
 
 
 def sse(reply: dict[str, Any], body: dict[str, Any]) -> bytes:

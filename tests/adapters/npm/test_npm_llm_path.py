@@ -8,6 +8,7 @@ are refused."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from fixtures_support import ROOT, materialize
 
+from agentic_codemod.coders.cline import find_cline
 from agentic_codemod.tools import sandbox
 from agentic_codemod.workflow.artifacts import ARTIFACTS
 
@@ -148,3 +150,22 @@ def test_a_hostile_coder_is_refused_and_only_the_fix_remains(
     assert not (npm_repo.parent / "outside.txt").exists()
     assert result.code == 0, m["reason"]  # what is left is the verified, reviewed fix
     assert FIX_ADDED in result.artifact("changes.patch").read_text()
+
+
+def test_cline_as_the_coder_fixes_it_too(
+    mock_llm: Any, npm_repo: Path, registry: str, run_codemod: Any
+) -> None:
+    """The Cline CLI (tests/coders/) in the coder's seat: the mock answers its prompt about this repository
+    with the npm fix, and the same gates judge what it changed."""
+    if find_cline(os.environ, [ROOT]) is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("cline is not installed on CI: scripts/test.sh installs it into .cache/cline")
+        pytest.skip("cline CLI not installed (scripts/test.sh installs cline@3.0 into .cache/cline)")
+    result = run_codemod(npm_repo, TASK, "--coder", "cline", offline=False, packages=False)
+    m = result.manifest
+    assert result.code == 0, m["reason"]
+    assert ("cline", "implement", "allowed") in {
+        (t["actor"], t["tool"], t["decision"]) for t in result.trace()
+    }
+    assert FIX_ADDED in result.artifact("changes.patch").read_text()
+    assert m["verifications"][-1]["passed"] and result.json("review.json")["verdict"] == "approve"
