@@ -12,11 +12,13 @@ Exit codes (the contract with CI):
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
 from pathlib import Path
 
 from agentic_codemod import __version__
-from agentic_codemod.errors import EXIT_BAD_INPUT, InputError
+from agentic_codemod.errors import CodemodError, InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
         "what the runner can; stated in run.json, the summary and the MR text)",
     )
     run.add_argument("--quiet", action="store_true", help="no summary on stdout")
+    add_json_option(run, "run.json (the manifest)")
+    run.set_defaults(handler=_run)
 
     from agentic_codemod.gate_cli import add_worktree_gate_parser
     from agentic_codemod.semantic import add_gate_parser
@@ -86,22 +90,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "gate" and args.gate == "worktree":
-            return int(args.handler(args))
-        if args.command == "gate":
-            from agentic_codemod.semantic import gate_command
+    return dispatch(build_parser().parse_args(argv))
 
-            return gate_command(args)
-        if args.command in ("lessons", "publish", "fleet", "init", "report"):
-            return int(args.handler(args))
-    except InputError as exc:
-        print(f"agentic-codemod: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return EXIT_BAD_INPUT
+
+def dispatch(args: argparse.Namespace) -> int:
+    """Every subcommand the same way: its parser set `handler`; a CodemodError ends it with its exit code."""
+    try:
+        return int(args.handler(args))
+    except CodemodError as exc:
+        print(f"agentic-codemod {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def add_json_option(parser: argparse._ActionsContainer, what: str) -> None:
+    parser.add_argument(
+        "--json", action="store_true", help=f"print {what} on stdout as JSON, and nothing else there"
+    )
+
+
+def print_json(document: object) -> None:
+    """The one JSON document of a --json run on stdout: a file's text as it is, or a JSON-able value."""
+    text = document if isinstance(document, str) else json.dumps(document, indent=2)
+    print(text.rstrip("\n"))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -136,18 +146,20 @@ def _run(args: argparse.Namespace) -> int:
     settings = settings.model_copy(
         update={"packages": packages, "isolation": args.isolation or settings.isolation}
     )
-    manifest = execute(
-        RunOptions(
-            task=task,
-            repo=repo,
-            run_dir=args.run_dir,
-            settings=settings,
-            offline=args.offline,
-            context_root=args.context,
-            coder=args.coder,
-        )
+    options = RunOptions(
+        task=task,
+        repo=repo,
+        run_dir=args.run_dir,
+        settings=settings,
+        offline=args.offline,
+        context_root=args.context,
+        coder=args.coder,
     )
-    if not args.quiet:
+    with contextlib.redirect_stdout(sys.stderr if args.json else sys.stdout):  # stdout: the JSON only
+        manifest = execute(options)
+    if args.json:
+        print_json((args.run_dir / "run.json").read_text(encoding="utf-8"))
+    elif not args.quiet:
         from agentic_codemod.summary import print_summary
 
         print_summary(manifest, args.run_dir)

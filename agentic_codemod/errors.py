@@ -9,27 +9,33 @@
     ├── BudgetExceeded      (1)   a configured budget was hit; the budget is named
     └── Cancelled          (130)  SIGINT/SIGTERM; partial artifacts are kept
 
-Exit codes are the contract with CI (see README "Exit codes").
+Each error names its Status; the Status knows the exit code (status.py, the contract with CI, see README
+"Exit codes").
 """
 
 from __future__ import annotations
 
-EXIT_OK = 0
-EXIT_REJECTED = 1
-EXIT_BAD_INPUT = 2
-EXIT_REQUIRES_HUMAN = 3
-EXIT_UNAVAILABLE = 75
-EXIT_CANCELLED = 130
+from agentic_codemod.status import ExitCode, Status
+
+EXIT_OK = ExitCode.OK
+EXIT_REJECTED = ExitCode.REJECTED
+EXIT_BAD_INPUT = ExitCode.BAD_INPUT
+EXIT_REQUIRES_HUMAN = ExitCode.REQUIRES_HUMAN
+EXIT_UNAVAILABLE = ExitCode.UNAVAILABLE
+EXIT_CANCELLED = ExitCode.CANCELLED
 
 
 class CodemodError(Exception):
-    exit_code = EXIT_REJECTED
-    status = "failed"
+    status = Status.FAILED
 
     def __init__(self, message: str, *, hint: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+
+    @property
+    def exit_code(self) -> int:
+        return self.status.exit_code
 
     def __str__(self) -> str:
         return f"{self.message} ({self.hint})" if self.hint else self.message
@@ -38,23 +44,19 @@ class CodemodError(Exception):
 class InputError(CodemodError):
     """Bad input. The message names the file and the field, the hint says what to do."""
 
-    exit_code = EXIT_BAD_INPUT
-    status = "bad_input"
+    status = Status.BAD_INPUT
 
 
 class RequiresHuman(CodemodError):
-    exit_code = EXIT_REQUIRES_HUMAN
-    status = "requires_human"
+    status = Status.REQUIRES_HUMAN
 
 
 class CandidateRejected(CodemodError):
-    exit_code = EXIT_REJECTED
-    status = "rejected"
+    status = Status.REJECTED
 
 
 class BudgetExceeded(CodemodError):
-    exit_code = EXIT_REJECTED
-    status = "rejected"
+    status = Status.REJECTED
 
     def __init__(self, budget: str, limit: float | int, actual: float | int) -> None:
         super().__init__(
@@ -67,8 +69,7 @@ class BudgetExceeded(CodemodError):
 
 
 class EnvironmentUnavailable(CodemodError):
-    exit_code = EXIT_UNAVAILABLE
-    status = "paused"
+    status = Status.PAUSED
 
 
 class ServiceTimeout(EnvironmentUnavailable):
@@ -77,5 +78,4 @@ class ServiceTimeout(EnvironmentUnavailable):
 
 
 class Cancelled(CodemodError):
-    exit_code = EXIT_CANCELLED
-    status = "cancelled"
+    status = Status.CANCELLED

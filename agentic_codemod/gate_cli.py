@@ -65,7 +65,11 @@ def add_worktree_gate_parser(gate: argparse.ArgumentParser) -> None:
         metavar="N",
         help="exit code when the semantic service is unavailable (default 75; bmad-loop [verify]: 126)",
     )
-    p.add_argument("--bmad-loop", action="store_true", help="read BMAD_LOOP_* and print the veto line")
+    stdout = p.add_mutually_exclusive_group()
+    stdout.add_argument("--bmad-loop", action="store_true", help="read BMAD_LOOP_* and print the veto line")
+    from agentic_codemod.cli import add_json_option
+
+    add_json_option(stdout, "the verdict (worktree-gate.json)")
     p.set_defaults(handler=worktree_gate_command)
 
 
@@ -83,7 +87,12 @@ def worktree_gate_command(args: argparse.Namespace, env: Mapping[str, str] | Non
     except (GitError, OSError) as exc:
         return _report_error(args, f"environment: {exc}", EXIT_UNAVAILABLE)
     _write_verdict(request.run_dir, verdict)
-    _report(args, verdict)
+    if args.json:
+        from agentic_codemod.cli import print_json
+
+        print_json(verdict.to_dict())
+    else:
+        _report(args, verdict)
     return verdict.exit_code
 
 

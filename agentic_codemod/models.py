@@ -6,9 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Status = Literal[
-    "succeeded", "nothing_to_do", "rejected", "requires_human", "paused", "bad_input", "failed", "cancelled"
-]
+from agentic_codemod.status import Status
+
 Verdict = Literal["approve", "reject", "unsure"]
 
 
@@ -118,8 +117,12 @@ class VerificationResult(Artifact):
 
 class Finding(Artifact):
     severity: Literal["info", "warning", "error"]
-    message: str
+    message: str  # for people; code is for programs, which never match on the message text
     path: str | None = None
+    # What was found, stable across wording: "<gate>" or "<gate>.<kind>" ("patch_text.binary_hunk",
+    # "review.candidate_empty"); a gate's finding without a kind of its own carries the gate's name.
+    # "" only for a model reviewer's own findings.
+    code: str = ""
 
 
 class ReviewVerdict(Artifact):
@@ -151,8 +154,8 @@ class RunManifest(Artifact):
     mode: Literal["offline", "llm"]
     started_at: str
     finished_at: str | None = None
-    status: Status = "failed"
-    exit_code: int = 1
+    status: Status = Status.FAILED
+    exit_code: int = int(Status.FAILED.exit_code)  # always status.exit_code: set both with end()
     reason: str = ""
     task: dict[str, Any] | None = None
     repo: str | None = None
@@ -178,3 +181,7 @@ class RunManifest(Artifact):
     # How each environment was installed: {"baseline": {"installer": "uv", "template": key}, "after": ...}
     installs: dict[str, dict[str, str]] = Field(default_factory=dict)
     error: str | None = None
+
+    def end(self, status: Status, reason: str) -> None:
+        """How the run ended: the status, its exit code (status.py) and why."""
+        self.status, self.exit_code, self.reason = status, int(status.exit_code), reason

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from agentic_codemod.config import first_error
 from agentic_codemod.errors import CandidateRejected
 from agentic_codemod.models import Finding, ReviewVerdict, RunManifest
+from agentic_codemod.status import Status
 from agentic_codemod.task import TaskSpec
 from agentic_codemod.workflow.candidate import patch_sha256
 
@@ -112,7 +113,7 @@ def _task(m: RunManifest, problems: list[str]) -> TaskSpec | None:
 
 def _outcome_problems(m: RunManifest) -> list[str]:
     problems = []
-    if m.status != "succeeded" or m.exit_code != 0:
+    if m.status != Status.SUCCEEDED or m.exit_code != Status.SUCCEEDED.exit_code:
         problems.append(f"the run ended {m.status} (exit {m.exit_code}), not succeeded: {m.reason or '-'}")
     if not m.task or not m.task.get("id"):
         problems.append("run.json records no task id")

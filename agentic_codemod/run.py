@@ -15,6 +15,7 @@ from agentic_codemod import __version__
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import Cancelled, CodemodError
 from agentic_codemod.models import RunManifest
+from agentic_codemod.status import Status
 from agentic_codemod.task import TaskSpec
 
 if TYPE_CHECKING:
@@ -80,16 +81,16 @@ def execute(options: RunOptions) -> RunManifest:
 
         run_workflow(state, _brain(options))
         if state.stopped is not None:
-            manifest.status, manifest.exit_code, manifest.reason = "nothing_to_do", 0, state.stopped
+            manifest.end(Status.NOTHING_TO_DO, state.stopped)
     except CodemodError as exc:
-        manifest.status, manifest.exit_code, manifest.reason = exc.status, exc.exit_code, str(exc)  # type: ignore[assignment]
+        manifest.end(exc.status, str(exc))
         manifest.error = f"{type(exc).__name__}: {exc}"
     except KeyboardInterrupt as interrupt:  # SIGINT, or SIGTERM turned into one by _raise_interrupt
         cancel = Cancelled(f"the run was cancelled ({interrupt or 'SIGINT'})")
-        manifest.status, manifest.exit_code, manifest.reason = "cancelled", cancel.exit_code, str(cancel)
+        manifest.end(cancel.status, str(cancel))
     except Exception as exc:  # a crash inside a step: the run fails, the evidence stays
-        manifest.status, manifest.exit_code = "failed", 1
-        manifest.reason = manifest.error = f"{type(exc).__name__}: {exc}"
+        manifest.end(Status.FAILED, f"{type(exc).__name__}: {exc}")
+        manifest.error = manifest.reason
     finally:
         signal.signal(signal.SIGTERM, previous)
         manifest.finished_at = now()

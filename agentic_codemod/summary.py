@@ -7,9 +7,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from agentic_codemod.fleet.summary import STYLE
 from agentic_codemod.models import RunManifest
-
-STYLE = {"succeeded": "green", "nothing_to_do": "green", "requires_human": "yellow", "paused": "yellow"}
 
 
 def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None) -> None:
@@ -17,7 +16,7 @@ def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None)
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("status", f"[{STYLE.get(m.status, 'red')}]{m.status}[/] (exit {m.exit_code})")
+    table.add_row("status", f"[{STYLE[m.status.outcome]}]{m.status}[/] (exit {m.exit_code})")
     table.add_row("reason", m.reason or "-")
     files = m.candidate.files if m.candidate else []
     table.add_row("files changed", f"{len(files)}" + (f": {', '.join(files[:6])}" if files else ""))

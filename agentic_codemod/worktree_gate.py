@@ -134,7 +134,8 @@ def _deterministic(
         # because its scope is read from the base commit, never from the worktree
         message = f"the gate's own task file changed: {source}"
         results[0].passed = False
-        results[0].findings.append(Finding(severity="error", message=message, path=source))
+        changed = Finding(severity="error", message=message, path=source, code="scope.task_file_changed")
+        results[0].findings.append(changed)
     with tempfile.TemporaryDirectory(prefix="codemod-worktree-gate-") as tmp:
         base_dir = Path(tmp) / "base"
         export_tree(root, base, base_dir)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 import agentic_codemod
-from agentic_codemod.cli import build_parser
+from agentic_codemod.cli import build_parser, main
 
 HEAVY = ("agno", "openai", "pydantic", "httpx", "rich", "yaml", "typesafe_sdk")
 
@@ -37,3 +43,61 @@ def test_lazy_constants_match_their_sources() -> None:
 
     assert (lessons_cli.PROPOSED, lessons_cli.PUBLISHED) == (records.PROPOSED, records.PUBLISHED)
     assert publish_cli.DEFAULT_LABELS == runner.DEFAULT_LABELS
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser, path: str = "") -> Iterator[tuple[str, Any]]:
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for sub in subs:
+        for name, child in sub.choices.items():
+            yield from _leaf_parsers(child, f"{path} {name}".strip())
+
+
+def test_every_subcommand_dispatches_through_a_handler() -> None:
+    leaves = dict(_leaf_parsers(build_parser()))
+    assert {"run", "fleet", "gate semantic", "gate worktree", "report", "publish"} <= set(leaves)
+    assert [name for name, p in leaves.items() if not callable(p.get_default("handler"))] == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "said"),
+    [
+        (["report", "--fleet", "{tmp}/missing/fleet.json"], 2, "agentic-codemod report: error: "),
+        (["lessons", "validate", "{tmp}/nope.jsonl"], 2, "agentic-codemod lessons: error: "),
+        (
+            ["fleet", "--task", "{tmp}/t.yml", "--repos", "{tmp}/r.yml", "--local"],
+            2,
+            "agentic-codemod fleet:",
+        ),
+        (["init", "{tmp}/ctx", "--to", "not a version"], 2, "agentic-codemod init: error: "),
+    ],
+)
+def test_main_turns_every_codemod_error_into_its_exit_code(
+    argv: list[str], code: int, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Argument values that reach a CodemodError (exit 2) deep in each subcommand."""
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == code
+    captured = capsys.readouterr()
+    assert captured.err.startswith(said) and captured.out == ""
+
+
+def test_run_json_prints_the_manifest_and_nothing_else_on_stdout(make_repo, run_codemod) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo("no-sdk", {"requirements.txt": "requests==2.0\n", "src/acme_app": None, "tests": None})
+    result = run_codemod(repo, "acme-sdk-2.yml", "--json")
+    assert result.code == 0
+    printed = json.loads(result.out)
+    assert printed == result.manifest and printed["status"] == "nothing_to_do"
+    assert printed["exit_code"] == result.code
+
+
+def test_report_json_prints_the_collected_fleet_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fleet_dir = tmp_path / "codemod-fleet"
+    fleet_dir.mkdir()
+    assert main(["report", "--collect", str(fleet_dir), "--expect", "gone", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads((fleet_dir / "fleet.json").read_text())
+    [entry] = printed["repos"]
+    assert (entry["name"], entry["status"], entry["outcome"]) == ("gone", "crashed", "failed")

@@ -26,7 +26,7 @@ from agentic_codemod.errors import EXIT_REJECTED, EXIT_UNAVAILABLE
 from agentic_codemod.gitlab import GitLabToken, RetryPolicy, inert_text, inert_title
 from agentic_codemod.publish_check import PublishRefused, check_candidate
 from agentic_codemod.workflow.artifacts import ARTIFACTS
-from agentic_codemod.workflow.publish_cli import add_publish_parser, publish_command
+from agentic_codemod.workflow.publish_cli import add_publish_parser
 from agentic_codemod.workflow.remote_git import AUTHOR
 from agentic_codemod.workflow.runner import GitLabTarget, PublishConflict, PublishOptions, publish
 
@@ -295,12 +295,8 @@ def test_cli_publish_of_a_tampered_run_exits_1_with_the_reason(
     run_copy: Path, remote: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (run_copy / "changes.patch").write_bytes(b"")
-    parser = argparse.ArgumentParser()
-    add_publish_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(
-        ["publish", "--run-dir", str(run_copy), "--remote", str(remote), "--no-merge-request"]
-    )
-    assert publish_command(args, {}) == EXIT_REJECTED
+    argv = ["publish", "--run-dir", str(run_copy), "--remote", str(remote), "--no-merge-request"]
+    assert main(argv) == EXIT_REJECTED
     assert "publish refused" in capsys.readouterr().err
 
 

@@ -28,14 +28,9 @@ def add_lessons_parser(sub: Any) -> None:
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    from agentic_codemod.experience.records import LessonsUnreadable
     from agentic_codemod.experience.validation import validate
 
-    try:
-        problems = validate(args.file, args.runs_root, published=args.published)
-    except LessonsUnreadable as exc:
-        print(f"agentic-codemod: error: {exc}", file=sys.stderr)
-        return 2
+    problems = validate(args.file, args.runs_root, published=args.published)  # unreadable: exit 2 (main)
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"{args.file}: " + (f"invalid, {len(problems)} problem(s)" if problems else "valid"))

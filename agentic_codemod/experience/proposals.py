@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING
 
 from agentic_codemod.experience.records import PROPOSED, Cue, Evidence, Lesson, NoEntry, write_lessons
 from agentic_codemod.experience.validation import validate
+from agentic_codemod.status import Status
 
 if TYPE_CHECKING:
     from agentic_codemod.workflow.codemod import Rule
     from agentic_codemod.workflow.state import RunState
 
 NOTHING_TO_LEARN = {
-    "succeeded": "a clean success: nothing failed",
-    "nothing_to_do": "no change was tried",
-    "paused": "an environment fault is not a lesson about code",
-    "cancelled": "the run was cancelled",
-    "bad_input": "bad input is the caller's error, not a lesson",
-    "failed": "a crash is a defect of the tool, recorded in run.json",
+    Status.SUCCEEDED: "a clean success: nothing failed",
+    Status.NOTHING_TO_DO: "no change was tried",
+    Status.PAUSED: "an environment fault is not a lesson about code",
+    Status.CANCELLED: "the run was cancelled",
+    Status.BAD_INPUT: "bad input is the caller's error, not a lesson",
+    Status.FAILED: "a crash is a defect of the tool, recorded in run.json",
 }
-MECHANICAL = {"the candidate changes nothing", "the last verification is not green"}  # brains.py
 
 
 def propose(state: RunState) -> list[Lesson] | NoEntry:
@@ -134,7 +134,8 @@ def _review_lessons(state: RunState) -> list[Lesson]:
     verdict = state.verdict
     if verdict is None or verdict.verdict == "approve":
         return []
-    known = MECHANICAL | {f.get("message") for g in state.manifest.gates for f in g.get("findings", [])}
+    # The tool's own findings (gates, the mechanical review) carry codes and are reported elsewhere; a
+    # lesson comes only from what a reviewer found itself (its findings carry no code).
     why = "one reviewer's judgement of one candidate, not a test result"
     return [
         _finding_lesson(
@@ -146,7 +147,7 @@ def _review_lessons(state: RunState) -> list[Lesson]:
             why,
         )
         for i, f in enumerate(verdict.findings)
-        if f.severity == "error" and f.message not in known
+        if f.severity == "error" and not f.code
     ]
 
 

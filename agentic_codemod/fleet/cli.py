@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic_codemod.errors import CodemodError
+from agentic_codemod.cli import add_json_option, dispatch, print_json
 
 if TYPE_CHECKING:
     from agentic_codemod.fleet.repos import FleetFile
@@ -40,34 +40,33 @@ def add_fleet_parser(sub: argparse._SubParsersAction) -> None:
         help="the runs' shared cache of environment templates (default: $CODEMOD_CACHE_DIR or "
         "~/.cache/agentic-codemod)",
     )
+    add_json_option(p, "fleet.json (--local; the summary goes to stderr) or the pipeline written")
     p.set_defaults(handler=fleet_command)
 
 
 def fleet_command(args: argparse.Namespace) -> int:
     from agentic_codemod.fleet.repos import load_fleet
 
-    try:
-        fleet = load_fleet(args.repos)
-        if args.emit_gitlab_pipeline is not None:
-            from agentic_codemod.fleet.emit import write_child_pipeline
-
-            write_child_pipeline(
-                fleet, args.task.as_posix(), args.emit_gitlab_pipeline, context=args.context.as_posix()
-            )
-            print(
-                f"wrote {args.emit_gitlab_pipeline}: {len(fleet.repos)} repositories, "
-                "run -> gate -> publish each"
-            )
-            return 0
+    fleet = load_fleet(args.repos)
+    if args.emit_gitlab_pipeline is None:
         return _local(args, fleet)
-    except CodemodError as exc:
-        print(f"agentic-codemod fleet: {exc}", file=sys.stderr)
-        return exc.exit_code
+    from agentic_codemod.fleet.emit import write_child_pipeline
+
+    write_child_pipeline(
+        fleet, args.task.as_posix(), args.emit_gitlab_pipeline, context=args.context.as_posix()
+    )
+    message = (
+        f"wrote {args.emit_gitlab_pipeline}: {len(fleet.repos)} repositories, run -> gate -> publish each"
+    )
+    print(message, file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print_json({"pipeline": str(args.emit_gitlab_pipeline), "repos": [r.name for r in fleet.repos]})
+    return 0
 
 
 def _local(args: argparse.Namespace, fleet: FleetFile) -> int:
     from agentic_codemod.errors import InputError
-    from agentic_codemod.fleet.local import LocalFleet, exit_code_of, run_local
+    from agentic_codemod.fleet.local import LocalFleet, run_local
     from agentic_codemod.fleet.summary import print_fleet_summary
     from agentic_codemod.task import load_task
 
@@ -86,21 +85,25 @@ def _local(args: argparse.Namespace, fleet: FleetFile) -> int:
             cache_dir=args.cache_dir,
         )
     )
-    print_fleet_summary(report)
-    print(f"fleet.json: {out / 'fleet.json'}")
+    from rich.console import Console
+
     from agentic_codemod.report import write_after_fleet
 
+    human = sys.stderr if args.json else sys.stdout
+    print_fleet_summary(report, Console(file=human))
+    print(f"fleet.json: {out / 'fleet.json'}", file=human)
     if write_after_fleet(out / "fleet.json"):
-        print(f"fleet.html: {out / 'fleet.html'}")
-    return exit_code_of(report)
+        print(f"fleet.html: {out / 'fleet.html'}", file=human)
+    if args.json:
+        print_json((out / "fleet.json").read_text(encoding="utf-8"))
+    return report.exit_code()
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m agentic_codemod.fleet.cli ...`: the fleet command on its own (same flags)."""
     parser = argparse.ArgumentParser(prog="agentic-codemod")
     add_fleet_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
+    return dispatch(parser.parse_args(argv))
 
 
 def _seconds(text: str) -> float:

@@ -31,6 +31,7 @@ from agentic_codemod.config import CACHE_DIR_VARIABLE, RUN_STOP_GRACE_S
 from agentic_codemod.fleet.context import snapshot_context
 from agentic_codemod.fleet.progress import current_step
 from agentic_codemod.fleet.record import (
+    CRASHED,
     FleetEntry,
     FleetReport,
     can_skip,
@@ -39,10 +40,11 @@ from agentic_codemod.fleet.record import (
     write_report,
 )
 from agentic_codemod.fleet.repos import FleetFile, FleetRepo
+from agentic_codemod.status import Outcome
 from agentic_codemod.task import load_task
+from agentic_codemod.tools.process_group import stop_group
 
 REPORT = "fleet.json"
-from agentic_codemod.tools.process_group import stop_group
 
 
 @dataclass(frozen=True)
@@ -126,20 +128,11 @@ def _result(f: Future[FleetEntry], repo: FleetRepo, options: LocalFleet, out: Pa
             name=repo.name,
             repo=str(repo.path),
             run_dir=str(out / repo.name),
-            status="crashed",
-            outcome="failed",
+            status=CRASHED,
+            outcome=Outcome.FAILED,
             exit_code=1,
             reason=f"{type(exc).__name__}: {exc}",
         )
-
-
-def exit_code_of(report: FleetReport) -> int:
-    """1 when any repository failed; else 75 when any paused; else 3 when any needs a human; else 0."""
-    totals = report.totals()
-    for outcome, code in (("failed", 1), ("paused", 75), ("needs_human", 3)):
-        if totals[outcome]:
-            return code
-    return 0
 
 
 def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str, float]) -> FleetEntry:
@@ -214,12 +207,12 @@ def _save(
 
 
 def _counts(entries: Iterable[FleetEntry]) -> str:
-    tally = {"done": 0, "failed": 0, "paused": 0, "needs_human": 0}
+    tally = dict.fromkeys(Outcome, 0)
     for e in entries:
         tally[e.outcome] += 1
     return (
-        f"[green]{tally['done']} done[/] [red]{tally['failed']} failed[/] "
-        f"[yellow]{tally['paused']} paused {tally['needs_human']} need a human[/]"
+        f"[green]{tally[Outcome.DONE]} done[/] [red]{tally[Outcome.FAILED]} failed[/] "
+        f"[yellow]{tally[Outcome.PAUSED]} paused {tally[Outcome.NEEDS_HUMAN]} need a human[/]"
     )
 
 

@@ -19,20 +19,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentic_codemod.models import RunManifest
+from agentic_codemod.status import Outcome, Status, worst
 from agentic_codemod.tools.safe_git import run_git
 from agentic_codemod.workflow.candidate import patch_sha256
 
-Outcome = Literal["done", "failed", "paused", "needs_human"]
-OUTCOME = {
-    "succeeded": "done",
-    "nothing_to_do": "done",
-    "paused": "paused",
-    "requires_human": "needs_human",
-}
-
-
-def outcome_of(status: str) -> Outcome:
-    return OUTCOME.get(status, "failed")  # type: ignore[return-value]
+CRASHED = "crashed"  # the fleet's status for a repository whose run left no readable run.json
 
 
 class FleetEntry(BaseModel):
@@ -41,8 +32,8 @@ class FleetEntry(BaseModel):
     name: str
     repo: str
     run_dir: str
-    status: str  # the run's status, or "crashed" when the run left no run.json
-    outcome: Outcome
+    status: Status | Literal["crashed"]  # the run's status, or CRASHED when the run left no run.json
+    outcome: Outcome  # status.outcome; failed for CRASHED
     exit_code: int
     reason: str = ""
     run_id: str | None = None
@@ -68,11 +59,15 @@ class FleetReport(BaseModel):
     repos: list[FleetEntry] = Field(default_factory=list)
 
     def totals(self) -> dict[str, int]:
-        counts = {"done": 0, "failed": 0, "paused": 0, "needs_human": 0, "resumed": 0}
+        counts = dict.fromkeys([*Outcome, "resumed"], 0)
         for entry in self.repos:
             counts[entry.outcome] += 1
             counts["resumed"] += entry.resumed
         return counts
+
+    def exit_code(self) -> int:
+        """The code of the worst outcome: failed (1), else paused (75), else needs_human (3), else 0."""
+        return int(worst([e.outcome for e in self.repos]).exit_code)
 
 
 def entry_from_run(
@@ -85,8 +80,8 @@ def entry_from_run(
             name=name,
             repo=str(repo),
             run_dir=str(run_dir),
-            status="crashed",
-            outcome="failed",
+            status=CRASHED,
+            outcome=Outcome.FAILED,
             exit_code=exit_code,
             reason=note or f"no readable run.json: {type(exc).__name__}",
             wall_s=round(wall_s, 2),
@@ -102,7 +97,7 @@ def entry_from_run(
         repo=str(repo),
         run_dir=str(run_dir),
         status=m.status,
-        outcome=outcome_of(m.status),
+        outcome=m.status.outcome,
         exit_code=exit_code,
         reason=note or m.reason,
         run_id=m.run_id,
@@ -132,7 +127,7 @@ def can_skip(
     previous: FleetEntry | None, task_sha256: str, earlier_task_sha256: str, repo: Path
 ) -> str | None:
     """The reason an earlier success still holds, or None when the repository must run again."""
-    if previous is None or previous.status != "succeeded" or earlier_task_sha256 != task_sha256:
+    if previous is None or previous.status != Status.SUCCEEDED or earlier_task_sha256 != task_sha256:
         return None
     run_dir = Path(previous.run_dir)
     try:
@@ -140,7 +135,7 @@ def can_skip(
         sha = patch_sha256(run_dir / "changes.patch")
     except (OSError, ValueError, ValidationError):
         return None
-    if m.status != "succeeded" or m.candidate is None or m.candidate.sha256 != sha:
+    if m.status != Status.SUCCEEDED or m.candidate is None or m.candidate.sha256 != sha:
         return None
     if m.candidate.sha256 != previous.candidate_sha256 or _head(repo) != m.candidate.base_commit:
         return None

@@ -6,8 +6,15 @@ from rich.console import Console
 from rich.table import Table
 
 from agentic_codemod.fleet.record import FleetReport
+from agentic_codemod.status import Outcome
 
-STYLE = {"done": "green", "failed": "red", "paused": "yellow", "needs_human": "yellow"}
+# The colour of a status by its outcome (the run summary uses it too).
+STYLE = {
+    Outcome.DONE: "green",
+    Outcome.FAILED: "red",
+    Outcome.PAUSED: "yellow",
+    Outcome.NEEDS_HUMAN: "yellow",
+}
 
 
 def summary_table(report: FleetReport) -> Table:
@@ -37,12 +44,13 @@ def print_fleet_summary(report: FleetReport, console: Console | None = None) -> 
     ran = len(report.repos) - t["resumed"]
     rate = ran / report.wall_s * 60 if report.wall_s > 0 and ran else 0.0
     console.print(
-        f"{len(report.repos)} repositories: {t['done']} done, {t['failed']} failed, {t['paused']} paused, "
-        f"{t['needs_human']} need a human, {t['resumed']} skipped as already done; "
+        f"{len(report.repos)} repositories: {t[Outcome.DONE]} done, {t[Outcome.FAILED]} failed, "
+        f"{t[Outcome.PAUSED]} paused, {t[Outcome.NEEDS_HUMAN]} need a human, "
+        f"{t['resumed']} skipped as already done; "
         f"{ran} ran in {report.wall_s:.1f}s ({rate:.1f} repos/min)"
     )
     for e in report.repos:
-        if e.outcome != "done" and e.reason:
+        if e.outcome != Outcome.DONE and e.reason:
             reason = e.reason.strip().splitlines()[0] if e.reason.strip() else ""
             cut = reason if len(reason) <= 160 else reason[:157] + "..."
             console.print(

@@ -31,6 +31,9 @@ def add_report_parser(sub: argparse._SubParsersAction) -> None:
         help="with --collect: the repositories of the fleet, one per line (a missing run shows as crashed)",
     )
     p.add_argument("--task", type=Path, help="with --collect: the task file (its sha256 goes in fleet.json)")
+    from agentic_codemod.cli import add_json_option
+
+    add_json_option(p, 'the report: fleet.json with --collect, else {"html": the page written}')
     p.set_defaults(handler=report_command)
 
 
@@ -48,5 +51,11 @@ def report_command(args: argparse.Namespace) -> int:
         path = collect(args.collect, names, args.task)
     else:
         path = write_fleet_report(args.fleet)
-    print(f"wrote {path}")
+    if args.json:
+        from agentic_codemod.cli import print_json
+
+        fleet_json = path.with_name("fleet.json")
+        print_json(fleet_json.read_text(encoding="utf-8") if args.collect else {"html": str(path)})
+    else:
+        print(f"wrote {path}")
     return 0

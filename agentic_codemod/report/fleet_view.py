@@ -18,9 +18,15 @@ from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.record import FleetEntry, FleetReport
 from agentic_codemod.models import ChangePlan
 from agentic_codemod.report.artifacts_read import cut, read_json
+from agentic_codemod.status import Outcome
 
-OUTCOMES = ("done", "needs_human", "paused", "failed")
-LABEL = {"done": "done", "needs_human": "needs a human", "paused": "paused (75)", "failed": "failed"}
+OUTCOMES = (Outcome.DONE, Outcome.NEEDS_HUMAN, Outcome.PAUSED, Outcome.FAILED)  # the chart's order
+LABEL = {
+    Outcome.DONE: "done",
+    Outcome.NEEDS_HUMAN: "needs a human",
+    Outcome.PAUSED: f"paused ({Outcome.PAUSED.exit_code})",
+    Outcome.FAILED: "failed",
+}
 BAR_WIDTH = 600  # px of the largest bar in the chart
 
 
@@ -85,7 +91,7 @@ def load_fleet(fleet_json: Path) -> FleetView:
         rows=rows,
         bars=_bars(report),
         human=_human(rows),
-        paused=[r for r in rows if r.entry.outcome == "paused"],
+        paused=[r for r in rows if r.entry.outcome == Outcome.PAUSED],
         fleet_dir=here,
     )
 
@@ -108,7 +114,7 @@ def _human(rows: list[Row]) -> list[HumanGroup]:
     """Requires-human items of every run, grouped by (rule id, file); most items first."""
     groups: dict[tuple[str, str], HumanGroup] = {}
     for row in rows:
-        if row.entry.outcome != "needs_human":
+        if row.entry.outcome != Outcome.NEEDS_HUMAN:
             continue
         items = _plan_items(Path(row.entry.run_dir))
         if not items:  # no item in the plan: the reason is the item (no test command, tests red ...)

@@ -19,15 +19,10 @@ from agentic_codemod.report import diff as diffs
 from agentic_codemod.report import test_ids
 from agentic_codemod.report.artifacts_read import Text, TraceRows, cut, read_json, read_text, read_trace
 from agentic_codemod.report.diff import DiffFile, DiffLine
+from agentic_codemod.status import Outcome, Status
 
-# The banner's colour class per run status.
-TONE = {
-    "succeeded": "ok",
-    "nothing_to_do": "ok",
-    "requires_human": "human",
-    "paused": "paused",
-    "cancelled": "paused",
-}
+# The banner's colour class per fleet outcome; a cancelled run is shown like a paused one (it can run again).
+TONE = {Outcome.DONE: "ok", Outcome.NEEDS_HUMAN: "human", Outcome.PAUSED: "paused", Outcome.FAILED: "fail"}
 
 
 @dataclass
@@ -90,7 +85,7 @@ def load_run(run_dir: Path) -> RunView:
     return RunView(
         run_dir=run_dir,
         manifest=manifest,
-        tone=TONE.get(manifest.status, "fail"),
+        tone="paused" if manifest.status == Status.CANCELLED else TONE[manifest.status.outcome],
         steps=[_step(s) for s in manifest.steps],
         tests=test_ids.compare(run_dir, manifest),
         gates=_gates(manifest),

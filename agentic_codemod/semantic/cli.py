@@ -34,6 +34,10 @@ def add_gate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="exit code when TypeSafe is unavailable (default 75; bmad-loop pauses on 126)",
     )
     semantic.add_argument("--quiet", action="store_true", help="no line on stdout")
+    from agentic_codemod.cli import add_json_option
+
+    add_json_option(semantic, "the verdict (semantic.json)")
+    semantic.set_defaults(handler=gate_command)
     return gate
 
 
@@ -44,7 +48,11 @@ def gate_command(args: argparse.Namespace, env: dict[str, str] | None = None) ->
     if args.unavailable_exit_code is not None:
         settings = settings.model_copy(update={"unavailable_exit_code": args.unavailable_exit_code})
     verdict = evaluate(args.run_dir, settings, os.environ if env is None else env)
-    if not args.quiet:
+    if getattr(args, "json", False):
+        from agentic_codemod.cli import print_json
+
+        print_json(verdict.model_dump_json(indent=2))
+    elif not args.quiet:
         where = args.run_dir / VERDICT_FILE if Path(args.run_dir).is_dir() else "not written"
         print(f"semantic gate: {verdict.outcome} (exit {verdict.exit_code}): {verdict.reason} [{where}]")
     return verdict.exit_code

@@ -20,8 +20,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from agentic_codemod.errors import EXIT_REJECTED, EXIT_UNAVAILABLE, CodemodError
+from agentic_codemod.errors import CodemodError
 from agentic_codemod.semantic.settings import SemanticSettings
+from agentic_codemod.status import Status
 
 if TYPE_CHECKING:
     from typesafe_sdk import Choice, Noul, SystemOneResponse, TypeSafeAPIError
@@ -39,13 +40,11 @@ class JevError(CodemodError):
 
 
 class JevUnavailable(JevError):
-    exit_code = EXIT_UNAVAILABLE
-    status = "paused"
+    status = Status.PAUSED
 
 
 class JevRefused(JevError):
-    exit_code = EXIT_REJECTED
-    status = "rejected"
+    status = Status.REJECTED
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from agentic_codemod import experience
 from agentic_codemod.models import ChangePlan, MergeRequestDraft, RepoProfile, ReviewVerdict
+from agentic_codemod.status import Status
 from agentic_codemod.workflow.brains import templated_draft
 from agentic_codemod.workflow.candidate import freeze
 from agentic_codemod.workflow.state import RunState
@@ -59,7 +60,7 @@ def write_all(state: RunState) -> None:
         candidate_sha256=state.candidate.sha256 if state.candidate else None,
         summary=f"not reviewed: {m.reason}",
     )
-    if state.draft is None or m.status != "succeeded":
+    if state.draft is None or m.status != Status.SUCCEEDED:
         state.verdict = verdict
         state.draft = _draft_for(state)
     m.profile, m.plan, m.verdict, m.candidate = state.profile, state.plan, verdict, state.candidate
@@ -82,7 +83,7 @@ def _draft_for(state: RunState) -> MergeRequestDraft:
     """A merge request text that says why the run did not produce a ready candidate."""
     draft = templated_draft(state)
     m = state.manifest
-    if m.status == "succeeded":
+    if m.status == Status.SUCCEEDED:
         return draft
     # The reason stays in run.json: it may carry tool output (an install's log tail as the hint).
     header = f"**Not ready — status `{m.status}` (exit {m.exit_code}).** run.json holds the reason.\n\n"

@@ -15,11 +15,14 @@ from agentic_codemod import __version__
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.gitlab import inert_text, inert_title
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
+from agentic_codemod.status import Status
 from agentic_codemod.workflow import codemod
 from agentic_codemod.workflow.environments import sdk_key
 from agentic_codemod.workflow.state import RunState
 
 TEMPLATES = Path(__file__).parent / "templates"
+# The mechanical review's own findings (the gates' findings carry their gate's codes).
+EMPTY, RED = "review.candidate_empty", "review.verification_red"
 
 
 class Brain(Protocol):
@@ -83,9 +86,9 @@ def mechanical_review(state: RunState, gate_findings: list[Finding], reviewer: s
     findings = list(gate_findings)
     last = state.last_verification
     if state.candidate is None or not state.candidate.files:
-        findings.append(Finding(severity="error", message="the candidate changes nothing"))
+        findings.append(Finding(severity="error", message="the candidate changes nothing", code=EMPTY))
     if last is None or not last.passed:
-        findings.append(Finding(severity="error", message="the last verification is not green"))
+        findings.append(Finding(severity="error", message="the last verification is not green", code=RED))
     errors = [f for f in findings if f.severity == "error"]
     return ReviewVerdict(
         verdict="reject" if errors else "approve",
@@ -140,7 +143,7 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
 def _verify_only_text(state: RunState) -> tuple[str, str]:
     """A verify-only run (plan.verify_only) edits nothing: what it tested, on which version of the SDK."""
     sdk, plan, m = state.task.sdk, state.plan, state.manifest
-    verdict = f"No change is needed: {_item(m.reason)}\n\n" if m.status == "nothing_to_do" else ""
+    verdict = f"No change is needed: {_item(m.reason)}\n\n" if m.status == Status.NOTHING_TO_DO else ""
     changes = f"{verdict}Nothing was edited ({_item(plan.reason if plan else 'verify only')})."
     runs = []
     for v in state.verifications:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agentic_codemod.adapters.types import TestFacts
 from agentic_codemod.config import DEFAULT_DENY_GLOBS
@@ -60,6 +60,12 @@ class GateResult(BaseModel):
     name: str
     passed: bool
     findings: list[Finding] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _coded(self) -> GateResult:
+        """A finding without a code of its own carries the gate's name as its code."""
+        self.findings = [f if f.code else f.model_copy(update={"code": self.name}) for f in self.findings]
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

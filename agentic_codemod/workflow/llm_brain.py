@@ -166,7 +166,9 @@ class LlmBrain:
             verdict = ReviewVerdict(
                 verdict="unsure", reviewer=spec.name, summary=f"unusable review reply: {exc}"
             )
-        verdict = verdict.model_copy(update={"reviewer": spec.name})
+        # Finding codes are the tool's: a model's findings never carry one (nothing takes them for a gate's).
+        own = [f.model_copy(update={"code": ""}) for f in verdict.findings]
+        verdict = verdict.model_copy(update={"reviewer": spec.name, "findings": own})
         if verdict.verdict == "approve" and any(f.severity == "error" for f in verdict.findings):
             verdict = verdict.model_copy(  # an approval that lists its own errors is no approval
                 update={"verdict": "unsure", "summary": f"approve with error findings — {verdict.summary}"}

@@ -40,13 +40,16 @@ def manifest_gate(
     maps each lockfile the bump's tool rewrote to the sha256 of what it wrote."""
     candidate = adapter.read_dependency_files(root)
     watched = set(expected) | set(candidate.files)
-    findings = [_error(f"refused in the candidate: {refusal}", refusal.file) for refusal in candidate.refused]
+    findings = [
+        _error(f"refused in the candidate: {refusal}", refusal.file, "manifest.refused")
+        for refusal in candidate.refused
+    ]
     for change in changes:
         paths = [p for p in (change.old_path, change.path) if p]
         if any(p in watched or adapter.is_dependency_file(p) for p in paths):
             problem = _problem(root, change, expected, refreshed or {}, adapter.lockfiles)
             if problem:
-                findings.append(_error(problem, change.path))
+                findings.append(_error(problem, change.path, "manifest.changed"))
     result = GateResult(name="manifest", passed=not findings, findings=findings)
     if trace is not None:
         trace.record(
@@ -104,5 +107,5 @@ def _first_difference(expected: str, current: str) -> str:
     return "whitespace or line endings"
 
 
-def _error(message: str, path: str) -> Finding:
-    return Finding(severity="error", message=message, path=path)
+def _error(message: str, path: str, code: str) -> Finding:
+    return Finding(severity="error", message=message, path=path, code=code)

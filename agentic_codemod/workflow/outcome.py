@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from agentic_codemod.adapters import get_adapter
-from agentic_codemod.errors import EXIT_OK, EXIT_REJECTED, EXIT_REQUIRES_HUMAN, EnvironmentUnavailable
+from agentic_codemod.errors import EnvironmentUnavailable
+from agentic_codemod.status import Status
 from agentic_codemod.tools import sandbox
 from agentic_codemod.tools.sandbox import Policy
 from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
@@ -85,21 +86,24 @@ def decide(state: RunState) -> str:
     green = last is not None and last.passed
     left = _unaddressed_human_items(state)
     if state.plan is not None and state.plan.verify_only:  # the verify step ends such a run; fail closed
-        m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
-        m.reason = "verify only: the run reached the gate without a verdict on the target; nothing to publish"
+        m.end(
+            Status.REQUIRES_HUMAN,
+            "verify only: the run reached the gate without a verdict on the target; nothing to publish",
+        )
     elif approved and not failed_gates and nonempty and green and not left:
-        m.status, m.exit_code, m.reason = "succeeded", EXIT_OK, "candidate verified and approved"
+        m.end(Status.SUCCEEDED, "candidate verified and approved")
     elif not failed_gates and left and (approved or not green):
-        m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
-        m.reason = f"{len(left)} item(s) the {'rules' if not state.addresses_human_items else 'candidate'} "
-        m.reason += "did not resolve: " + "; ".join(left[:3])
+        who = "rules" if not state.addresses_human_items else "candidate"
+        m.end(Status.REQUIRES_HUMAN, f"{len(left)} item(s) the {who} did not resolve: " + "; ".join(left[:3]))
     elif not failed_gates and m.classification == "pre-existing":
-        m.status, m.exit_code = "requires_human", EXIT_REQUIRES_HUMAN
-        m.reason = "the tests already failed before the change; the candidate introduced no new failure"
+        m.end(
+            Status.REQUIRES_HUMAN,
+            "the tests already failed before the change; the candidate introduced no new failure",
+        )
     else:
-        m.status, m.exit_code = "rejected", EXIT_REJECTED
-        m.reason = (
-            f"{verdict.reviewer}: {verdict.verdict} — {verdict.summary}" if verdict else "no review verdict"
+        m.end(
+            Status.REJECTED,
+            f"{verdict.reviewer}: {verdict.verdict} — {verdict.summary}" if verdict else "no review verdict",
         )
     return m.reason
 

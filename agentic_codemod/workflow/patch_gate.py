@@ -30,7 +30,8 @@ def patch_text_gate(patch: bytes, root: Path, base: str) -> GateResult:
             continue
         path = _path(header)
         if path is None:
-            findings.append(_error(f"binary hunk for a file the patch does not name plainly: {header!r}"))
+            unnamed = f"binary hunk for a file the patch does not name plainly: {header!r}"
+            findings.append(_error(unnamed, None))
         elif _is_text(root, base, path):
             findings.append(_error(f"binary hunk for a text file (its lines are hidden): {path}", path))
     return GateResult(name="patch_text", passed=not findings, findings=findings)
@@ -111,5 +112,5 @@ def _is_text(root: Path, base: str, path: str) -> bool:
     return True
 
 
-def _error(message: str, path: str | None = None) -> Finding:
-    return Finding(severity="error", message=message, path=path)
+def _error(message: str, path: str | None) -> Finding:
+    return Finding(severity="error", message=message, path=path, code="patch_text.binary_hunk")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,26 +46,19 @@ def add_publish_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def publish_command(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
-    from agentic_codemod.errors import CodemodError
     from agentic_codemod.gitlab import token_from_env
     from agentic_codemod.publish_check import check_candidate
     from agentic_codemod.workflow.remote_git import safe_url
     from agentic_codemod.workflow.runner import branch_name, publish
 
     env = os.environ if env is None else env
-    try:
-        if args.check_only:
-            approved = check_candidate(args.run_dir)
-            print(
-                f"candidate {approved.sha256} on {approved.base_commit[:12]}: approved, verified, publishable"
-            )
-            print(f"would publish {branch_name(approved)}: {approved.title}")
-            return 0
-        options = _options(args, env, token_from_env(env))
-        result = publish(options)
-    except CodemodError as exc:
-        print(f"agentic-codemod publish: {exc}", file=sys.stderr)
-        return exc.exit_code
+    if args.check_only:
+        approved = check_candidate(args.run_dir)
+        print(f"candidate {approved.sha256} on {approved.base_commit[:12]}: approved, verified, publishable")
+        print(f"would publish {branch_name(approved)}: {approved.title}")
+        return 0
+    options = _options(args, env, token_from_env(env))
+    result = publish(options)
     print(f"branch   {result.branch} ({result.push}) -> {safe_url(options.remote)}")
     print(f"commit   {result.commit}")
     mr = result.merge_request

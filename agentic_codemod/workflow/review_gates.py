@@ -88,6 +88,7 @@ def _test_count_gate(state: RunState) -> GateResult:
                 Finding(
                     severity="error",
                     message=f"tests ran {n_after} after the change but {n_before} at baseline",
+                    code="test_count.fewer",
                 )
             )
     return GateResult(name="test_count", passed=not findings, findings=findings)
@@ -117,7 +118,8 @@ def _semantic_gate(state: RunState) -> list[Finding]:
         )
     if verdict.passed:
         return []
-    return [Finding(severity="error", message=f"semantic gate: {verdict.outcome}: {verdict.reason}")]
+    message = f"semantic gate: {verdict.outcome}: {verdict.reason}"
+    return [Finding(severity="error", message=message, code=f"semantic.{verdict.outcome}")]
 
 
 def _evidence_gate(state: RunState) -> GateResult:
@@ -131,10 +133,16 @@ def _evidence_gate(state: RunState) -> GateResult:
             Finding(
                 severity="error",
                 message=f"the last verification tested candidate {proved}, not {cand.sha256[:12]}",
+                code="evidence.other_candidate",
             )
         )
     for path in sorted((ws.changed_files if ws else set()) - set(cand.files)):
         findings.append(
-            Finding(severity="error", message=f"written but not in the candidate: {path}", path=path)
+            Finding(
+                severity="error",
+                message=f"written but not in the candidate: {path}",
+                path=path,
+                code="evidence.unlisted_write",
+            )
         )
     return GateResult(name="evidence", passed=not findings, findings=findings)

@@ -87,6 +87,7 @@ def provenance_gate(edits: list[RuleEdit]) -> GateResult:
             message=f"rule {e.rule} edit adds {'; '.join(e.adds)}"
             + (": a human must check it" if e.requires_human else ""),
             path=e.file,
+            code="rule_edits.adds",
         )
         for e in edits
         if e.adds

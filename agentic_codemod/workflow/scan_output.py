@@ -27,8 +27,6 @@ _MAX_NAME = 8_192
 class ScanFailed(CodemodError):
     """The scanning tool failed: its matches are unknown, so the run fails (never "no matches")."""
 
-    status = "failed"
-
 
 @dataclass(frozen=True)
 class Hit:

@@ -13,6 +13,7 @@ from lessons_support import RUN_ID
 
 from agentic_codemod.config import Settings
 from agentic_codemod.models import ChangePlan, HumanItem, RunManifest
+from agentic_codemod.status import Status
 from agentic_codemod.task import load_task
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.workflow.state import RunPaths, RunState
@@ -41,7 +42,7 @@ def make_state(tmp_path: Path) -> Callable[..., RunState]:
         manifest = RunManifest(
             run_id=RUN_ID, tool_version="0", mode="offline", started_at="2024-05-01T12:00:00+00:00"
         )
-        manifest.status = status  # type: ignore[assignment]
+        manifest.status = Status(status)
         state = RunState(
             task=spec,
             settings=Settings(),

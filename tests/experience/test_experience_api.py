@@ -25,7 +25,3 @@ def test_public_names_are_locked() -> None:
         "validate",
         "write_proposals",
     }
-
-
-def test_an_unreadable_lessons_file_is_an_input_error_exit_2() -> None:
-    assert experience.LessonsUnreadable("x").exit_code == 2

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import shutil
@@ -20,42 +19,20 @@ import pytest
 from fixtures_support import ROOT, materialize
 from lessons_support import ACME_WORKER, PACKAGE_CONTEXT
 
-from agentic_codemod import experience
 from agentic_codemod.apm.command import find_apm
-from agentic_codemod.config import Settings
 from agentic_codemod.experience import PROPOSED, Lesson, render_index, validate
 from agentic_codemod.experience.records import run_time
-from agentic_codemod.workflow import artifacts, steps
 
 pytestmark = pytest.mark.slow
 
-BUDGET = getattr(Settings(), "experience_budget_bytes", 4_000)
 CONTEXT_FILES = ("apm.yml", "apm.lock.yaml", "apm-policy.yml", ".apm", "fixtures/packages")
 
 
 @pytest.fixture(autouse=True)
-def wired(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The two hooks as docs/experience.md wires them; nothing is patched once they are in the code.
-    APM writes under $HOME: a temp one."""
+def apm_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """APM writes under $HOME: a temp one. The runs are wired as shipped (proposals in artifacts.write_all,
+    lessons in steps.plan); nothing is patched."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    if "write_proposals" not in inspect.getsource(artifacts.write_all):
-        write_all = artifacts.write_all
-
-        def write_all_and_propose(state) -> None:  # type: ignore[no-untyped-def]
-            write_all(state)
-            experience.write_proposals(state)
-
-        monkeypatch.setattr(artifacts, "write_all", write_all_and_propose)
-    if "use_lessons" not in inspect.getsource(steps.plan):
-        plan = steps.plan
-
-        def plan_with_lessons(state, brain) -> str:  # type: ignore[no-untyped-def]
-            result = plan(state, brain)
-            if state.plan is not None and not state.plan.nothing_to_do:
-                experience.use_lessons(state, state.plan, BUDGET)
-            return result
-
-        monkeypatch.setattr(steps, "plan", plan_with_lessons)
 
 
 @pytest.fixture

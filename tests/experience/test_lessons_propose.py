@@ -13,6 +13,7 @@ import agentic_codemod.experience.proposals as propose_module
 from agentic_codemod.experience import PROPOSED, Lesson, NoEntry, propose, validate, write_proposals
 from agentic_codemod.models import Finding, ReviewVerdict, Tally, VerificationResult
 from agentic_codemod.workflow import codemod
+from agentic_codemod.workflow.brains import mechanical_review
 
 RED_TAIL = """\
     def _call(self, operation: str, *args: Any) -> Any:
@@ -136,19 +137,24 @@ def test_a_failed_gate_gives_a_lesson(make_state) -> None:
     assert lesson.evidence.paths[0] == "run.json#/gates/0"
 
 
-def test_a_reviewer_finding_gives_a_lesson_but_mechanical_ones_do_not(make_state) -> None:
-    findings = [
-        Finding(severity="error", message="the last verification is not green"),
+def test_a_reviewer_finding_gives_a_lesson_but_the_tools_own_findings_do_not(make_state) -> None:
+    state = make_state(status="rejected")
+    mechanical = mechanical_review(state, [], reviewer="rules")  # no candidate, no green verification
+    assert [f.code for f in mechanical.findings] == ["review.candidate_empty", "review.verification_red"]
+    state.verdict = mechanical
+    assert isinstance(propose(state), NoEntry)
+    own = [
         Finding(severity="error", message="timeout changed from 4.0 to 10.0", path="src/acme_app/clients.py"),
         Finding(severity="warning", message="style"),
+        # The reviewer's own finding in the tool's words is still the reviewer's: no message text is matched.
+        Finding(severity="error", message=mechanical.findings[1].message),
     ]
-    verdict = ReviewVerdict(verdict="reject", reviewer="reviewer", findings=findings)
-    state = make_state(status="rejected", verdict=verdict)
-    [lesson] = propose(state)
-    assert lesson.cue.construct_ == "review" and lesson.confidence == "low"
-    assert "timeout changed" in lesson.lesson and lesson.evidence.paths[0] == "review.json#/findings/1"
-    state.verdict = ReviewVerdict(verdict="reject", reviewer="rules", findings=findings[:1])
-    assert isinstance(propose(state), NoEntry)
+    findings = [*mechanical.findings, *own]
+    state.verdict = ReviewVerdict(verdict="reject", reviewer="reviewer", findings=findings)
+    first, second = propose(state)
+    assert first.cue.construct_ == "review" and first.confidence == "low"
+    assert "timeout changed" in first.lesson and first.evidence.paths[0] == "review.json#/findings/2"
+    assert second.evidence.paths[0] == "review.json#/findings/4"
 
 
 def test_write_proposals_never_raises(red_state, monkeypatch: pytest.MonkeyPatch) -> None:

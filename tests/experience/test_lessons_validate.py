@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from lessons_support import PACKAGE_CONTEXT, RUN_ID, lesson_record, write_lines
 
+from agentic_codemod.cli import dispatch
 from agentic_codemod.experience import (
     PROPOSED,
     Lesson,
@@ -181,8 +182,7 @@ def test_the_package_lessons_file_is_valid_and_indexed() -> None:
 def cli(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="agentic-codemod")
     add_lessons_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["lessons", "validate", *argv])
-    return args.handler(args)
+    return dispatch(parser.parse_args(["lessons", "validate", *argv]))
 
 
 def test_cli_exit_codes(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from fleet_repos import TASK
 
+from agentic_codemod.cli import dispatch
 from agentic_codemod.fleet.cli import add_fleet_parser
 
 
@@ -33,7 +34,7 @@ def fleet_cli(*argv: str) -> int:
     parser = argparse.ArgumentParser()
     add_fleet_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["fleet", *argv])
-    return int(args.handler(args))
+    return dispatch(args)
 
 
 def run_fleet(fleet_file: Path, fleet_dir: Path, context: Path, jobs: int = 2) -> FleetRun:

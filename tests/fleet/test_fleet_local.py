@@ -13,10 +13,10 @@ from fleet_runs import FleetRun, cache_of
 from agentic_codemod.adapters.python.installer import find_uv
 from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.context import snapshot_context
-from agentic_codemod.fleet.local import exit_code_of
 from agentic_codemod.fleet.progress import current_step
 from agentic_codemod.fleet.record import FleetReport
 from agentic_codemod.fleet.repos import load_fleet
+from agentic_codemod.status import Status
 
 
 def test_every_repository_gets_the_outcome_of_its_own_variant(first_run: FleetRun) -> None:
@@ -80,23 +80,33 @@ def test_the_summary_shows_every_repository_and_the_totals(first_run: FleetRun) 
 
 
 @pytest.mark.parametrize(
-    ("outcomes", "code"),
+    ("statuses", "code"),
     [
-        (["done", "done"], 0),
-        (["done", "needs_human"], 3),
-        (["paused", "needs_human"], 75),
-        (["paused", "failed", "done"], 1),
+        (["succeeded", "nothing_to_do"], 0),
+        (["succeeded", "requires_human"], 3),
+        (["paused", "requires_human"], 75),
+        (["paused", "rejected", "succeeded"], 1),
+        (["paused", "cancelled"], 1),
+        (["bad_input", "requires_human"], 1),
+        ([], 0),
     ],
 )
-def test_the_fleet_exit_code_is_its_worst_outcome(outcomes: list[str], code: int) -> None:
+def test_the_fleet_exit_code_is_its_worst_outcome(statuses: list[str], code: int) -> None:
     repos = [
-        {"name": f"r{i}", "repo": "r", "run_dir": "d", "status": "x", "outcome": o, "exit_code": 0}
-        for i, o in enumerate(outcomes)
+        {
+            "name": f"r{i}",
+            "repo": "r",
+            "run_dir": "d",
+            "status": s,
+            "outcome": Status(s).outcome,
+            "exit_code": Status(s).exit_code,
+        }
+        for i, s in enumerate(statuses)
     ]
     report = FleetReport.model_validate(
         {"task_id": "t", "task_sha256": "s", "jobs": 1, "started_at": "now", "repos": repos}
     )
-    assert exit_code_of(report) == code
+    assert report.exit_code() == code
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,10 @@ a unittest fallback."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -18,9 +21,33 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_pytest_argv_is_fixed() -> None:
-    assert PYTEST == ["{interpreter}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
-    assert UNITTEST == ["{interpreter}", "-m", "unittest", "discover", "-v"]  # -v: failures carry test ids
+def _run(argv: list[str], cwd: Path, junit: Path) -> subprocess.CompletedProcess[str]:
+    real = [a.replace("{interpreter}", sys.executable).replace("{junit}", str(junit)) for a in argv]
+    return subprocess.run(real, cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_pytest_command_reports_test_ids_and_writes_no_cache_into_the_repository(tmp_path: Path) -> None:
+    repo = write(
+        tmp_path / "repo", {"pytest.ini": "[pytest]\n", "tests/test_a.py": "def test_red():\n    assert 0\n"}
+    )
+    command = detect_test_command(repo)
+    assert command is not None and command.runner == "pytest"
+    proc = _run(command.argv, repo, tmp_path / "junit.xml")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [case] = ElementTree.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+    assert (case.get("classname"), case.get("name")) == ("tests.test_a", "test_red")
+    assert case.find("failure") is not None
+    assert not (repo / ".pytest_cache").exists()
+
+
+def test_the_unittest_fallback_names_each_failing_test(tmp_path: Path) -> None:
+    case = "import unittest\nclass T(unittest.TestCase):\n    def test_red(self):\n        self.fail()\n"
+    repo = write(tmp_path / "repo", {"app/test_core.py": case, "app/__init__.py": ""})
+    command = detect_test_command(repo)
+    assert command is not None and command.runner == "unittest"
+    proc = _run(command.argv, repo, tmp_path / "junit.xml")
+    assert proc.returncode == 1
+    assert "test_red (app.test_core.T" in proc.stderr  # per-test lines: the failure carries its id
 
 
 @pytest.mark.parametrize(
