@@ -100,6 +100,10 @@ class Backend:
     detach: bool = True
 
 
+class NoBackend(ValueError):
+    """Nothing on this machine can serve a model: an environment fault (75), not bad input (2)."""
+
+
 def choose_backend(facts: Facts) -> Backend:
     """The backend `llm:up` starts on a machine with these facts."""
     if facts.requested and facts.requested not in BACKENDS:
@@ -117,7 +121,7 @@ def choose_backend(facts: Facts) -> Backend:
         elif facts.llamacpp:
             name, reason = "llamacpp", f"{facts.system}/{facts.machine}: no GPU backend, no ollama; CPU"
         else:
-            raise ValueError(f"no backend can run on {facts.system}/{facts.machine}: {INSTALL_HINTS['none']}")
+            raise NoBackend(f"no backend can run on {facts.system}/{facts.machine}: {INSTALL_HINTS['none']}")
     model, port = facts.model or DEFAULT_MODELS[name], str(facts.port)
     local = f"http://127.0.0.1:{port}/v1"
     if name == "mock":
@@ -190,7 +194,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         backend = choose_backend(gather_facts(env))
     except ValueError as exc:
         print(f"llm: {exc}", file=sys.stderr)
-        return EXIT_UNAVAILABLE if "no backend" in str(exc) else EXIT_BAD_INPUT
+        return EXIT_UNAVAILABLE if isinstance(exc, NoBackend) else EXIT_BAD_INPUT
     except FileNotFoundError as exc:  # an installation without llm/ (agentic_codemod.llm_files)
         print(f"llm: {exc}", file=sys.stderr)
         return EXIT_UNAVAILABLE

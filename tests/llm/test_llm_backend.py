@@ -9,7 +9,7 @@ import pytest
 from mock_llm import MockLLM, free_port
 
 from agentic_codemod import llm_backend
-from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, choose_backend, llm_file
+from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, NoBackend, choose_backend, llm_file
 
 LINUX_GPU = Facts("Linux", "x86_64", nvidia_gpu=True, docker=True)
 MAC_M = Facts("Darwin", "arm64", vllm="/opt/homebrew/bin/vllm")
@@ -84,7 +84,7 @@ def test_llm_files_are_found_beside_the_package_and_a_missing_one_is_named() -> 
 
 
 def test_without_any_backend_the_decision_says_what_to_install() -> None:
-    with pytest.raises(ValueError, match="no backend can run on Linux/x86_64: install ollama"):
+    with pytest.raises(NoBackend, match="no backend can run on Linux/x86_64: install ollama"):  # exit 75
         choose_backend(Facts("Linux", "x86_64", ollama=False, llamacpp=False))
 
 
