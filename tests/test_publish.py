@@ -271,12 +271,17 @@ def test_a_bad_token_pauses_before_anything_is_pushed(
     assert refs(remote) == before and len(fake_gitlab.requests) == 1
 
 
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
 def test_cli_publish_never_prints_or_stores_the_token(
-    run_copy: Path, remote: Path, fake_gitlab: FakeGitLab, capsys: pytest.CaptureFixture[str]
+    run_copy: Path,
+    remote: Path,
+    fake_gitlab: FakeGitLab,
+    capsys: pytest.CaptureFixture[str],
+    json_flag: list[str],
 ) -> None:
     parser = argparse.ArgumentParser()
     add_publish_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["publish", "--run-dir", str(run_copy), "--remote", str(remote)])
+    args = parser.parse_args(["publish", "--run-dir", str(run_copy), "--remote", str(remote), *json_flag])
     env = {
         "GITLAB_TOKEN": TOKEN,
         "CI_API_V4_URL": fake_gitlab.api_url,
@@ -287,6 +292,10 @@ def test_cli_publish_never_prints_or_stores_the_token(
     out = capsys.readouterr()
     assert "codemod/acme-sdk-2-rules-" in out.out
     assert TOKEN not in out.out + out.err
+    if json_flag:  # one JSON document: what was pushed, where, and the merge request
+        printed = json.loads(out.out)
+        assert printed["branch"].startswith("codemod/acme-sdk-2-rules-") and printed["push"] == "created"
+        assert printed["merge_request"]["action"] == "created" and len(printed["commit"]) == 40
     for path in run_copy.iterdir():
         assert TOKEN not in path.read_text(errors="replace"), path.name
 
@@ -298,6 +307,19 @@ def test_cli_publish_of_a_tampered_run_exits_1_with_the_reason(
     argv = ["publish", "--run-dir", str(run_copy), "--remote", str(remote), "--no-merge-request"]
     assert main(argv) == EXIT_REJECTED
     assert "publish refused" in capsys.readouterr().err
+
+
+def test_cli_check_only_json_names_the_candidate_it_checked(
+    run_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["publish", "--run-dir", str(run_copy), "--check-only", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    manifest = json.loads((run_copy / "run.json").read_text())
+    assert printed["candidate_sha256"] == manifest["candidate"]["sha256"] and printed["publishable"] is True
+    assert printed["base_commit"] == manifest["base_commit"] and printed["branch"].startswith("codemod/")
+    (run_copy / "changes.patch").write_bytes(b"")  # tampered: refused, and nothing on stdout
+    assert main(["publish", "--run-dir", str(run_copy), "--check-only", "--json"]) == EXIT_REJECTED
+    assert capsys.readouterr().out == ""
 
 
 # -- text sent to GitLab is inert ---------------------------------------------------------------------

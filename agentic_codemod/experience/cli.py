@@ -24,6 +24,9 @@ def add_lessons_parser(sub: Any) -> None:
         default=None,
         help=f"check as a published file (default: any file not named {PROPOSED})",
     )
+    from agentic_codemod.cli import add_json_option
+
+    add_json_option(check, '{"file", "valid", "problems"}')
     check.set_defaults(handler=validate_command)
 
 
@@ -31,6 +34,11 @@ def validate_command(args: argparse.Namespace) -> int:
     from agentic_codemod.experience.validation import validate
 
     problems = validate(args.file, args.runs_root, published=args.published)  # unreadable: exit 2 (main)
+    if args.json:
+        from agentic_codemod.cli import print_json
+
+        print_json({"file": str(args.file), "valid": not problems, "problems": problems})
+        return 1 if problems else 0
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"{args.file}: " + (f"invalid, {len(problems)} problem(s)" if problems else "valid"))

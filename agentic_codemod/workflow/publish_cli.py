@@ -42,10 +42,14 @@ def add_publish_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-merge-request", action="store_true", help="push the branch only")
     p.add_argument("--check-only", action="store_true", help="only re-check the candidate (the CI gate job)")
+    from agentic_codemod.cli import add_json_option
+
+    add_json_option(p, "what was checked or published (candidate, branch, commit, merge request)")
     p.set_defaults(handler=publish_command)
 
 
 def publish_command(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
+    from agentic_codemod.cli import print_json
     from agentic_codemod.gitlab import token_from_env
     from agentic_codemod.publish_check import check_candidate
     from agentic_codemod.workflow.remote_git import safe_url
@@ -54,14 +58,28 @@ def publish_command(args: argparse.Namespace, env: Mapping[str, str] | None = No
     env = os.environ if env is None else env
     if args.check_only:
         approved = check_candidate(args.run_dir)
+        branch = branch_name(approved)
+        if args.json:
+            print_json(
+                {"candidate_sha256": approved.sha256, "base_commit": approved.base_commit, "branch": branch}
+                | {"title": approved.title, "publishable": True}
+            )
+            return 0
         print(f"candidate {approved.sha256} on {approved.base_commit[:12]}: approved, verified, publishable")
-        print(f"would publish {branch_name(approved)}: {approved.title}")
+        print(f"would publish {branch}: {approved.title}")
         return 0
     options = _options(args, env, token_from_env(env))
     result = publish(options)
+    mr = result.merge_request
+    if args.json:
+        merge_request = {"iid": mr.iid, "action": mr.action, "web_url": mr.web_url} if mr else None
+        print_json(
+            {"branch": result.branch, "push": result.push, "remote": safe_url(options.remote)}
+            | {"commit": result.commit, "merge_request": merge_request}
+        )
+        return 0
     print(f"branch   {result.branch} ({result.push}) -> {safe_url(options.remote)}")
     print(f"commit   {result.commit}")
-    mr = result.merge_request
     print(f"merge request  {f'!{mr.iid} {mr.action} {mr.web_url}' if mr else 'not requested'}")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,9 @@ def cli(*argv: str) -> int:
 def test_cli_exit_codes(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(str(proposal(run_dir, lesson_record()))) == 0
     assert "valid" in capsys.readouterr().out
+    assert cli(str(proposal(run_dir, lesson_record(lesson=""))), "--json") == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["valid"] is False and any("lesson" in p for p in printed["problems"])
     assert cli(str(proposal(run_dir, lesson_record(lesson="")))) == 1
     assert "lesson" in capsys.readouterr().err
     assert cli(str(tmp_path / "nope.jsonl")) == 2
