@@ -28,10 +28,12 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentic_codemod.adapters import detect_ecosystem, get_adapter, registry
-from agentic_codemod.adapters.types import Adapter
 from agentic_codemod.errors import InputError
+
+if TYPE_CHECKING:  # the adapters (pydantic) load when init runs: `agentic-codemod --help` stays light
+    from agentic_codemod.adapters.types import Adapter
 
 TEMPLATES = Path(__file__).parent / "scaffold_templates"
 DEFAULT_ECOSYSTEM = "python"  # `init` without --ecosystem or --repo, as before there were several
@@ -51,9 +53,7 @@ def add_init_parser(sub: argparse._SubParsersAction) -> None:
         help="range bumped from, in the ecosystem's syntax (default: its 1.x range, e.g. >=1,<2 or ^1.0.0)",
     )
     init.add_argument("--to", default="2.0.0", help="version bumped to (default: %(default)s)")
-    init.add_argument(
-        "--ecosystem", choices=sorted(registry()), help="the repositories' ecosystem (default: python)"
-    )
+    init.add_argument("--ecosystem", help="the repositories' ecosystem, an adapter's name (default: python)")
     init.add_argument(
         "--repo", type=Path, help="a repository to take the ecosystem from (its dependency files)"
     )
@@ -61,6 +61,10 @@ def add_init_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def init_command(args: argparse.Namespace) -> int:
+    from agentic_codemod.adapters import detect_ecosystem, get_adapter
+
+    if args.ecosystem:
+        get_adapter(args.ecosystem)  # an unknown one: InputError naming the known ones (exit 2)
     if args.ecosystem and args.repo:
         raise InputError("--ecosystem and --repo: give one (--repo detects the ecosystem)")
     ecosystem = args.ecosystem or (detect_ecosystem(args.repo) if args.repo else DEFAULT_ECOSYSTEM)
@@ -78,6 +82,8 @@ def scaffold(
 ) -> list[Path]:
     """Write the context into dest; return the files written. Refuses (InputError) before writing
     anything when an argument is invalid or a file would be overwritten."""
+    from agentic_codemod.adapters import get_adapter
+
     values = _values(get_adapter(ecosystem), sdk, from_range, to)
     files = {
         _fill(rel, values): _fill(src.read_text(encoding="utf-8"), values) for rel, src in _template_files()
