@@ -156,6 +156,7 @@ def test_attack_a_binary_hunk_for_a_text_file_fails_the_patch_text_gate(
     assert not result.passed
     assert [f.path for f in result.findings] == ["src/app.py"]
     assert "binary hunk for a text file" in result.findings[0].message
+    assert result.findings[0].code == "patch_text.binary_hunk"
 
 
 def test_attack_gitattributes_added_by_the_model_cannot_hide_its_lines(

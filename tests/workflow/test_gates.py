@@ -148,6 +148,8 @@ def test_scope_gate_names_every_offending_path() -> None:
         assert path in named
     assert "src/evil.py." in named
     assert "src/app.py" not in named
+    assert {f.code for f in result.findings} == {"scope"}  # a finding without a kind carries its gate's name
+    assert [f["code"] for f in result.to_dict()["findings"]] == ["scope"] * len(named)  # as run.json has it
     assert all(f.severity == "error" for f in result.findings)
 
 

@@ -105,6 +105,7 @@ def test_any_other_dependency_edit_is_refused(repo: Path, path: str, edit, expec
     result = gate(repo, trace)
     assert not result.passed
     assert any(expected in f.message and f.path == path for f in result.findings), result.findings
+    assert {f.code for f in result.findings} <= {"manifest.changed", "manifest.refused"}
     line = trace.lines()[-1]
     assert line["decision"] == "refused" and line["tool"] == "manifest_gate"
 

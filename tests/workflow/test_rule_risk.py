@@ -78,6 +78,7 @@ def test_the_provenance_gate_shows_every_addition_and_never_fails() -> None:
     assert gate.passed
     assert [(f.severity, f.path) for f in gate.findings] == [("info", "src/a.py"), ("warning", "src/b.py")]
     assert gate.findings[1].message == "rule ACME666 edit adds use of os.system: a human must check it"
+    assert [f.code for f in gate.findings] == ["rule_edits.adds"] * 2
 
 
 @pytest.mark.parametrize(
