@@ -115,7 +115,9 @@ def baseline(state: RunState) -> str:
     if command is None:
         raise RequiresHuman(
             "no test command found: without verification nothing may be published",
-            hint="add a tests/ folder or a pytest configuration to the repository",
+            hint=f"give the repository a test command the {need(state.adapter).name} adapter recognises "
+            f"(agentic_codemod/adapters/{need(state.adapter).name}/README.md), or name one in the task "
+            "or the config (verification.command)",
         )
     environments.install_baseline(state)
     state.baseline = timed_tests(state, "baseline")

@@ -86,3 +86,20 @@ def test_the_usage_no_rule_can_fix_ends_honestly_offline(
     assert result.code in (1, 3), m["reason"]  # type: ignore[attr-defined]
     assert "ACMEJS900 src/reports.js:5" in m["reason"]
     assert m["verifications"][-1]["tests"]["failing"] == ["reports > runs a named operation"]
+
+
+def test_no_test_script_requires_a_human_with_npm_advice(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    src = tmp_path / "no-script-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    manifest = src / "package.json"
+    manifest.write_text(manifest.read_text().replace('"test": "node --test"', '"lint": "true"'))
+    repo = tmp_path / "no-script"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert "no test command found" in m["reason"]
+    assert "npm adapter" in m["reason"] and "adapters/npm/README.md" in m["reason"]
+    assert "pytest" not in m["reason"]
