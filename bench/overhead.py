@@ -65,9 +65,10 @@ def offline_run(
     manifest = run_dir / "run.json"
     status = json.loads(manifest.read_text())["status"] if manifest.is_file() else "no run.json"
     if proc.returncode != 0 or status != "succeeded":
+        said = "\n".join(line for line in proc.stderr.splitlines() if not line.startswith("import time:"))
         raise SystemExit(
             f"bench/overhead.py: the fixture run failed (exit {proc.returncode}, {status}):\n"
-            f"  {' '.join(argv)}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}"
+            f"  {' '.join(argv)}\n{proc.stdout[-2000:]}{said[-3000:]}"
         )
     return wall, run_dir, proc.stderr
 
