@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import functools
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -107,26 +108,84 @@ class _Facts:
 _Raw = tuple[str | None, str]
 
 
+@dataclass(frozen=True)
+class _Statement:
+    """What one top-level statement holds, before the file's aliases are known."""
+
+    imports: tuple[str, ...]
+    aliases: tuple[tuple[str, str], ...]  # local name -> module or object, in the order they are bound
+    refs: tuple[_Raw, ...]
+    calls: tuple[_Raw | None, ...]  # None: a call of something that is not a dotted name
+
+
+# Top-level statements already walked, by their exact source bytes: a rule's edit changes a few
+# statements of a file, and the next assessment walks only those (the rest are found here).
+_STATEMENTS: dict[bytes, _Statement] = {}
+_STATEMENT_BYTES = 32 * 1024 * 1024  # the cache is emptied when its keys reach this size
+_cached_bytes = 0
+_NEWLINE = re.compile(rb"\n")
+
+
 @functools.lru_cache(maxsize=1024)
 def _facts_of(text: str) -> _Facts:
     """Facts of one file's text; rules applied in turn compare each rule's result with the next one's,
-    so the same text is asked for twice (the cache holds the facts of the last few texts)."""
-    return _facts(ast.parse(text))
-
-
-def _facts(tree: ast.Module) -> _Facts:
-    """One walk of the tree gathers the imports (with the aliases they bind, in statement order), every
-    dotted reference and every call evaluated at import time; references and calls are resolved through
-    the aliases afterwards (an alias bound anywhere in the file applies to every reference)."""
+    so the same text is asked for twice (the cache holds the facts of the last few texts). The file is
+    parsed whole (a syntax error anywhere is an error); its top-level statements are walked unless the
+    same statement, byte for byte, was walked before. Imports bind aliases in statement order; every
+    reference and call is resolved through the file's aliases afterwards (an alias bound anywhere in the
+    file applies to every reference)."""
+    tree = ast.parse(text)
+    data = text.encode("utf-8")
+    # A lone CR also ends a line for the parser: such a file is walked without the statement cache.
+    starts = None if b"\r" in data else [0, *(m.end() for m in _NEWLINE.finditer(data))]
     facts = _Facts()
     aliases: dict[str, str] = {}
+    refs: list[_Raw] = []
+    calls: list[_Raw | None] = []
+    for node in tree.body:
+        found = _statement(node, data, starts)
+        facts.imports.update(found.imports)
+        aliases.update(found.aliases)
+        refs.extend(found.refs)
+        calls.extend(found.calls)
+    facts.names = [*facts.imports, *(_resolved(r, aliases) for r in refs)]
+    facts.import_time_calls = Counter(
+        (_resolved(c, aliases) if c is not None else "") or "an expression" for c in calls
+    )
+    return facts
+
+
+def _statement(node: ast.stmt, data: bytes, starts: list[int] | None) -> _Statement:
+    global _cached_bytes
+    if starts is None:
+        return _walk(node)
+    first: ast.AST = node.decorator_list[0] if isinstance(node, _DECORATED) and node.decorator_list else node
+    begin = starts[first.lineno - 1] + first.col_offset  # type: ignore[attr-defined]
+    end = starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
+    key = data[begin:end]
+    found = _STATEMENTS.get(key)
+    if found is None:
+        found = _walk(node)
+        if _cached_bytes + len(key) > _STATEMENT_BYTES:
+            _STATEMENTS.clear()
+            _cached_bytes = 0
+        _STATEMENTS[key] = found
+        _cached_bytes += len(key)
+    return found
+
+
+def _walk(statement: ast.stmt) -> _Statement:
+    """One walk of a statement gathers its imports (with the aliases they bind), every dotted reference
+    and every call evaluated at import time."""
+    imports: list[str] = []
+    aliases: list[tuple[str, str]] = []
     refs: list[_Raw] = []
     calls: list[_Raw | None] = []
 
     def visit(node: ast.AST, in_refs: bool, in_calls: bool) -> None:
         kind = type(node)
         if kind is ast.Import or kind is ast.ImportFrom:
-            _bind(cast("ast.Import | ast.ImportFrom", node), facts.imports, aliases)
+            _bind(cast("ast.Import | ast.ImportFrom", node), imports, aliases)
         if in_refs and (kind is ast.Name or kind is ast.Attribute):
             raw = (node.id, "") if kind is ast.Name else _raw_dotted(node)  # type: ignore[attr-defined]
             if raw is not None:  # a whole dotted name: its parts are not references of their own
@@ -152,14 +211,11 @@ def _facts(tree: ast.Module) -> _Facts:
                     if isinstance(item, ast.AST):
                         visit(item, in_refs, in_calls)
 
-    visit(tree, True, True)
-    facts.names = [*facts.imports, *(_resolved(r, aliases) for r in refs)]
-    facts.import_time_calls = Counter(
-        (_resolved(c, aliases) if c is not None else "") or "an expression" for c in calls
-    )
-    return facts
+    visit(statement, True, True)
+    return _Statement(tuple(imports), tuple(aliases), tuple(refs), tuple(calls))
 
 
+_DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPE_KINDS = frozenset(_SCOPES)
 _LEAF_FIELDS = frozenset({"ctx", "op"})  # Load/Store/Del and operators: nodes that hold nothing
 
@@ -175,19 +231,19 @@ def _children(kind: type[ast.AST]) -> tuple[str, ...]:
     return found
 
 
-def _bind(node: ast.Import | ast.ImportFrom, imports: set[str], aliases: dict[str, str]) -> None:
-    """The modules an import statement names, and the local names it binds to them."""
+def _bind(node: ast.Import | ast.ImportFrom, imports: list[str], aliases: list[tuple[str, str]]) -> None:
+    """The modules an import statement names, and the local names it binds to them (in order)."""
     if isinstance(node, ast.Import):
         for a in node.names:
-            imports.add(a.name)
-            aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            imports.append(a.name)
+            aliases.append((a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]))
         return
     base = "." * node.level + (node.module or "")
     for a in node.names:
         full = f"{base}.{a.name}" if base and not base.endswith(".") else f"{base}{a.name}"
-        imports.add(full if a.name != "*" else base)
+        imports.append(full if a.name != "*" else base)
         if a.name != "*":
-            aliases[a.asname or a.name] = full
+            aliases.append((a.asname or a.name, full))
 
 
 def _raw_dotted(node: ast.AST) -> _Raw | None:

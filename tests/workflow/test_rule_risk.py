@@ -97,3 +97,17 @@ def test_an_import_added_at_any_statement_depth_is_seen(wrap: str) -> None:
     after = wrap.format("import socket")
     adds, human = assess(before, after, "python")
     assert "import of socket, a package the file did not import" in adds and human
+
+
+def test_a_statement_walked_for_another_file_is_resolved_through_this_files_imports() -> None:
+    """Top-level statements are walked once per exact text; what their names mean comes from each file."""
+    body = "def run():\n    return o.system('id')\n"
+    assert assess("import os as o\n", "import os as o\n" + body, "python") == (["use of os.system"], True)
+    assert assess("import json as o\n", "import json as o\n" + body, "python") == ([], False)
+
+
+def test_a_file_with_carriage_returns_is_assessed_like_any_other() -> None:
+    before = "import os\r\n\r\ndef f():\r\n    return 1\r\n"
+    after = before.replace("return 1", "return os.system('id')")
+    assert assess(before, after, "python") == (["use of os.system"], True)
+    assert assess("x = 1\r", "x = 1\rprint(x)\r", "python") == (["a call of print at import time"], True)
