@@ -171,7 +171,7 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
 
 
 REQUIRED = ("id", "project", "version", "sdist", "sha256", "styles", "dep", "from", "measure_from", "to")
-REQUIRED_NPM = ("tarball", *(k for k in REQUIRED if k != "sdist"))
+REQUIRED_NPM = ("tarball", "integrity", *(k for k in REQUIRED if k != "sdist"))
 
 
 def validate(cases: list[dict[str, Any]]) -> int:
@@ -239,6 +239,8 @@ def _npm_versions(case: dict[str, Any], where: str) -> list[str]:
         problems.append(f"{where}: field 'from' ({case['from']}) is not an npm range")
     elif not problems and not versioning.matches(str(case["measure_from"]), str(case["from"])):
         problems.append(f"{where}: measure_from {case['measure_from']} is outside from {case['from']}")
+    if not str(case["integrity"]).startswith("sha512-"):
+        problems.append(f"{where}: field 'integrity' is not the registry's sha512-… dist.integrity")
     packed = f"{str(case['project']).lstrip('@').replace('/', '-')}-{case['version']}.tgz"
     if case["tarball"] != packed:
         problems.append(f"{where}: field 'tarball' is {case['tarball']!r}; npm pack names it {packed!r}")

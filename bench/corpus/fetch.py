@@ -5,13 +5,15 @@
 Python cases (`sdist:`): `pip download --no-deps --no-binary :all: NAME==VERSION` with pip's own
 configuration (index, certificates). npm cases (`ecosystem: npm`, `tarball:`): `npm pack NAME@VERSION`
 with npm's own configuration (registry, .npmrc), which also checks the registry's integrity hash. A file
-whose sha256 differs from the manifest is deleted and the script exits 1. Nothing is committed but the
-manifest and the scripts. Also used by bench/corpus/measure.py and bench/corpus.py (`prepare`).
+whose sha256 (npm: or sha512 integrity) differs from the manifest is deleted and the script exits 1.
+Nothing is committed but the manifest and the scripts. Also used by bench/corpus/measure.py and
+bench/corpus.py (`prepare`).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import shutil
 import subprocess
@@ -75,7 +77,15 @@ def fetch(case: dict[str, Any]) -> Path:
     if got != case["sha256"]:
         path.unlink()
         raise SystemExit(f"{case['id']}: {path.name} has sha256 {got}, the manifest says {case['sha256']}")
+    if is_npm(case) and case.get("integrity") and integrity(path) != case["integrity"]:
+        path.unlink()
+        raise SystemExit(f"{case['id']}: {path.name} is not the registry's {case['integrity']}")
     return path
+
+
+def integrity(path: Path) -> str:
+    """npm's dist.integrity of a file: sha512-<base64 digest>."""
+    return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
 
 
 def unpack(case: dict[str, Any], dest: Path) -> Path:
