@@ -143,3 +143,16 @@ def test_node_options_of_the_script_reach_node_only_from_the_allowed_set(
 ) -> None:
     command = detect(tmp_path, script)
     assert command is not None and command.argv == argv
+
+
+def test_a_runner_without_a_reader_in_the_script_is_named_as_not_run(tmp_path: Path) -> None:
+    # process-warning 4.0.1: its node suite runs under tap (no reader); only jest.test.js can be read
+    scripts = {
+        "test": "npm run test:unit && npm run test:jest && npm run test:typescript",
+        "test:unit": "tap",
+        "test:jest": "jest jest.test.js",
+        "test:typescript": "tsd",
+    }
+    command = detect_scripts(tmp_path, scripts)
+    assert command is not None and command.runner == "jest"
+    assert command.source == "package.json scripts.test -> scripts.test:jest (not run: tap, tsd)"
