@@ -6,6 +6,7 @@ the raw bytes on disk, never through the repository's own git configuration.
     snapshot_tree(root, base) -> tree id              (in a Scratch; see tools/safe_git.py)
     resolve_base(root, base) -> str                   commit id, or the empty tree for an unborn HEAD
     read_blob(root, commit, path) -> bytes            a file of a commit, as stored
+    read_blobs(root, commit, paths) -> {path: bytes}  many of them, one git process
     export_tree(root, tree_ish, dest)                 write a tree's exact bytes and modes into dest
     git(root, *args) -> bytes                         one hardened git command in root (the tool's own clones)
 
@@ -18,12 +19,14 @@ is only read (objects, refs); nothing in it runs or changes.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
+import re
 import stat
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from agentic_codemod.tools.safe_git import (
@@ -41,6 +44,7 @@ __all__ = [
     "export_tree",
     "git",
     "read_blob",
+    "read_blobs",
     "resolve_base",
     "snapshot_diff",
     "snapshot_diffs",
@@ -100,6 +104,37 @@ def read_blob(root: Path, commit: str, path: str) -> bytes:
     """The stored bytes of `path` at `commit` (GitError if it does not exist there)."""
     with Scratch(objects_dir(root)) as s:
         return s.git("cat-file", "blob", f"{commit}:{path}")
+
+
+def read_blobs(root: Path, commit: str, paths: Iterable[str]) -> dict[str, bytes]:
+    """read_blob for many paths with one git process: the stored bytes of each path that is a blob (file or
+    symlink) at `commit`; a path missing there, or not a blob, is left out. A name `cat-file --batch` cannot
+    take (a line break in it) is read alone."""
+    wanted = list(dict.fromkeys(paths))
+    batch = [p for p in wanted if "\n" not in p and "\r" not in p]
+    found: dict[str, bytes] = {}
+    with Scratch(objects_dir(root)) as s:
+        if batch:
+            out = s.git("cat-file", "--batch", stdin="".join(f"{commit}:{p}\n" for p in batch).encode())
+            pos = 0
+            for path in batch:
+                header_end = out.index(b"\n", pos)
+                header = _OBJECT_HEADER.fullmatch(out[pos:header_end])
+                pos = header_end + 1
+                if header is None:  # "<name> missing" (or ambiguous): not there
+                    continue
+                size = int(header.group(2))
+                if header.group(1) == b"blob":
+                    found[path] = out[pos : pos + size]
+                pos += size + 1
+        for path in wanted:
+            if path not in batch:
+                with contextlib.suppress(GitError):
+                    found[path] = s.git("cat-file", "blob", f"{commit}:{path}")
+    return found
+
+
+_OBJECT_HEADER = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})? (blob|tree|commit|tag) (\d+)")
 
 
 def export_tree(root: Path, tree_ish: str, dest: Path) -> None:

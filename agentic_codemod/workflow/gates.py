@@ -38,7 +38,7 @@ from agentic_codemod.tools.paths import (
     needs_naming_when_new,
     normalise,
 )
-from agentic_codemod.tools.snapshot import GitError, read_blob, resolve_base, snapshot_diff
+from agentic_codemod.tools.snapshot import read_blobs, resolve_base, snapshot_diff
 from agentic_codemod.tools.trace import Trace
 
 SYMLINK_MODE = "120000"
@@ -134,6 +134,7 @@ def test_tamper_check(
     """What the candidate does to the tests. The ecosystem (`facts`, the adapter's) says what a test file
     is, and what else of its tests' wiring a change introduces (TestFacts.tamper)."""
     base = resolve_base(root, base_commit)
+    stored = read_blobs(root, base, [c.old_path or c.path for c in changes if c.status in "MRCT"])
     findings: list[Finding] = []
 
     def is_test(path: str) -> bool:
@@ -145,7 +146,7 @@ def test_tamper_check(
             if is_test(old):
                 findings.append(_error(f"test file deleted: {old}", old))
             continue
-        before = _base_text(root, base, old) if change.status in "MRCT" else None
+        before = stored[old].decode("utf-8", "replace") if change.status in "MRCT" and old in stored else None
         after = _current_text(root, change.path)
         new_here = change.status in "ARC"
         for message in facts.tamper(change.path, before, after, is_test(change.path), new_here):
@@ -186,13 +187,6 @@ def _scope_problem(path: str, allowed: list[str], deny: list[str], named: frozen
 
 def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
-
-
-def _base_text(root: Path, base: str, path: str) -> str | None:
-    try:
-        return read_blob(root, base, path).decode("utf-8", "replace")
-    except GitError:
-        return None
 
 
 def _current_text(root: Path, path: str) -> str | None:

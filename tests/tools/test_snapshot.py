@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from pathlib import Path
 
 import pytest
 
 from agentic_codemod.tools.safe_git import Scratch, checked
-from agentic_codemod.tools.snapshot import EMPTY_TREE, GitError, resolve_base, snapshot_diff, snapshot_diffs
+from agentic_codemod.tools.snapshot import (
+    EMPTY_TREE,
+    GitError,
+    read_blob,
+    read_blobs,
+    resolve_base,
+    snapshot_diff,
+    snapshot_diffs,
+)
 
 
 def digest(path: Path) -> str:
@@ -73,3 +82,26 @@ def test_diffs_of_one_snapshot_agree(repo: Path) -> None:
     patch, names = snapshot_diffs(repo, "HEAD", ("--name-status",), ("--name-only", "-z"))
     assert patch == snapshot_diff(repo, "HEAD", "--name-status")
     assert set(filter(None, names.split(b"\0"))) == {b"src/new.py", b"README.md"}
+
+
+def test_read_blobs_reads_what_read_blob_reads_with_one_process(tmp_path: Path, git) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "names"
+    (root / "dir").mkdir(parents=True)
+    git(root, "init", "-q")
+    files = {"a.txt": b"a\n", "with space.txt": b"s\n", "dir/x.py": b"", "new\nline.txt": b"n\n"}
+    files["colon:x"] = b"c"
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    (root / "link").symlink_to("a.txt")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base = resolve_base(root, "HEAD")
+    asked = [*files, "link", "dir", "missing.txt", "a.txt"]
+    got = read_blobs(root, base, asked)
+    expected = {}
+    for name in dict.fromkeys(asked):
+        with contextlib.suppress(GitError):
+            expected[name] = read_blob(root, base, name)
+    assert got == expected
+    assert got["link"] == b"a.txt" and got["new\nline.txt"] == b"n\n" and got["dir/x.py"] == b""
+    assert "dir" not in got and "missing.txt" not in got
