@@ -41,7 +41,7 @@ def test_required_gate_violation_rejects(
     jev.script(answers(in_scope=0.1))
     result = run_codemod(acme_repo, "acme-sdk-2-rules.yml", "--config", str(config(tmp_path)))
     assert result.code == 1 and result.manifest["status"] == "rejected"
-    assert any("semantic gate" in f["message"] for f in result.json("review.json")["findings"])
+    assert "semantic.violation" in [f["code"] for f in result.json("review.json")["findings"]]
 
 
 def test_required_gate_unreachable_pauses_with_state_kept(
