@@ -118,9 +118,10 @@ class _Statement:
     calls: tuple[_Raw | None, ...]  # None: a call of something that is not a dotted name
 
 
-# Top-level statements already walked, by their exact source bytes: a rule's edit changes a few
-# statements of a file, and the next assessment walks only those (the rest are found here).
-_STATEMENTS: dict[bytes, _Statement] = {}
+# Statements already walked, by where they run (at import time or in a function body), their column and
+# their exact source bytes: a rule's edit changes a few statements of a file, and the next assessment
+# walks only those (a changed method is walked, its class around it and the other methods are not).
+_STATEMENTS: dict[tuple[bool, int, bytes], _Statement] = {}
 _STATEMENT_BYTES = 32 * 1024 * 1024  # the cache is emptied when its keys reach this size
 _cached_bytes = 0
 _NEWLINE = re.compile(rb"\n")
@@ -130,10 +131,10 @@ _NEWLINE = re.compile(rb"\n")
 def _facts_of(text: str) -> _Facts:
     """Facts of one file's text; rules applied in turn compare each rule's result with the next one's,
     so the same text is asked for twice (the cache holds the facts of the last few texts). The file is
-    parsed whole (a syntax error anywhere is an error); its top-level statements are walked unless the
-    same statement, byte for byte, was walked before. Imports bind aliases in statement order; every
-    reference and call is resolved through the file's aliases afterwards (an alias bound anywhere in the
-    file applies to every reference)."""
+    parsed whole (a syntax error anywhere is an error); a statement is walked unless the same statement,
+    byte for byte at the same column and in the same kind of block, was walked before. Imports bind
+    aliases in statement order; every reference and call is resolved through the file's aliases
+    afterwards (an alias bound anywhere in the file applies to every reference)."""
     tree = ast.parse(text)
     data = text.encode("utf-8")
     # A lone CR also ends a line for the parser: such a file is walked without the statement cache.
@@ -143,7 +144,7 @@ def _facts_of(text: str) -> _Facts:
     refs: list[_Raw] = []
     calls: list[_Raw | None] = []
     for node in tree.body:
-        found = _statement(node, data, starts)
+        found = _statement(node, True, data, starts)
         facts.imports.update(found.imports)
         aliases.update(found.aliases)
         refs.extend(found.refs)
@@ -155,28 +156,31 @@ def _facts_of(text: str) -> _Facts:
     return facts
 
 
-def _statement(node: ast.stmt, data: bytes, starts: list[int] | None) -> _Statement:
+def _statement(node: ast.stmt, at_import: bool, data: bytes, starts: list[int] | None) -> _Statement:
+    """The facts of one statement (`at_import`: it runs when the module is imported, so its calls
+    count), from the cache when the same statement was walked before."""
     global _cached_bytes
     if starts is None:
-        return _walk(node)
+        return _walk(node, at_import, data, starts)
     first: ast.AST = node.decorator_list[0] if isinstance(node, _DECORATED) and node.decorator_list else node
-    begin = starts[first.lineno - 1] + first.col_offset  # type: ignore[attr-defined]
+    column = first.col_offset  # type: ignore[attr-defined]
+    begin = starts[first.lineno - 1] + column  # type: ignore[attr-defined]
     end = starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
-    key = data[begin:end]
+    key = (at_import, column, data[begin:end])
     found = _STATEMENTS.get(key)
     if found is None:
-        found = _walk(node)
-        if _cached_bytes + len(key) > _STATEMENT_BYTES:
+        found = _walk(node, at_import, data, starts)
+        if _cached_bytes + len(key[2]) > _STATEMENT_BYTES:
             _STATEMENTS.clear()
             _cached_bytes = 0
         _STATEMENTS[key] = found
-        _cached_bytes += len(key)
+        _cached_bytes += len(key[2])
     return found
 
 
-def _walk(statement: ast.stmt) -> _Statement:
+def _walk(statement: ast.stmt, at_import: bool, data: bytes, starts: list[int] | None) -> _Statement:
     """One walk of a statement gathers its imports (with the aliases they bind), every dotted reference
-    and every call evaluated at import time."""
+    and every call evaluated at import time; the statements it holds come from _statement."""
     imports: list[str] = []
     aliases: list[tuple[str, str]] = []
     refs: list[_Raw] = []
@@ -208,10 +212,16 @@ def _walk(statement: ast.stmt) -> _Statement:
                 visit(value, in_refs, in_calls)
             elif isinstance(value, list):
                 for item in value:
-                    if isinstance(item, ast.AST):
+                    if in_refs and isinstance(item, ast.stmt):
+                        inner = _statement(item, in_calls, data, starts)
+                        imports.extend(inner.imports)
+                        aliases.extend(inner.aliases)
+                        refs.extend(inner.refs)
+                        calls.extend(inner.calls)
+                    elif isinstance(item, ast.AST):
                         visit(item, in_refs, in_calls)
 
-    visit(statement, True, True)
+    visit(statement, True, at_import)
     return _Statement(tuple(imports), tuple(aliases), tuple(refs), tuple(calls))
 
 
