@@ -138,6 +138,8 @@ class Scanner:
     _listing: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> {file: identity}
     _identities: dict[tuple[int, ...], str] = field(default_factory=dict)  # file status -> identity
     _racy: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)  # file -> (status, digest)
+    # language -> rules that every file of its listing was scanned with (a re-scan looks at changes only)
+    _covered: dict[str, set[str]] = field(default_factory=dict)
 
     def matches(self, rule: Rule) -> list[Hit]:
         return self.scan([rule])[rule.id]
@@ -149,11 +151,15 @@ class Scanner:
         out: dict[str, list[Hit]] = {}
         for language in dict.fromkeys(r.language for r in rules):
             group = [r for r in rules if r.language == language]
-            listing = self._list(language, files)
+            covered = self._covered.pop(language, set())
+            listing, changed = self._list(language, files)
             ids = {r.id for r in group}
-            todo = [f for f, d in listing.items() if not ids <= self._scanned(f, d)]
+            # Every other file was scanned with these rules already: look only at the changed ones.
+            candidates = changed if changed is not None and ids <= covered else listing
+            todo = [f for f in candidates if not ids <= self._scanned(f, listing[f])]
             if todo:
                 self._scan(group, todo, listing)
+            self._covered[language] = ids | (covered if changed == [] else set())
             found = self._collect(ids, listing.items())
             for rule in group:
                 self._cap_matches(rule.id, found[rule.id])
@@ -175,21 +181,32 @@ class Scanner:
                         out[rule_id].extend(hits)
         return out
 
-    def _list(self, language: str, files: list[str] | None) -> dict[str, str]:
+    def _list(self, language: str, files: list[str] | None) -> tuple[dict[str, str], list[str] | None]:
+        """{file: identity} in file order, and the files whose identity is new since the last listing
+        (None: a new listing, every file counts as new). Updating for `files` costs what they cost."""
         if files is None or language not in self._listing:
             listing = {f: self._identity(f, st) for f, st in _listed(self.root, language)}
-        else:
-            listing = dict(self._listing[language])
-            suffixes = source_suffixes(language)
-            for f in files:
-                if f.endswith(suffixes):
-                    listing.pop(f, None)
-                    st = _lstat(f"{os.fspath(self.root)}/{f}")
-                    if st is not None and stat.S_ISREG(st.st_mode):
-                        listing[f] = self._identity(f, st)
-            listing = dict(sorted(listing.items()))
-        self._listing[language] = listing
-        return listing
+            self._listing[language] = listing
+            return listing, None
+        listing = self._listing[language]
+        suffixes = source_suffixes(language)
+        changed: list[str] = []
+        added = False
+        for f in sorted(set(files)):
+            if not f.endswith(suffixes):
+                continue
+            st = _lstat(f"{os.fspath(self.root)}/{f}")
+            if st is None or not stat.S_ISREG(st.st_mode):
+                listing.pop(f, None)
+                continue
+            identity = self._identity(f, st)
+            added = added or f not in listing
+            if listing.get(f) != identity:
+                listing[f] = identity
+                changed.append(f)
+        if added:  # a new name: keep the listing in file order
+            listing = self._listing[language] = dict(sorted(listing.items()))
+        return listing, changed
 
     def _identity(self, rel: str, st: os.stat_result) -> str:
         """What the cache knows this content of the file by (see the module's docstring): its status

@@ -17,7 +17,7 @@ from agentic_codemod.config import ScanSettings
 from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.workflow import codemod, scan
 from agentic_codemod.workflow.codemod import Rule, load_rules
-from agentic_codemod.workflow.scan import ScanFailed, Scanner, source_files
+from agentic_codemod.workflow.scan import Hit, ScanFailed, Scanner, source_files
 
 CALL = "def f(client):\n    return getattr(client, 'fetch')\n"
 # Names a shell, getopt or clap would read as something else. Each is a Python file holding one match.
@@ -194,7 +194,12 @@ def test_files_older_than_the_racy_window_are_known_by_status_and_never_read_by_
     repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
     read: list[str] = []
     digest = scan._digest
-    monkeypatch.setattr(scan, "_digest", lambda path: read.append(path) or digest(path))
+
+    def reading(path: str) -> str:
+        read.append(path)
+        return digest(path)
+
+    monkeypatch.setattr(scan, "_digest", reading)
     monkeypatch.setattr(scan, "RACY_NS", -60 * 10**9)  # every file counts as old
     scanner = Scanner(repo)
     rule = detect_rule()
@@ -214,7 +219,12 @@ def test_a_file_read_while_recent_keeps_its_results_once_it_is_old(
     repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
     read: list[str] = []
     digest = scan._digest
-    monkeypatch.setattr(scan, "_digest", lambda path: read.append(path) or digest(path))
+
+    def reading(path: str) -> str:
+        read.append(path)
+        return digest(path)
+
+    monkeypatch.setattr(scan, "_digest", reading)
     monkeypatch.setattr(scan, "RACY_NS", 3_600 * 10**9)  # every file counts as recent: read each time
     scanner = Scanner(repo)
     rule = detect_rule()
@@ -224,6 +234,35 @@ def test_a_file_read_while_recent_keeps_its_results_once_it_is_old(
     monkeypatch.setattr(scan, "RACY_NS", -60 * 10**9)  # now old: read once more, then known by status
     assert scanner.matches(rule) == first and len(read) == 9 and scanner.runs == 1
     assert scanner.matches(rule) == first and len(read) == 9 and scanner.runs == 1
+
+
+def test_a_rescan_of_some_files_with_a_rule_not_yet_seen_everywhere_scans_every_file(tmp_path: Path) -> None:
+    both = CALL + "\n\ndef g(client):\n    return client.timeout\n"
+    repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": both for i in range(3)})
+    rules = {r.id: r for r in load_rules(RULES_DIR)}
+    scanner = Scanner(repo)
+    assert len(scanner.scan([rules["ACME900"]])["ACME900"]) == 3
+
+    def where(hits: list[Hit]) -> list[tuple[str, int]]:
+        return [(h.file, h.line) for h in hits]
+
+    (repo / "src/m1.py").write_text("x = 1\n" + both)
+    found = scanner.scan([rules["ACME900"], rules["ACME007"]], files=["src/m1.py"])
+    assert [h.file for h in found["ACME007"]] == ["src/m0.py", "src/m1.py", "src/m2.py"]
+    assert [(h.file, h.line) for h in found["ACME900"]] == [
+        ("src/m0.py", 2),
+        ("src/m1.py", 3),
+        ("src/m2.py", 2),
+    ]
+    runs = scanner.runs
+    (repo / "src/m2.py").write_text("x = 1\n" + both)  # now every file has seen both rules: m2 alone
+    found = scanner.scan([rules["ACME007"]], files=["src/m2.py"])
+    assert [(h.file, h.line) for h in found["ACME007"]] == [
+        ("src/m0.py", 6),
+        ("src/m1.py", 7),
+        ("src/m2.py", 7),
+    ]
+    assert scanner.runs == runs + 1
 
 
 def test_many_files_are_scanned_in_batches_bounded_by_argv_bytes(tmp_path: Path) -> None:
