@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_lessons_parser(sub)
     from agentic_codemod.fleet.cli import add_fleet_parser
-    from agentic_codemod.workflow.publish_cli import add_publish_parser
+    from agentic_codemod.publish.cli import add_publish_parser
 
     add_publish_parser(sub)
     add_fleet_parser(sub)

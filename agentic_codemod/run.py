@@ -114,6 +114,6 @@ def _brain(options: RunOptions) -> Brain:
         from agentic_codemod.coders.cline_brain import ClineBrain
 
         return ClineBrain()
-    from agentic_codemod.workflow.llm_brain import LlmBrain
+    from agentic_codemod.llm.brain import LlmBrain
 
     return LlmBrain()

@@ -24,7 +24,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 "$PY" -c "
 import sys
 from pathlib import Path
-from agentic_codemod.llm_llamacpp import install
+from agentic_codemod.llm.llamacpp import install
 try:
     install(Path('.cache/llm/llamacpp.log'))
 except RuntimeError as exc:
@@ -35,7 +35,7 @@ except RuntimeError as exc:
 PORT=$("$PY" -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 MODEL=smollm2-135m-instruct
 mapfile -t ARGV < <("$PY" -c "
-from agentic_codemod.llm_llamacpp import server_argv
+from agentic_codemod.llm.llamacpp import server_argv
 print('\n'.join(server_argv('$MODEL', port=$PORT)))")
 "${ARGV[@]}" > "$OUT/server.log" 2>&1 &
 SERVER=$!
@@ -60,7 +60,7 @@ budgets: {max_run_seconds: 420, role_seconds: {scout: 180, planner: 120, coder: 
 EOF
 
 echo "== probe (task llm:status) against llama-cpp-python at $CODEMOD_LLM_BASE_URL"
-"$PY" -m agentic_codemod.llm_backend status
+"$PY" -m agentic_codemod.llm.backend status
 echo "probe exit: $?"
 
 # Both acme tasks as configured (the probe's choice, else json_schema); then acme-sdk-2 once more with

@@ -39,7 +39,8 @@ def test_public_names() -> None:
 def test_lazy_constants_match_their_sources() -> None:
     from agentic_codemod.experience import cli as lessons_cli
     from agentic_codemod.experience import records
-    from agentic_codemod.workflow import publish_cli, runner
+    from agentic_codemod.publish import cli as publish_cli
+    from agentic_codemod.publish import runner
 
     assert (lessons_cli.PROPOSED, lessons_cli.PUBLISHED) == (records.PROPOSED, records.PUBLISHED)
     assert publish_cli.DEFAULT_LABELS == runner.DEFAULT_LABELS

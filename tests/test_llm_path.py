@@ -199,7 +199,7 @@ def test_a_server_that_rejects_json_schema_fails_once_then_the_probe_makes_it_pa
 ) -> None:
     """llama-cpp-python's 500 on json_schema: exit 1 and one request, never 75; after `task llm:status`
     the run asks for json_object and finishes. No traceback and no agno log line on the console."""
-    from agentic_codemod import llm_backend
+    from agentic_codemod.llm import backend as llm_backend
 
     fast_models(tmp_path, monkeypatch)
     mock_llm.behave("no-json-schema", "tools-need-choice")

@@ -23,12 +23,12 @@ from fixtures_support import ACME_APP, ROOT, materialize
 from agentic_codemod.cli import main
 from agentic_codemod.config import MR_TITLE_MAX_CHARS
 from agentic_codemod.errors import EXIT_REJECTED, EXIT_UNAVAILABLE
-from agentic_codemod.gitlab import GitLabToken, RetryPolicy, inert_text, inert_title
-from agentic_codemod.publish_check import PublishRefused, check_candidate
+from agentic_codemod.publish.check import PublishRefused, check_candidate
+from agentic_codemod.publish.cli import add_publish_parser
+from agentic_codemod.publish.gitlab import GitLabToken, RetryPolicy, inert_text, inert_title
+from agentic_codemod.publish.remote_git import AUTHOR
+from agentic_codemod.publish.runner import GitLabTarget, PublishConflict, PublishOptions, publish
 from agentic_codemod.workflow.artifacts import ARTIFACTS
-from agentic_codemod.workflow.publish_cli import add_publish_parser
-from agentic_codemod.workflow.remote_git import AUTHOR
-from agentic_codemod.workflow.runner import GitLabTarget, PublishConflict, PublishOptions, publish
 
 sys.path.insert(0, str(Path(__file__).parent / "gitlab"))
 from fake_gitlab import TOKEN, FakeGitLab

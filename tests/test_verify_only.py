@@ -9,7 +9,7 @@ import pytest
 from fixtures_support import stable_ping_files
 
 from agentic_codemod.models import Dependency
-from agentic_codemod.publish_check import PublishRefused, check_candidate
+from agentic_codemod.publish.check import PublishRefused, check_candidate
 from agentic_codemod.task import SdkSpec
 from agentic_codemod.workflow.declarations import doubts
 

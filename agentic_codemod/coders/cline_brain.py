@@ -29,13 +29,13 @@ from pathlib import Path
 
 from agentic_codemod.coders.cline import ClineConfig, ClineResult, find_cline, run_cline
 from agentic_codemod.errors import BudgetExceeded, CandidateRejected, EnvironmentUnavailable, InputError
+from agentic_codemod.llm.agent_tools import evidence
+from agentic_codemod.llm.brain import LlmBrain, _migration_notes, _sections, _task
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools.paths import Refused
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.tools.workspace import Workspace
 from agentic_codemod.workflow import gates
-from agentic_codemod.workflow.agent_tools import evidence
-from agentic_codemod.workflow.llm_brain import LlmBrain, _migration_notes, _sections, _task
 from agentic_codemod.workflow.state import RunState, need
 
 ACTOR = "cline"

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agentic_codemod.errors import CandidateRejected
-from agentic_codemod.llm import TOOL_PARSER_HINT
+from agentic_codemod.llm.factory import TOOL_PARSER_HINT
 
 S = TypeVar("S", bound=BaseModel)
 TOOL_CALL_TEXT = re.compile(

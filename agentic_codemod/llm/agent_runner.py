@@ -29,7 +29,10 @@ from agno.run import RunStatus
 from pydantic import BaseModel
 
 from agentic_codemod.errors import BudgetExceeded, CandidateRejected
-from agentic_codemod.llm import (
+from agentic_codemod.llm.agent_replies import structured_reply
+from agentic_codemod.llm.agent_tools import AgentTools, cut
+from agentic_codemod.llm.calls import agno_logs_to
+from agentic_codemod.llm.factory import (
     Clock,
     Meter,
     ModelsConfig,
@@ -39,10 +42,7 @@ from agentic_codemod.llm import (
     endpoint_failure,
     load_models,
 )
-from agentic_codemod.llm_calls import agno_logs_to
-from agentic_codemod.llm_probe import context_of, load_for
-from agentic_codemod.workflow.agent_replies import structured_reply
-from agentic_codemod.workflow.agent_tools import AgentTools, cut
+from agentic_codemod.llm.probe import context_of, load_for
 from agentic_codemod.workflow.state import RunState
 
 S = TypeVar("S", bound=BaseModel)

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from agentic_codemod.config import DIFF_CHARS, EVIDENCE_TAIL_CHARS, MAX_LISTED, OUTPUT_TAIL_CHARS
 from agentic_codemod.errors import BudgetExceeded
-from agentic_codemod.llm import Meter
+from agentic_codemod.llm.factory import Meter
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools.workspace import Refused
 from agentic_codemod.workflow.state import RunState

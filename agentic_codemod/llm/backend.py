@@ -1,6 +1,6 @@
 """`task llm:up | llm:down | llm:status`: start, stop and check a local OpenAI-compatible endpoint.
 
-    python -m agentic_codemod.llm_backend up|down|status|decide
+    python -m agentic_codemod.llm.backend up|down|status|decide
                                      (BACKEND=mock|vllm-gpu|vllm-metal|ollama|llamacpp)
 
 The decision is a pure function of the machine's facts, tested by its table (ARCHITECTURE.md §9):
@@ -135,7 +135,7 @@ def choose_backend(facts: Facts) -> Backend:
         up = [facts.vllm or "vllm", "serve", model, "--host", "127.0.0.1", "--port", port, *TOOL_FLAGS]
         return Backend(name, reason, local, model, up)
     if name == "llamacpp":
-        from agentic_codemod.llm_llamacpp import server_argv
+        from agentic_codemod.llm.llamacpp import server_argv
 
         return Backend(name, reason, local, model, server_argv(model, port=facts.port))
     return Backend(name, reason, "http://127.0.0.1:11434/v1", model, ["ollama", "serve"])
@@ -163,7 +163,7 @@ def llm_file(name: str) -> Path:
     or, in a source checkout that was not installed, llm/ beside the package; FileNotFoundError else."""
     spec = importlib.util.find_spec("agentic_codemod.llm_files")
     places = [Path(d) for d in (spec.submodule_search_locations or [])] if spec else []
-    places.append(Path(__file__).resolve().parent.parent / "llm")
+    places.append(Path(__file__).resolve().parents[2] / "llm")
     for place in places:
         if (place / name).is_file():
             return place / name
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     args = sys.argv[1:] if argv is None else argv
     env = os.environ if environ is None else environ
     if len(args) != 1 or args[0] not in ("up", "down", "status", "decide"):
-        print("usage: python -m agentic_codemod.llm_backend up|down|status|decide", file=sys.stderr)
+        print("usage: python -m agentic_codemod.llm.backend up|down|status|decide", file=sys.stderr)
         return EXIT_BAD_INPUT
     command = args[0]
     if command == "down":
@@ -266,8 +266,8 @@ def _down() -> int:
 def _status(env: Mapping[str, str]) -> int:
     from dataclasses import replace
 
-    from agentic_codemod.llm import load_models
-    from agentic_codemod.llm_probe import ProbeUnavailable, run_probe, save
+    from agentic_codemod.llm.factory import load_models
+    from agentic_codemod.llm.probe import ProbeUnavailable, run_probe, save
 
     recorded = STATE_DIR / "backend.json"
     saved = json.loads(recorded.read_text()) if recorded.exists() else {}
@@ -300,13 +300,13 @@ def _status(env: Mapping[str, str]) -> int:
 
 
 def llamacpp_available() -> bool:
-    from agentic_codemod.llm_llamacpp import installed
+    from agentic_codemod.llm.llamacpp import installed
 
     return installed() or all(shutil.which(tool) for tool in ("cc", "c++", "cmake"))
 
 
 def _install_llamacpp() -> bool:
-    from agentic_codemod.llm_llamacpp import install
+    from agentic_codemod.llm.llamacpp import install
 
     try:
         install(STATE_DIR / "llamacpp.log")

@@ -20,7 +20,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, ServiceTimeout
-from agentic_codemod.llm import ModelsConfig, RoleConfig
+from agentic_codemod.llm.agent_replies import silent_failure
+from agentic_codemod.llm.agent_runner import AgentRunner
+from agentic_codemod.llm.agent_tools import AgentTools, cut, describe, evidence
+from agentic_codemod.llm.factory import ModelsConfig, RoleConfig
 from agentic_codemod.models import (
     ChangePlan,
     Finding,
@@ -29,9 +32,6 @@ from agentic_codemod.models import (
     ReviewVerdict,
     VerificationResult,
 )
-from agentic_codemod.workflow.agent_replies import silent_failure
-from agentic_codemod.workflow.agent_runner import AgentRunner
-from agentic_codemod.workflow.agent_tools import AgentTools, cut, describe, evidence
 from agentic_codemod.workflow.brains import bound_draft, mechanical_review, templated_draft
 from agentic_codemod.workflow.state import RunState
 

@@ -29,7 +29,7 @@ from typing import Any
 from agno.models.openai.like import OpenAILike
 
 from agentic_codemod.errors import BudgetExceeded, CodemodError
-from agentic_codemod.llm_errors import ContextTooLong, classify, error_text, root_cause
+from agentic_codemod.llm.errors import ContextTooLong, classify, error_text, root_cause
 
 MAX_RETRY_WAIT_S = 60.0  # a Retry-After longer than this pauses the run (75) instead of sleeping
 BACKOFF_S = 1.0

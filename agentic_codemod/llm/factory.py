@@ -31,8 +31,8 @@ from agentic_codemod.yaml_input import load_yaml_model
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
-from agentic_codemod.llm_calls import Clock, Meter, MeteredModel, accounting
-from agentic_codemod.llm_errors import START_HINT, TOOL_PARSER_HINT, endpoint_failure
+from agentic_codemod.llm.calls import Clock, Meter, MeteredModel, accounting
+from agentic_codemod.llm.errors import START_HINT, TOOL_PARSER_HINT, endpoint_failure
 
 __all__ = [
     "MODELS_FILE",

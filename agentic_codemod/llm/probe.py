@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from agentic_codemod.llm_errors import body_text, classify_status, one_line
+from agentic_codemod.llm.errors import body_text, classify_status, one_line
 
 FORMAT = "agentic-codemod/llm-probe@1"
 PROBE_FILE = Path(".cache") / "llm" / "probe.json"
@@ -88,7 +88,7 @@ class ProbeUnavailable(OSError):
 
 def run_probe(role: Any, timeout_s: float = PROBE_TIMEOUT_S) -> ProbeResult:
     """Probe the role's endpoint and model the way a run of that role would call it."""
-    from agentic_codemod.llm_calls import MeteredModel
+    from agentic_codemod.llm.calls import MeteredModel
 
     model = MeteredModel(  # a probe's answers are short: a model that rambles is cut, not waited for
         id=role.model,

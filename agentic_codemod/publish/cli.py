@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from agentic_codemod.errors import InputError
 
 if TYPE_CHECKING:
-    from agentic_codemod.gitlab import GitLabToken
-    from agentic_codemod.workflow.runner import PublishOptions
+    from agentic_codemod.publish.gitlab import GitLabToken
+    from agentic_codemod.publish.runner import PublishOptions
 
 DEFAULT_LABELS = ("agentic-codemod",)  # = runner.DEFAULT_LABELS
 
@@ -50,10 +50,10 @@ def add_publish_parser(sub: argparse._SubParsersAction) -> None:
 
 def publish_command(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
     from agentic_codemod.cli import print_json
-    from agentic_codemod.gitlab import token_from_env
-    from agentic_codemod.publish_check import check_candidate
-    from agentic_codemod.workflow.remote_git import safe_url
-    from agentic_codemod.workflow.runner import branch_name, publish
+    from agentic_codemod.publish.check import check_candidate
+    from agentic_codemod.publish.gitlab import token_from_env
+    from agentic_codemod.publish.remote_git import safe_url
+    from agentic_codemod.publish.runner import branch_name, publish
 
     env = os.environ if env is None else env
     if args.check_only:
@@ -85,7 +85,7 @@ def publish_command(args: argparse.Namespace, env: Mapping[str, str] | None = No
 
 
 def _options(args: argparse.Namespace, env: Mapping[str, str], token: GitLabToken | None) -> PublishOptions:
-    from agentic_codemod.workflow.runner import GitLabTarget, PublishOptions
+    from agentic_codemod.publish.runner import GitLabTarget, PublishOptions
 
     remote = args.remote or (
         f"{env['CI_SERVER_URL'].rstrip('/')}/{env['CI_PROJECT_PATH']}.git"

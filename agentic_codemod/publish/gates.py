@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.types import Adapter, refreshed_sha256
-from agentic_codemod.publish_check import ApprovedCandidate, PublishRefused
+from agentic_codemod.publish.check import ApprovedCandidate, PublishRefused
 from agentic_codemod.task import TaskSpec
 from agentic_codemod.tools.safe_git import Scratch, git_dir, objects_dir
 from agentic_codemod.tools.snapshot import export_tree

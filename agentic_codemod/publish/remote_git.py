@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from agentic_codemod.config import GIT_REMOTE_TIMEOUT_S
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable, InputError
-from agentic_codemod.gitlab import GitLabToken
+from agentic_codemod.publish.gitlab import GitLabToken
 from agentic_codemod.tools.safe_git import run_git
 from agentic_codemod.tools.trace import Redactor
 

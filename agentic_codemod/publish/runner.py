@@ -25,16 +25,16 @@ from pathlib import Path
 from typing import Literal
 
 from agentic_codemod.errors import CandidateRejected, InputError
-from agentic_codemod.gitlab import (
+from agentic_codemod.publish.check import ApprovedCandidate, PublishRefused, check_candidate
+from agentic_codemod.publish.gates import prove
+from agentic_codemod.publish.gitlab import (
     GitLabClient,
     GitLabToken,
     MergeRequestResult,
     MergeRequestSpec,
     RetryPolicy,
 )
-from agentic_codemod.publish_check import ApprovedCandidate, PublishRefused, check_candidate
-from agentic_codemod.workflow.publish_gates import prove
-from agentic_codemod.workflow.remote_git import Git, safe_url
+from agentic_codemod.publish.remote_git import Git, safe_url
 
 BRANCH_PREFIX = "codemod/"
 DEFAULT_LABELS = ("agentic-codemod",)

@@ -13,8 +13,8 @@ from typing import Protocol
 
 from agentic_codemod import __version__
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
-from agentic_codemod.gitlab import inert_text, inert_title
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
+from agentic_codemod.publish.gitlab import inert_text, inert_title
 from agentic_codemod.status import Status
 from agentic_codemod.workflow import codemod
 from agentic_codemod.workflow.environments import sdk_key

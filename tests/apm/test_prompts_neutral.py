@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from agentic_codemod.adapters import registry
-from agentic_codemod.workflow.agent_tools import AgentTools
+from agentic_codemod.llm.agent_tools import AgentTools
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNERS = ("pytest", "unittest", "stestr", "tox", "node --test", "jest", "vitest", "mocha", "getattr")

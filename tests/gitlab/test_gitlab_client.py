@@ -8,7 +8,7 @@ import pytest
 from fake_gitlab import JOB_TOKEN, TOKEN, FakeGitLab
 
 from agentic_codemod.errors import EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_UNAVAILABLE, InputError
-from agentic_codemod.gitlab import (
+from agentic_codemod.publish.gitlab import (
     GitLabClient,
     GitLabRejected,
     GitLabToken,

@@ -10,8 +10,8 @@ from agno.exceptions import StopAgentRun
 from run_state import make_state
 
 from agentic_codemod.errors import BudgetExceeded
-from agentic_codemod.llm import Meter
-from agentic_codemod.workflow.agent_tools import AgentTools
+from agentic_codemod.llm.agent_tools import AgentTools
+from agentic_codemod.llm.factory import Meter
 
 
 def tools_for(tmp_path: Path, allowed: list[str], **budgets: int) -> AgentTools:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from mock_llm import MockLLM, free_port
 
-from agentic_codemod import llm_backend
-from agentic_codemod.llm_backend import TOOL_FLAGS, Facts, NoBackend, choose_backend, llm_file
+from agentic_codemod.llm import backend as llm_backend
+from agentic_codemod.llm.backend import TOOL_FLAGS, Facts, NoBackend, choose_backend, llm_file
 
 LINUX_GPU = Facts("Linux", "x86_64", nvidia_gpu=True, docker=True)
 MAC_M = Facts("Darwin", "arm64", vllm="/opt/homebrew/bin/vllm")

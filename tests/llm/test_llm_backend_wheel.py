@@ -74,7 +74,7 @@ def test_the_mock_starts_from_the_installed_wheel_outside_the_repository(
         check=True,
     ).stdout.strip()
     assert not installed.startswith(str(ROOT)), installed  # the wheel, not this checkout
-    run = [str(wheel_python), "-m", "agentic_codemod.llm_backend"]
+    run = [str(wheel_python), "-m", "agentic_codemod.llm.backend"]
     try:
         up = subprocess.run([*run, "up"], cwd=where, env=env, capture_output=True, text=True, timeout=60)
         assert up.returncode == 0, up.stdout + up.stderr

@@ -11,10 +11,10 @@ from run_state import ROOT, make_state
 
 from agentic_codemod.apm import AgentSpec
 from agentic_codemod.errors import CandidateRejected, EnvironmentUnavailable
-from agentic_codemod.llm import load_models
+from agentic_codemod.llm.agent_replies import silent_failure, structured_reply
+from agentic_codemod.llm.brain import LlmBrain
+from agentic_codemod.llm.factory import load_models
 from agentic_codemod.models import Candidate, ChangePlan, Finding, Tally, VerificationResult
-from agentic_codemod.workflow.agent_replies import silent_failure, structured_reply
-from agentic_codemod.workflow.llm_brain import LlmBrain
 from agentic_codemod.workflow.state import RunState
 
 FIXED = '--- a/src/reports.py\n+++ b/src/reports.py\n-    "load": "fetch",\n+    "load": "get",\n'

@@ -14,10 +14,10 @@ from mock_llm import MockLLM
 from test_llm_brain import reviewed_state
 
 from agentic_codemod.errors import BudgetExceeded, EnvironmentUnavailable, ServiceTimeout
-from agentic_codemod.llm import Clock, load_models
-from agentic_codemod.llm_errors import ContextTooLong, EndpointRefused
+from agentic_codemod.llm.agent_runner import AgentRunner
+from agentic_codemod.llm.errors import ContextTooLong, EndpointRefused
+from agentic_codemod.llm.factory import Clock, load_models
 from agentic_codemod.models import ReviewVerdict
-from agentic_codemod.workflow.agent_runner import AgentRunner
 from agentic_codemod.workflow.state import RunState
 
 PROMPT = "## Acceptance criteria\n- works\n\n## Ask\nJudge the patch. Answer with a ReviewVerdict."

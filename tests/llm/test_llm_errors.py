@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_codemod.llm_errors import classify_status, one_line, retry_after
+from agentic_codemod.llm.errors import classify_status, one_line, retry_after
 
 LLAMA_CPP_PYTHON_500 = (
     "Traceback (most recent call last):\n"

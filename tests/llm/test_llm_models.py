@@ -8,7 +8,7 @@ import pytest
 from mock_llm import MockLLM, free_port
 
 from agentic_codemod.errors import EnvironmentUnavailable, InputError
-from agentic_codemod.llm import Meter, accounting, build_model, endpoint_failure, load_models
+from agentic_codemod.llm.factory import Meter, accounting, build_model, endpoint_failure, load_models
 from agentic_codemod.models import RepoProfile
 
 ROOT = Path(__file__).resolve().parents[2]

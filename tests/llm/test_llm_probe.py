@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from mock_llm import MockLLM, free_port
 
-from agentic_codemod import llm_backend
-from agentic_codemod.llm import load_models
-from agentic_codemod.llm_probe import ProbeUnavailable, load_for, run_probe, save
+from agentic_codemod.llm import backend as llm_backend
+from agentic_codemod.llm.factory import load_models
+from agentic_codemod.llm.probe import ProbeUnavailable, load_for, run_probe, save
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_codemod import llm_llamacpp
+from agentic_codemod.llm import llamacpp as llm_llamacpp
 
 ROOT = Path(__file__).resolve().parents[2]
 

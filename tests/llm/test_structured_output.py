@@ -11,8 +11,8 @@ from test_llm_brain import reviewed_state
 from test_llm_calls import review, runner
 
 from agentic_codemod.errors import CandidateRejected
-from agentic_codemod.llm import load_models
-from agentic_codemod.llm_probe import run_probe, save
+from agentic_codemod.llm.factory import load_models
+from agentic_codemod.llm.probe import run_probe, save
 
 EXPECTED_FORMAT = {"json_schema": "json_schema", "json_object": "json_object", "tool_call": None}
 

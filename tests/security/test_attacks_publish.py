@@ -25,11 +25,11 @@ from fixtures_support import ACME_APP, ROOT, materialize
 
 from agentic_codemod.cli import main
 from agentic_codemod.errors import EXIT_REJECTED
-from agentic_codemod.gitlab import GitLabToken, RetryPolicy
-from agentic_codemod.publish_check import PublishRefused
+from agentic_codemod.publish.check import PublishRefused
+from agentic_codemod.publish.gitlab import GitLabToken, RetryPolicy
+from agentic_codemod.publish.runner import GitLabTarget, PublishOptions, publish
 from agentic_codemod.workflow.artifacts import ARTIFACTS
 from agentic_codemod.workflow.candidate import candidate_patch
-from agentic_codemod.workflow.runner import GitLabTarget, PublishOptions, publish
 
 sys.path.insert(0, str(ROOT / "tests" / "gitlab"))
 from fake_gitlab import TOKEN, FakeGitLab

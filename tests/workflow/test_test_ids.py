@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentic_codemod.adapters.python import ADAPTER
+from agentic_codemod.adapters.python import ADAPTER, subunit, trial_output
 from agentic_codemod.adapters.python import test_results as readers
 from agentic_codemod.models import Tally, VerificationResult
 from agentic_codemod.tools.junit import read_junit
-from agentic_codemod.workflow import oracle, subunit, trial_output, verify
+from agentic_codemod.workflow import oracle, verify
 
 FACTS = ADAPTER.test_facts
 

@@ -20,11 +20,11 @@ import re
 import secrets
 from pathlib import Path
 
+from agentic_codemod.adapters.python import subunit, trial_output
 from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
 from agentic_codemod.tools.junit import junit_case_ids, read_junit
-from agentic_codemod.workflow import subunit, trial_output
 
 
 def read_results(
