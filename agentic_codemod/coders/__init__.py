@@ -3,7 +3,7 @@
     cline.py         one bounded run of the Cline CLI (npm `cline` 3.0.x) on a scratch directory
     cline_brain.py   ClineBrain: LlmBrain with Cline as the coder; its changes enter through the Workspace
 
-The default coder stays the agno agent of workflow/llm_brain.py.
+The default coder stays the agno agent of llm/brain.py.
 """
 
 CODERS = ("agno", "cline")

@@ -17,7 +17,7 @@ The decision is a pure function of the machine's facts, tested by its table (ARC
 
 Every real backend is started with tool calling on (`--enable-auto-tool-choice --tool-call-parser
 hermes` for vLLM, `--chat_format chatml-function-calling` for llama-cpp-python). `status` runs the
-probe (llm_probe.py): the requests a run sends, what the endpoint supports, the structured output runs
+probe (probe.py): the requests a run sends, what the endpoint supports, the structured output runs
 will use; it writes .cache/llm/probe.json, which runs read. Exit codes: 0 ok, 1 the probe failed,
 2 bad input, 75 the endpoint is unreachable or busy. What `up` started is recorded in .cache/llm/ (of the
 current directory) so that `down` stops only that. CODEMOD_LLM_PORT moves the local endpoint of mock,

@@ -7,7 +7,7 @@ Fail-closed rules kept here:
 - a structured reply that does not validate is a failed step (CandidateRejected), never a string;
 - the coder must end with a successful edit; a tool call that arrived as text, or no tool call at all,
   fails the run naming the likely cause (the endpoint's tool parser);
-- an endpoint fault is classified by meaning (llm_errors.py): transient (down, timeout, 429, 503) pauses
+- an endpoint fault is classified by meaning (errors.py): transient (down, timeout, 429, 503) pauses
   the run with exit 75, permanent (auth, unknown model, unsupported request, context) ends it with 1 or 2;
 - the reviewer sees only the acceptance criteria, the frozen patch and the verification evidence;
   gate findings of severity error force `reject`, and an unusable reply is `unsure`, never `approve`.
@@ -200,7 +200,7 @@ class LlmBrain:
         details = f"<details><summary>Run evidence</summary>\n\n{facts}\n</details>\n"
         return bound_draft(draft.title, f"{draft.description.rstrip()}\n\n{details}", state, ready=approved)
 
-    # -- running one agent (workflow/agent_runner.py) ---------------------------------------------------
+    # -- running one agent (agent_runner.py) ---------------------------------------------------
 
     def _role(self, state: RunState, name: str) -> RoleConfig:
         return self._runner.role(state, name)

@@ -7,7 +7,7 @@ run.json recorded for the candidate, what review.json approved, what every gate 
 last verification proved. An approval for another hash is void. Only a run that ended `succeeded`
 with an `approve` verdict can be published. The merge request text is bound to the candidate too: it
 must carry `candidate-sha256=<the hash>` and no other. The check only reads the run directory; the
-gates themselves are re-derived from base + patch when publishing (workflow/publish_gates.py).
+gates themselves are re-derived from base + patch when publishing (publish/gates.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `RuleBrain` (offline) fills them deterministically: facts from the adapter, a plan from the task and the
 rules, no implementation beyond the rules, a mechanical review, a templated merge request text.
-`LlmBrain` (llm_brain.py) puts agents compiled from the APM package into the same roles.
+`LlmBrain` (llm/brain.py) puts agents compiled from the APM package into the same roles.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The pipeline's own prompts know no ecosystem: the agents in .apm/ and the tool descriptions the model
-reads (workflow/agent_tools.py) serve a Python and an npm repository alike. Ecosystem knowledge reaches a
+reads (llm/agent_tools.py) serve a Python and an npm repository alike. Ecosystem knowledge reaches a
 model only through the task, the facts the adapter found and the SDK's migration package. The words are
 taken from the adapters themselves (names, manifest and lockfile names, source suffixes) plus the test
 runners they read."""

@@ -5,7 +5,7 @@
         unittest    `-v` output: 'Ran N tests', 'OK' / 'FAILED (failures=F, errors=E)', failing tests named
                     from the result lines and report headers; no ids of passing tests
         stestr      its own subunit record of the run in the copy (.stestr/), whatever was printed
-        trial       its `--reporter=bwverbose` result lines and problem report (workflow/trial_output.py)
+        trial       its `--reporter=bwverbose` result lines and problem report (trial_output.py)
     missing_dependency(output) -> "ModuleNotFoundError: No module named 'x'" | None
         when a test module could not be imported or collected for want of a module
     scrub(output, token) -> the output without the canary's report (pytest's section, FAILED line and
