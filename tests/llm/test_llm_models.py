@@ -1,4 +1,4 @@
-"""llm/factory.py: models.yml per role, environment overrides, metering, and what an endpoint fault becomes."""
+"""llm/factory.py: models.yml per role, environment overrides, metering, what an endpoint fault becomes."""
 
 from __future__ import annotations
 
