@@ -39,6 +39,7 @@ def now() -> str:
 
 def execute(options: RunOptions) -> RunManifest:
     """Run the workflow and always write the artifacts. Never raises for a run outcome."""
+    from agentic_codemod import experience
     from agentic_codemod.adapters import registry
     from agentic_codemod.tools.trace import Redactor, Trace
     from agentic_codemod.workflow import artifacts
@@ -94,7 +95,8 @@ def execute(options: RunOptions) -> RunManifest:
     finally:
         signal.signal(signal.SIGTERM, previous)
         manifest.finished_at = now()
-        artifacts.write_all(state)
+        artifacts.write_all(paths, artifacts.settle(state))
+        experience.write_proposals(state)  # after run.json: proposals cite it as evidence
         from agentic_codemod.report import write_after_run
 
         write_after_run(paths.run_dir)  # report.html, read back from the artifacts just written

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from agentic_codemod import experience
-from agentic_codemod.models import ChangePlan, MergeRequestDraft, RepoProfile, ReviewVerdict
+from agentic_codemod.models import ChangePlan, MergeRequestDraft, RepoProfile, ReviewVerdict, RunManifest
 from agentic_codemod.status import Status
 from agentic_codemod.workflow.brains import templated_draft
 from agentic_codemod.workflow.candidate import freeze
-from agentic_codemod.workflow.state import RunState
+from agentic_codemod.workflow.state import RunPaths, RunState
 
 ARTIFACTS = (
     "run.json",
@@ -33,8 +33,21 @@ def write_json(path: Path, model: BaseModel) -> None:
     tmp.replace(path)
 
 
-def write_all(state: RunState) -> None:
-    """Called in a `finally`: never assumes a step ran."""
+@dataclass(frozen=True)
+class Settled:
+    """What the artifacts hold, decided once at the end of a run; writing them changes nothing."""
+
+    profile: RepoProfile
+    plan: ChangePlan
+    verdict: ReviewVerdict
+    draft: MergeRequestDraft
+    manifest: RunManifest
+
+
+def settle(state: RunState) -> Settled:
+    """Called in a `finally`: never assumes a step ran. The last change to the run's state: a worktree
+    left without a candidate is frozen (inspectable, never reviewed), a missing verdict or draft says
+    why, and the manifest takes the results."""
     paths, m = state.paths, state.manifest
     paths.run_dir.mkdir(parents=True, exist_ok=True)
     patch = paths.artifact("changes.patch")
@@ -43,8 +56,6 @@ def write_all(state: RunState) -> None:
             state.candidate = freeze(paths.worktree, state.base_commit, patch)
         except (OSError, RuntimeError) as exc:
             state.notes.append(f"could not freeze the worktree: {exc}")
-    if not patch.exists():
-        patch.write_bytes(b"")
     profile = state.profile or RepoProfile(
         ecosystem=state.task.sdk.ecosystem if state.task else "unknown", notes=[f"no recon: {m.reason}"]
     )
@@ -68,15 +79,23 @@ def write_all(state: RunState) -> None:
     m.gates = state.gates
     if state.notes:
         m.steps.append({"step": "notes", "result": state.notes})
-    write_json(paths.artifact("profile.json"), profile)
-    write_json(paths.artifact("plan.json"), plan)
-    write_json(paths.artifact("review.json"), verdict)
+    return Settled(profile=profile, plan=plan, verdict=verdict, draft=state.draft, manifest=m)
+
+
+def write_all(paths: RunPaths, settled: Settled) -> None:
+    """The seven artifacts, from what settle() decided; reads no run state and changes none."""
+    paths.run_dir.mkdir(parents=True, exist_ok=True)
+    patch = paths.artifact("changes.patch")
+    if not patch.exists():
+        patch.write_bytes(b"")
+    write_json(paths.artifact("profile.json"), settled.profile)
+    write_json(paths.artifact("plan.json"), settled.plan)
+    write_json(paths.artifact("review.json"), settled.verdict)
     paths.artifact("merge_request.md").write_text(
-        f"# {state.draft.title}\n\n{state.draft.description}", encoding="utf-8"
+        f"# {settled.draft.title}\n\n{settled.draft.description}", encoding="utf-8"
     )
     paths.artifact("trace.jsonl").touch()
-    write_json(paths.artifact("run.json"), m)
-    experience.write_proposals(state)  # after run.json: proposals cite it as evidence
+    write_json(paths.artifact("run.json"), settled.manifest)
 
 
 def _draft_for(state: RunState) -> MergeRequestDraft:

@@ -48,7 +48,7 @@ def write_lines(path: Path, *records: dict[str, Any] | str) -> Path:
 
 
 def finish(state: RunState) -> None:
-    """What artifacts.write_all leaves before the proposals: run.json, plan.json, changes.patch."""
+    """What artifacts.settle + write_all leave before the proposals: run.json, plan.json, changes.patch."""
     state.manifest.verifications = state.verifications
     state.manifest.plan = state.plan
     write_json(state.paths.artifact("run.json"), state.manifest)
