@@ -110,7 +110,7 @@ _Raw = tuple[str | None, str]
 
 @dataclass(frozen=True)
 class _Statement:
-    """What one top-level statement holds, before the file's aliases are known."""
+    """What one statement holds (the statements inside it included), before the file's aliases are known."""
 
     imports: tuple[str, ...]
     aliases: tuple[tuple[str, str], ...]  # local name -> module or object, in the order they are bound
