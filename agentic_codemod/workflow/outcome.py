@@ -14,20 +14,20 @@ from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
 from agentic_codemod.tools.workspace import Workspace
 from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.candidate import clone_worktree
-from agentic_codemod.workflow.state import RunState
+from agentic_codemod.workflow.state import RunSetup, RunState
 
 
 def intake(state: RunState) -> str:
     """Verified context, a private clone, the sandbox around it."""
     from agentic_codemod import apm
 
-    state.context = apm.load_context(state.context_root, budget_bytes=state.settings.context_budget_bytes)
-    state.manifest.apm = state.context.audit_record()
-    state.adapter = get_adapter(state.task.sdk.ecosystem)
+    context = apm.load_context(state.context_root, budget_bytes=state.settings.context_budget_bytes)
+    state.manifest.apm = context.audit_record()
+    adapter = get_adapter(state.task.sdk.ecosystem)
     paths, settings = state.paths, state.settings
-    state.base_commit = clone_worktree(state.repo, paths.worktree)
-    state.manifest.base_commit = state.base_commit
-    state.policy = sandbox_policy(state)
+    base_commit = clone_worktree(state.repo, paths.worktree)
+    state.manifest.base_commit = base_commit
+    policy = sandbox_policy(state)
     for d in (paths.home, paths.tmp):
         d.mkdir(parents=True, exist_ok=True)
     env = scrubbed_env(
@@ -36,15 +36,21 @@ def intake(state: RunState) -> str:
         settings.secret_name_markers,
         home=paths.home,
         tmp=paths.tmp,
-        extra=state.adapter.sandbox_env,
+        extra=adapter.sandbox_env,
     )
-    state.runner = SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes, trace=state.trace)
-    state.workspace = Workspace(
-        paths.worktree,
-        deny_globs=settings.deny_globs,
-        allowed_paths=state.task.allowed_paths,
-        budgets=settings.budgets,
-        trace=state.trace,
+    state.setup = RunSetup(
+        context=context,
+        adapter=adapter,
+        base_commit=base_commit,
+        policy=policy,
+        runner=SandboxRunner(env=env, tail_bytes=settings.budgets.output_tail_bytes, trace=state.trace),
+        workspace=Workspace(
+            paths.worktree,
+            deny_globs=settings.deny_globs,
+            allowed_paths=state.task.allowed_paths,
+            budgets=settings.budgets,
+            trace=state.trace,
+        ),
     )
     return f"base {state.base_commit[:12]}, context lock {state.context.lock_sha256[:12]}"
 

@@ -62,8 +62,25 @@ class RunPaths:
         return self.run_dir / name
 
 
+@dataclass(frozen=True)
+class RunSetup:
+    """What intake builds and no later step changes: the verified context, the ecosystem's adapter, the
+    base commit of the private clone, the sandbox boxes, the runner that starts repository code in them
+    and the rooted workspace every write goes through."""
+
+    context: Any  # apm.Context
+    adapter: Adapter
+    base_commit: str
+    policy: Policy  # the sandbox boxes of this run (installs, tests)
+    runner: SandboxRunner
+    workspace: Workspace
+
+
 @dataclass
 class RunState:
+    """The run's inputs (task, settings, paths, trace), its setup (intake) and its results (every later
+    step): recon's findings, the environment, verifications, the candidate, gates, verdict and draft."""
+
     task: TaskSpec
     settings: Settings
     repo: Path
@@ -71,12 +88,7 @@ class RunState:
     manifest: RunManifest
     context_root: Path
     trace: Trace
-    workspace: Workspace | None = None
-    adapter: Adapter | None = None
-    runner: SandboxRunner | None = None
-    policy: Policy | None = None  # the sandbox boxes of this run (installs, tests)
-    base_commit: str = ""
-    context: Any = None  # apm.Context
+    setup: RunSetup | None = None  # built once by intake; None until intake ran
     skill: Any = None  # apm.Skill
     rules: list[Rule] = field(default_factory=list)
     scanner: Scanner | None = None  # the rules' scans of this run, cached per file content
@@ -96,6 +108,31 @@ class RunState:
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None  # why the workflow ended early without an error (e.g. nothing to do)
     error: BaseException | None = None  # what ended the workflow early with an error
+
+    # What intake built, read through the setup (None or "" before intake ran); there are no setters.
+    @property
+    def context(self) -> Any:
+        return self.setup.context if self.setup else None
+
+    @property
+    def adapter(self) -> Adapter | None:
+        return self.setup.adapter if self.setup else None
+
+    @property
+    def base_commit(self) -> str:
+        return self.setup.base_commit if self.setup else ""
+
+    @property
+    def policy(self) -> Policy | None:
+        return self.setup.policy if self.setup else None
+
+    @property
+    def runner(self) -> SandboxRunner | None:
+        return self.setup.runner if self.setup else None
+
+    @property
+    def workspace(self) -> Workspace | None:
+        return self.setup.workspace if self.setup else None
 
     @property
     def last_verification(self) -> VerificationResult | None:

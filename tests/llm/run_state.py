@@ -11,7 +11,7 @@ from agentic_codemod.models import RunManifest
 from agentic_codemod.task import load_task
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.tools.workspace import Workspace
-from agentic_codemod.workflow.state import RunPaths, RunState
+from agentic_codemod.workflow.state import RunPaths, RunSetup, RunState
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = 'OPERATIONS = {\n    "load": "fetch",\n}\n'
@@ -44,5 +44,12 @@ def make_state(tmp_path: Path, **budgets: int) -> RunState:
         trace=trace,
     )
     state.paths.run_dir.mkdir()
-    state.workspace = Workspace(repo, allowed_paths=task.allowed_paths, budgets=settings.budgets, trace=trace)
+    workspace = Workspace(repo, allowed_paths=task.allowed_paths, budgets=settings.budgets, trace=trace)
+    state.setup = setup_with(workspace=workspace)
     return state
+
+
+def setup_with(**parts: object) -> RunSetup:
+    """An intake's setup holding only the parts a test gives (the brain tests need no clone or sandbox)."""
+    fields: dict[str, object] = dict.fromkeys(("context", "adapter", "policy", "runner", "workspace"))
+    return RunSetup(**{**fields, "base_commit": "", **parts})  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,7 +16,7 @@ from agentic_codemod.llm.agent_replies import silent_failure, structured_reply
 from agentic_codemod.llm.brain import LlmBrain
 from agentic_codemod.llm.factory import load_models
 from agentic_codemod.models import Candidate, ChangePlan, Finding, Tally, VerificationResult
-from agentic_codemod.workflow.state import RunState
+from agentic_codemod.workflow.state import RunState, need
 
 FIXED = '--- a/src/reports.py\n+++ b/src/reports.py\n-    "load": "fetch",\n+    "load": "get",\n'
 
@@ -37,7 +38,8 @@ def spec(name: str, step: str, tools: list[str]) -> AgentSpec:
 
 def reviewed_state(tmp_path: Path, patch: str = FIXED) -> RunState:
     state = make_state(tmp_path)
-    state.context = SimpleNamespace(agent_for_step=lambda step: spec("reviewer", "review", ["read", "diff"]))
+    context = SimpleNamespace(agent_for_step=lambda step: spec("reviewer", "review", ["read", "diff"]))
+    state.setup = dataclasses.replace(need(state.setup), context=context)
     state.paths.artifact("changes.patch").write_text(patch)
     state.candidate = Candidate(
         base_commit="b" * 40, sha256="c" * 64, files=["src/reports.py"], bytes=len(patch)

@@ -12,7 +12,7 @@ from agentic_codemod.errors import BudgetExceeded
 from agentic_codemod.models import RunManifest
 from agentic_codemod.task import load_task
 from agentic_codemod.tools.trace import Trace
-from agentic_codemod.workflow.state import RunPaths, RunState
+from agentic_codemod.workflow.state import RunPaths, RunSetup, RunState
 from agentic_codemod.workflow.test_runs import timed_tests
 
 TASK = Path(__file__).resolve().parents[2] / "fixtures" / "tasks" / "acme-sdk-2.yml"
@@ -37,7 +37,8 @@ def test_spent_verification_time_stops_the_next_run_before_it_starts(tmp_path: P
         argv=["{interpreter}", "-m", "pytest"], source="test", runner="pytest"
     )
     state.env = adapter_types.VerificationEnv(interpreter=Path("/usr/bin/python3"), root=tmp_path)
-    state.runner = never_called  # type: ignore[assignment]
+    fields: dict[str, object] = dict.fromkeys(("context", "adapter", "policy", "workspace"))
+    state.setup = RunSetup(**fields, base_commit="", runner=never_called)  # type: ignore[arg-type]
     state.verification_s = 30.0
     with pytest.raises(BudgetExceeded) as caught:
         timed_tests(state, "iteration-2")
