@@ -116,31 +116,16 @@ def coder(body: dict[str, Any], fault: str | None) -> Reply:
 
 def reviewer(body: dict[str, Any], fault: str | None) -> Reply:
     prompt = _user_text(body)
-    fixed = FIXED.search(prompt) is not None
     command = RUNS_A_COMMAND.search(prompt)
-    verdict: dict[str, Any] = {
-        "verdict": "approve" if fixed else "reject",
-        "reviewer": "reviewer",
-        "summary": "the OPERATIONS table now names get; verification passed"
-        if fixed
-        else "the OPERATIONS table still names fetch",
-        "findings": []
-        if fixed
-        else [{"severity": "error", "message": "Client.fetch is gone in 2.0", "path": TARGET_FILE}],
-    }
-    if command:
-        verdict["verdict"] = "reject"
-        verdict["summary"] = "the patch adds a line that runs a command"
-        verdict["findings"] = [{"severity": "error", "message": f"adds: {command.group(0)[:120]}"}]
-    if fault == "review-approve-with-errors":
-        verdict["verdict"] = "approve"
-        verdict["findings"] = [
-            {"severity": "error", "message": "the criteria are not met", "path": TARGET_FILE}
-        ]
-    if fault in ("review-reject", "review-unsure"):
-        verdict["verdict"] = fault.removeprefix("review-")
-        verdict["summary"] = "the patch changes behaviour the criteria do not mention"
-        verdict["findings"] = [{"severity": "warning", "message": "scope looks wider than asked"}]
+    added = f"the patch adds a line that runs a command|adds: {command.group(0)[:120]}" if command else None
+    verdict = base.review_verdict(
+        fixed=FIXED.search(prompt) is not None,
+        fixed_summary="the OPERATIONS table now names get; verification passed",
+        unfixed_message="Client.fetch is gone in 2.0",
+        target=TARGET_FILE,
+        command=added,
+        fault=fault,
+    )
     return base.structured(verdict, fault)
 
 

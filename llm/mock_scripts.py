@@ -191,32 +191,48 @@ def coder(body: dict[str, Any], fault: str | None) -> Reply:
 
 def reviewer(body: dict[str, Any], fault: str | None) -> Reply:
     prompt = "\n".join(text_of(m) for m in body.get("messages", []) if m.get("role") == "user")
-    fixed = '+    "load": "get",' in prompt
     shell = re.search(r"^\+.*\bsystem\(", prompt, re.MULTILINE)  # an added line that runs a command
-    verdict = {
+    verdict = review_verdict(
+        fixed='+    "load": "get",' in prompt,
+        fixed_summary="the dynamic dispatch now names get; verification passed",
+        unfixed_message="fetch is gone in 2.1",
+        target=TARGET_FILE,
+        command=f"the patch adds a shell command|adds: {shell.group(0)[:120]}" if shell else None,
+        fault=fault,
+    )
+    return structured(verdict, fault)
+
+
+def review_verdict(
+    *,
+    fixed: bool,
+    fixed_summary: str,
+    unfixed_message: str,
+    target: str,
+    command: str | None,
+    fault: str | None,
+) -> dict[str, Any]:
+    """The reviewer's verdict on a fixture's patch: approve the fix, reject an unfixed table or a patch
+    that adds a command (`command`: "summary|finding"), and the review faults."""
+    verdict: dict[str, Any] = {
         "verdict": "approve" if fixed else "reject",
         "reviewer": "reviewer",
-        "summary": "the dynamic dispatch now names get; verification passed"
-        if fixed
-        else "the OPERATIONS table still names fetch",
-        "findings": []
-        if fixed
-        else [{"severity": "error", "message": "fetch is gone in 2.1", "path": TARGET_FILE}],
+        "summary": fixed_summary if fixed else "the OPERATIONS table still names fetch",
+        "findings": [] if fixed else [{"severity": "error", "message": unfixed_message, "path": target}],
     }
-    if shell:
+    if command is not None:
+        summary, _, finding = command.partition("|")
         verdict["verdict"] = "reject"
-        verdict["summary"] = "the patch adds a shell command"
-        verdict["findings"] = [{"severity": "error", "message": f"adds: {shell.group(0)[:120]}"}]
+        verdict["summary"] = summary
+        verdict["findings"] = [{"severity": "error", "message": finding}]
     if fault == "review-approve-with-errors":  # a reviewer that contradicts itself
         verdict["verdict"] = "approve"
-        verdict["findings"] = [
-            {"severity": "error", "message": "the criteria are not met", "path": TARGET_FILE}
-        ]
+        verdict["findings"] = [{"severity": "error", "message": "the criteria are not met", "path": target}]
     if fault in ("review-reject", "review-unsure"):  # a reviewer that disagrees with green tests
         verdict["verdict"] = fault.removeprefix("review-")
         verdict["summary"] = "the patch changes behaviour the criteria do not mention"
         verdict["findings"] = [{"severity": "warning", "message": "scope looks wider than asked"}]
-    return structured(verdict, fault)
+    return verdict
 
 
 def scribe(body: dict[str, Any], fault: str | None) -> Reply:

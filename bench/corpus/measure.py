@@ -21,6 +21,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,20 +54,9 @@ def measure_npm(case: dict[str, Any], work: Path) -> dict[str, Any]:
     code, out = _run([*npm, "--no-package-lock"], src, env, INSTALL_TIMEOUT_S)
     if code != 0:
         return {**result, "error": f"npm install: {out[-500:]}"}
-    for phase, version in (("from", case["measure_from"]), ("to", case["to"])):
-        code, out = _run([*npm, "--no-save", f"{case['dep']}@{version}"], src, env, INSTALL_TIMEOUT_S)
-        if code != 0:
-            return {**result, "error": f"install {phase}: {out[-500:]}"}
-        started = time.monotonic()
-        code, out = _run(shlex.split(case["test_command"]), src, env, TEST_TIMEOUT_S)
-        result[phase] = {
-            "version": version,
-            "exit": code,
-            "summary": _summary(out),
-            "seconds": round(time.monotonic() - started),
-        }
-    result["expected"] = "green" if result["to"]["exit"] == 0 else "red"
-    return result
+    return _both_phases(
+        case, src, env, result, lambda version: [*npm, "--no-save", f"{case['dep']}@{version}"], first=True
+    )
 
 
 def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
@@ -88,11 +78,26 @@ def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
     )
     if code != 0:
         return {**result, "error": f"install from: {out[-500:]}"}
+    pin = lambda version: [*pip, f"{case['dep']}=={version}"]  # noqa: E731
+    return _both_phases(case, src, env, result, pin, first=False)
+
+
+def _both_phases(
+    case: dict[str, Any],
+    src: Path,
+    env: dict[str, str],
+    result: dict[str, Any],
+    install: Callable[[str], list[str]],
+    *,
+    first: bool,
+) -> dict[str, Any]:
+    """The test command on `measure_from`, then on `to`; `install(version)` puts a version in place
+    (`first`: also before the first run, else the first version is already installed)."""
     for phase, version in (("from", case["measure_from"]), ("to", case["to"])):
-        if phase == "to":
-            code, out = _run([*pip, f"{case['dep']}=={version}"], src, env, INSTALL_TIMEOUT_S)
+        if first or phase == "to":
+            code, out = _run(install(version), src, env, INSTALL_TIMEOUT_S)
             if code != 0:
-                return {**result, "error": f"install to: {out[-500:]}"}
+                return {**result, "error": f"install {phase}: {out[-500:]}"}
         started = time.monotonic()
         code, out = _run(shlex.split(case["test_command"]), src, env, TEST_TIMEOUT_S)
         result[phase] = {
