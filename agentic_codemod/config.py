@@ -20,6 +20,9 @@ from agentic_codemod.yaml_input import load_yaml_model
 # Names with a special meaning to git, CI, Python start-up or dependency resolution, denied at any depth
 # (a glob without `/` matches one path component anywhere) unless the task names the exact path in
 # allowed_paths: an entry without glob characters, e.g. "poetry.lock" for a task whose bump refreshes it.
+# Deliberately every ecosystem's names, whatever the task's adapter: a repository is often polyglot (a
+# Python service with a package.json, a JS app with a setup.py for a helper), and a start-up hook or a
+# lockfile of the other ecosystem runs or resolves just the same. The only file names the core holds.
 NAMEABLE_DENY_GLOBS: tuple[str, ...] = (
     ".github/**",
     "**/.github/**",
