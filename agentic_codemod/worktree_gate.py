@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agentic_codemod.adapters import get_adapter
+from agentic_codemod.adapters import get_adapter, registry
 from agentic_codemod.adapters.types import Adapter
 from agentic_codemod.errors import EXIT_OK, EXIT_REJECTED, EXIT_UNAVAILABLE
 from agentic_codemod.models import Finding
@@ -123,10 +123,12 @@ def check_worktree(request: Request, env: Mapping[str, str] = os.environ) -> Wor
 def _deterministic(
     root: Path, base: str, changes: list[gates.Change], patch: bytes, scope: Scope
 ) -> list[GateResult]:
-    adapter = get_adapter(scope.sdk.ecosystem if scope.sdk else "python")
+    # Without an SDK nobody says which ecosystem the worktree is: every adapter's tamper facts and manifest
+    # gate apply (a polyglot or unknown repository gets the strictest reading, never the Python one alone).
+    adapters = [get_adapter(scope.sdk.ecosystem)] if scope.sdk else list(registry().values())
     results = [
         gates.scope_gate(changes, scope.allowed_paths, scope.deny_globs),
-        gates.test_tamper_check(root, base, changes, facts=adapter.test_facts),
+        _merged([gates.test_tamper_check(root, base, changes, facts=a.test_facts) for a in adapters]),
     ]
     source = _inside(root, scope.source)
     if source and any(source in (c.path, c.old_path) for c in changes) and not source.endswith(".md"):
@@ -139,9 +141,19 @@ def _deterministic(
     with tempfile.TemporaryDirectory(prefix="codemod-worktree-gate-") as tmp:
         base_dir = Path(tmp) / "base"
         export_tree(root, base, base_dir)
-        results.append(manifest_gate(root, changes, _expected(base_dir, scope, adapter), adapter))
+        results.append(
+            _merged([manifest_gate(root, changes, _expected(base_dir, scope, a), a) for a in adapters])
+        )
     results.append(patch_text_gate(patch, root, base))
     return results
+
+
+def _merged(results: list[GateResult]) -> GateResult:
+    """One gate's results under several adapters: it passes only where each passed; findings once each."""
+    findings = {(f.code, f.path, f.message): f for r in results for f in r.findings}
+    return GateResult(
+        name=results[0].name, passed=all(r.passed for r in results), findings=list(findings.values())
+    )
 
 
 def _expected(base_dir: Path, scope: Scope, adapter: Adapter) -> dict[str, str]:

@@ -44,11 +44,13 @@ def npm_repo(tmp_path: Path) -> Path:
 ALLOWED = ("src/**", "test/**", "__mocks__/**", ".mocharc.yml", "jest.config.js")  # scope is not the point
 
 
-def gate(repo: Path) -> tuple[int, dict[str, object]]:
-    """The CLI on the worktree; its verdict file (worktree-gate.json in --run-dir)."""
+def gate(repo: Path, *, task: bool = True) -> tuple[int, dict[str, object]]:
+    """The CLI on the worktree; its verdict file (worktree-gate.json in --run-dir). Without `task` the
+    gate has only the allowed paths: no SDK, so nothing says the repository is npm's."""
     run_dir = repo.parent / "gate-run"
     argv = [sys.executable, "-m", "agentic_codemod", "gate", "worktree", "--worktree", str(repo)]
-    argv += ["--task", str(TASKS / "acme-sdk-2.yml"), "--run-dir", str(run_dir)]
+    argv += ["--task", str(TASKS / "acme-sdk-2.yml")] if task else []
+    argv += ["--run-dir", str(run_dir)]
     argv += [a for glob in ALLOWED for a in ("--allowed-path", glob)]
     env = {**os.environ, "AGNO_TELEMETRY": "false"}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
@@ -88,6 +90,31 @@ def test_a_plain_source_edit_passes_the_same_gate(npm_repo: Path) -> None:
     orders.write_text(orders.read_text() + "\n// a comment\n")
     code, verdict = gate(npm_repo)
     assert tamper_findings(verdict) == [] and code == 0, verdict
+
+
+def test_without_a_task_every_ecosystem_reads_the_worktree_not_only_python(npm_repo: Path) -> None:
+    """A gate given only allowed paths (a BMAD loop's): the npm hooks and a changed package.json are still
+    refused, as with the task (once the gate fell back to the Python adapter alone and passed them)."""
+    for rel, text in HOSTILE.items():
+        (npm_repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (npm_repo / rel).write_text(text)
+    manifest = npm_repo / "package.json"
+    manifest.write_text(manifest.read_text().replace('"acme-sdk": "^1.0.0"', '"acme-sdk": "file:../evil"'))
+    code, verdict = gate(npm_repo, task=False)
+    assert code == 1 and verdict["outcome"] == "rejected", verdict
+    found = tamper_findings(verdict)
+    assert "new test-runner configuration: .mocharc.yml" in found, found
+    assert "Module._load introduced in test/hook.js" in found, found
+    reasons = verdict["reasons"]
+    assert isinstance(reasons, list)
+    assert any(r.startswith("manifest: ") and "package.json" in r for r in reasons), reasons
+
+
+def test_without_a_task_a_plain_source_edit_still_passes(npm_repo: Path) -> None:
+    orders = npm_repo / "src" / "orders.js"
+    orders.write_text(orders.read_text() + "\n// a comment\n")
+    code, verdict = gate(npm_repo, task=False)
+    assert code == 0 and verdict["outcome"] == "pass", verdict
 
 
 CLIENT = 'module.exports = { name: () => "client" };\n'
