@@ -32,6 +32,7 @@ NOTE = "[agentic-codemod: the canary test failed as it must; its report is cut f
 class Canary:
     file: str  # repository-relative
     token: str  # in the class and test names
+    named: bool = False  # the command names its test files: the canary's path goes after them (see plant)
 
     def state_in(self, tally: Tally | None, case_ids: list[str]) -> CanaryState:
         """What happened to the canary; the canary is taken out of the tally (in place). `case_ids`: every
@@ -52,17 +53,25 @@ class Canary:
 def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
     """The adapter's canary beside the shallowest of its test files (one in a test folder first) under
     the folder the command collects from (hidden folders and the ecosystem's skipped_dirs are not
-    searched); None if there is none."""
+    searched); None if there is none. Where the command names test files one by one (`node --test
+    test/a.test.js`, `pytest tests/test_a.py`) the canary goes beside one of those, and its path is
+    added to the command (Canary.named), since such a runner collects nothing else."""
+    named = _named_test_files(command, facts)
     best: tuple[int, int, str] | None = None
+    best_named: tuple[int, int, str] | None = None
     for start in _start_dirs(root, command, facts.start_options):
         for directory, dirs, files in os.walk(start):
             dirs[:] = sorted(d for d in dirs if d not in facts.skipped_dirs and not d.startswith("."))
             rel = Path(directory).relative_to(root)
             in_tests = any(part in facts.test_folders for part in rel.parts)
             for name in sorted(files):
-                if facts.is_test_file((rel / name).as_posix()):
-                    key = (0 if in_tests else 1, len(rel.parts), (rel / name).as_posix())
+                found = (rel / name).as_posix()
+                if facts.is_test_file(found):
+                    key = (0 if in_tests else 1, len(rel.parts), found)
                     best = key if best is None or key < best else best
+                    if found in named:
+                        best_named = key if best_named is None or key < best_named else best_named
+    best = best_named or best
     if best is None:
         return None
     token = f"c{secrets.token_hex(5)}"
@@ -70,7 +79,25 @@ def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
     planted = facts.canary(command, sibling.name, token)
     path = sibling.parent / planted.name
     path.write_text(planted.text, encoding="utf-8")
-    return Canary(file=path.relative_to(root).as_posix(), token=token)
+    return Canary(file=path.relative_to(root).as_posix(), token=token, named=best_named is not None)
+
+
+def _named_test_files(command: TestCommand, facts: TestFacts) -> frozenset[str]:
+    """The command's arguments that could name a test file by its relative path (`./` dropped; no glob or
+    pattern). Only a file the walk in plant() finds counts, so a name through a link or outside the copy
+    never does, and an argument that is a pattern (jest's) matching no such path changes nothing."""
+    named = set()
+    for arg in command.argv[1:]:
+        rel = arg.removeprefix("./")
+        if (
+            rel
+            and not rel.startswith(("-", "/"))
+            and not any(c in rel for c in "*?[{")
+            and ".." not in rel.split("/")
+            and facts.is_test_file(rel)
+        ):
+            named.add(rel)
+    return frozenset(named)
 
 
 def scrub(output: str, token: str, facts: TestFacts) -> str:

@@ -76,3 +76,41 @@ def test_suspects_name_pytest_hooks_and_path_hooks_in_the_copy(tmp_path: Path) -
         "evil.pth: path hook",
         "tests/conftest.py: pytest_runtest_makereport",
     ]
+
+
+def test_a_command_naming_test_files_gets_the_canary_beside_one_and_on_its_command_line(
+    tmp_path: Path,
+) -> None:
+    """pytest given files collects only those: the canary goes beside a named file, its path is added to
+    the command (verify.run_tests appends Canary.file), and the real pytest run collects it and fails it."""
+    for rel in ("tests/test_a.py", "tests/deep/test_b.py", "test_top.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(SUITE)
+    argv = ["{interpreter}", "-m", "pytest", "-q", "./tests/deep/test_b.py"]
+    canary = oracle.plant(tmp_path, Command(argv=argv, source="t", runner="pytest"), FACTS)
+    assert canary is not None and canary.named and canary.file.startswith("tests/deep/test_c"), canary
+    env = {"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/usr/bin:/bin"}
+    run = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/deep/test_b.py",
+        canary.file,
+    ]
+    done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
+    assert f"{canary.file}::" in done.stdout and "2 failed, 1 passed" in done.stdout, done.stdout
+
+
+def test_a_named_file_behind_a_link_is_never_where_the_canary_goes(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "test_x.py").write_text(SUITE)
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "link").symlink_to(outside, target_is_directory=True)
+    argv = ["{interpreter}", "-m", "pytest", "tests/link/test_x.py"]
+    assert oracle.plant(root, Command(argv=argv, source="t", runner="pytest"), FACTS) is None
+    assert sorted(p.name for p in outside.iterdir()) == ["test_x.py"]

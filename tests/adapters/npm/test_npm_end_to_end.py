@@ -103,3 +103,26 @@ def test_no_test_script_requires_a_human_with_npm_advice(
     assert "no test command found" in m["reason"]
     assert "npm adapter" in m["reason"] and "adapters/npm/README.md" in m["reason"]
     assert "pytest" not in m["reason"]
+
+
+def test_a_test_script_naming_its_files_gets_the_canary_named_too(
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """`node --test test/a.test.js test/b.test.js` collects only the files it names: the canary is planted
+    beside one of them and its path added to the command, so an honest repository verifies (it ended
+    'canary missing', requires_human, before)."""
+    manifest = npm_repo / "package.json"
+    named = "node --test test/orders.test.js test/version.test.js"
+    manifest.write_text(manifest.read_text().replace('"test": "node --test"', f'"test": "{named}"'))
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "named test files"],
+        cwd=npm_repo,
+        check=True,
+    )
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    for v in m["verifications"]:
+        assert v["passed"] and v["canary"] == "failed", v
+        assert v["tests"]["passed"] == 2, v  # the two named files' tests; reports.test.js is not named
+        assert v["command"][-1].startswith("test/c") and v["command"][-1].endswith(".test.js"), v["command"]
