@@ -167,6 +167,9 @@ class Budgets(BaseModel):
     # Address space of each process that runs repository code (installs, tests) inside the sandbox.
     sandbox_memory_bytes: int = Field(8 * 1024**3, ge=64 * 1024**2)
     output_tail_bytes: int = Field(6_000, ge=256)
+    # A test run's output kept for its result readers (head + tail): readers that work from the output
+    # (tape, node's TAP, unittest, trial) see all of it up to here; run.json keeps output_tail_bytes.
+    test_output_bytes: int = Field(16_000_000, ge=256)
     trace_field_chars: int = Field(2_000, ge=64)
 
     def narrowed(self, overrides: dict[str, Any]) -> Budgets:

@@ -145,6 +145,12 @@ class SandboxRunner:
         runner.box = box
         return runner
 
+    def keeping(self, tail_bytes: int) -> SandboxRunner:
+        """The same runner, keeping up to `tail_bytes` of each command's output (head + tail)."""
+        runner = copy.copy(self)
+        runner.tail_bytes = tail_bytes
+        return runner
+
     def __call__(
         self, argv: Sequence[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None
     ) -> ProcessResult:
@@ -236,6 +242,13 @@ class _HeadTail:
         tail = bytes(self.tail[-(self.limit - len(self.head) - widest) :])
         marker = _cut_marker(self.total - len(self.head) - len(tail))
         return (bytes(self.head) + marker + tail).decode("utf-8", "replace")
+
+
+def cut_to(text: str, limit: int) -> str:
+    """`text` as a run's output of at most `limit` bytes keeps it: the first quarter and the tail."""
+    kept = _HeadTail(limit)
+    kept.add(text.encode("utf-8", "replace"))
+    return kept.text()
 
 
 def _cut_marker(cut: int) -> bytes:

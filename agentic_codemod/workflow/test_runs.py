@@ -41,7 +41,7 @@ def timed_tests(state: RunState, phase: str, changed: set[str] | None = None) ->
             interpreter=need(state.env).interpreter,
             copy=paths.copy,
             stamp=stamp,
-            runner=need(state.runner).boxed(box),
+            runner=need(state.runner).boxed(box).keeping(budgets.test_output_bytes),
             box=box,
             timeout_s=min(budgets.verification_timeout_s, left),
             phase=phase,
@@ -49,6 +49,7 @@ def timed_tests(state: RunState, phase: str, changed: set[str] | None = None) ->
             facts=need(state.adapter).test_facts,
             source=paths.worktree,
             strict=changed_files(paths.worktree, state.base_commit) if changed is None else changed,
+            keep_bytes=budgets.output_tail_bytes,
         )
     finally:
         repo_copy.discard(paths.copy)

@@ -19,6 +19,7 @@ from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.repo_copy import Stamp
 from agentic_codemod.tools.sandbox import Box
+from agentic_codemod.tools.verification import cut_to
 from agentic_codemod.workflow import oracle
 
 
@@ -47,6 +48,7 @@ def run_tests(
     facts: TestFacts,
     source: Path | None = None,
     strict: Collection[str] = (),
+    keep_bytes: int | None = None,
 ) -> VerificationResult:
     """Run the test command on the disposable copy (made with `stamp`) inside `box`, with the canary
     planted. Green needs: a clean exit (the canary's own failure aside), tests that ran, the canary
@@ -88,6 +90,8 @@ def run_tests(
     if canary is not None and state == "failed":  # the repository's results only, for every reader
         tail = oracle.scrub(tail, canary.token, facts)
     tail = tail if result.error is None else f"{result.error}\n{tail}"
+    if keep_bytes is not None:  # the readers had the whole output the runner kept; the record keeps less
+        tail = cut_to(tail, keep_bytes)
     return VerificationResult(
         phase=phase,
         command=argv,

@@ -15,7 +15,7 @@ import pytest
 from agentic_codemod.adapters.types import ProcessResult, Runner
 from agentic_codemod.config import SECRET_NAME_MARKERS, VERIFICATION_ENV_ALLOWLIST
 from agentic_codemod.tools.trace import Redactor, Trace
-from agentic_codemod.tools.verification import RUN_TAG_VAR, SandboxRunner, run_process, scrubbed_env
+from agentic_codemod.tools.verification import RUN_TAG_VAR, SandboxRunner, cut_to, run_process, scrubbed_env
 
 PY = sys.executable
 
@@ -252,3 +252,16 @@ def test_a_timed_out_run_is_a_refused_trace_line(tmp_path: Path) -> None:
     assert result.timed_out
     (line,) = trace.refusals()
     assert "timed out" in line["reason"]
+
+
+def test_a_runner_keeping_more_gives_readers_the_middle_and_the_record_keeps_the_tail(tmp_path: Path) -> None:
+    """A test run's output is kept whole up to budgets.test_output_bytes for its result readers (a failure
+    printed in the middle of a long run is read), and cut to output_tail_bytes for the record."""
+    script = "print('x' * 50_000); print('not ok 150 the middle failure'); print('y' * 50_000)"
+    argv = [sys.executable, "-c", script]
+    short = SandboxRunner(env=env_for(tmp_path), tail_bytes=6_000)
+    assert "the middle failure" not in short(argv, cwd=tmp_path, timeout_s=30).output_tail
+    whole = short.keeping(1_000_000)(argv, cwd=tmp_path, timeout_s=30).output_tail
+    assert "not ok 150 the middle failure" in whole and "bytes cut" not in whole
+    record = cut_to(whole, 6_000)
+    assert len(record.encode()) <= 6_000 and "bytes cut" in record and record.endswith("y" * 100 + "\n")

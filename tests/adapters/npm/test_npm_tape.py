@@ -27,6 +27,29 @@ def test_a_recorded_tape_run_is_read_with_one_id_per_test() -> None:
     assert (tally.passed, tally.failed, tally.skipped, tally.failing) == (4, 1, 1, ["charset"])
 
 
+def test_a_failure_whose_message_says_todo_is_a_failure() -> None:
+    # tape prints messages unescaped: code under test can end a failure's message with "# TODO"; tape
+    # still counts it in `# fail`, and so the reader does
+    forged = RECORDED.replace("not ok 4 decodes latin1", "not ok 4 unsupported input # TODO")
+    assert forged != RECORDED
+    tally, _ = read_results("tape", None, forged)
+    assert tally is not None and tally.failed == 1, tally
+    assert tally.failing[0].startswith("<1 failure(s) not read from the output, run "), tally.failing
+
+
+def test_failures_cut_from_the_middle_of_the_output_are_never_read_as_passes() -> None:
+    """The summary says `# fail M`; a failing assertion whose lines are not in the text read (the output
+    was cut, or lines were hidden) adds a failing test with an id unique to the run."""
+    lines = RECORDED.splitlines(keepends=True)
+    cut = "".join(line for line in lines if not line.startswith("not ok 4 "))  # charset's failure, gone
+    tally, _ = read_results("tape", None, cut)
+    assert tally is not None and tally.failed >= 1
+    unread = [i for i in tally.failing if i.startswith("<1 failure(s) not read from the output, run ")]
+    assert len(unread) == 1, tally.failing
+    again, _ = read_results("tape", None, cut)
+    assert again is not None and unread[0] not in again.failing  # never matched as pre-existing
+
+
 @pytest.mark.parametrize(
     "output",
     [
