@@ -27,10 +27,18 @@ import fnmatch
 import re
 from pathlib import PurePosixPath
 
-SKIPS = re.compile(r"\.(?:skip|todo)\s*\(|\b(?:xit|xdescribe|xtest|xcontext)\s*\(|\bthis\.skip\s*\(")
+SKIPS = re.compile(
+    r"\.(?:skip|todo)\s*\(|\b(?:xit|xdescribe|xtest|xcontext)\s*\(|\bthis\.skip\s*\("
+    r"|\b(?:skip|todo)\s*:\s*(?!false\b)"  # node:test's and tape's options: test(name, { skip: true }, fn)
+)
 FOCUS = re.compile(r"\.only\s*\(|\b(?:fit|fdescribe)\s*\(")
 TESTS = re.compile(r"(?<![\w.$])(?:it|test)\s*\(")
-ASSERTIONS = re.compile(r"\bassert\w*\s*[.(]|\bexpect\s*\(")
+ASSERTIONS = re.compile(
+    r"\bassert\w*\s*[.(]|\bexpect\s*\("
+    # tape's (and node-tap's) assertions on the test object by its usual names: t.equal(...), st.ok(...) ...
+    r"|\b(?:t|st|tt|t2)\.(?:ok|notOk|equal|notEqual|strictEqual|notStrictEqual|deepEqual|notDeepEqual|deepLooseEqual"
+    r"|looseEqual|same|notSame|is|isNot|error|ifError|throws|doesNotThrow|match|doesNotMatch|fail)\s*\("
+)
 HOOKS = re.compile(
     r"require\.cache|Module\._load|Module\.prototype\.require|process\.exitCode\s*="
     r"|[\"'](?:reporters|setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown"
@@ -38,6 +46,12 @@ HOOKS = re.compile(
     r"|\b(?:reporters|setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown"
     r"|testResultsProcessor|testPathIgnorePatterns|modulePathIgnorePatterns)\s*:"
     r"|--require\b|--import\b|--test-reporter\b|--loader\b|NODE_OPTIONS"
+)
+# Keys of a runner's configuration that load code or narrow what runs (.mocharc's require/file/spec/grep,
+# jest's testMatch/testNamePattern ...): introduced into an existing configuration, as new as a new file.
+RUNNER_KEYS = re.compile(
+    r"[\"']?\b(?:require|file|node-option|grep|fgrep|invert|spec|ignore|exclude|testMatch|testRegex"
+    r"|testNamePattern|roots)\b[\"']?\s*:"
 )
 EXITS = re.compile(r"process\.exit\s*\(")
 MOCKS = "__mocks__"  # jest's folder of manual module mocks
@@ -65,6 +79,8 @@ def tamper(
         found.append(f"new module mock: {path}")
     if name.endswith(CODE) or is_config or name == "package.json":
         found += [f"{what} introduced in {path}" for what in _more(HOOKS, old, after)]
+    if is_config:
+        found += [f"runner setting {what} introduced in {path}" for what in _more(RUNNER_KEYS, old, after)]
     if not is_test:
         return found
     for label, pattern in (("skip marker", SKIPS), ("focused test (.only)", FOCUS)):

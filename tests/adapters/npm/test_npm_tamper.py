@@ -41,6 +41,58 @@ def test_what_a_candidate_adds_to_a_test_file_is_found(after: str, finding: str)
     assert any(finding in message and "test/a.test.js" in message for message in found), found
 
 
+TAPE_TEST = """const test = require("tape");
+test("a", (t) => { t.equal(1, 1); t.deepEqual([1], [1]); t.end(); });
+test("b", (t) => { t.ok(true); t.end(); });
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "finding"),
+    [
+        (TAPE_TEST, TAPE_TEST.replace(" t.deepEqual([1], [1]);", ""), "fewer assertions"),
+        (TAPE_TEST, TAPE_TEST.replace('test("b", (t)', 'test("b", { skip: true }, (t)'), "skip marker added"),
+        (
+            TAPE_TEST,
+            TAPE_TEST.replace('test("b", (t)', 'test("b", { todo: "later" }, (t)'),
+            "skip marker added",
+        ),
+        (TEST, TEST.replace('test("b", ()', 'test("b", { skip: true }, ()'), "skip marker added"),
+    ],
+)
+def test_tape_assertions_and_skip_or_todo_options_are_counted(before: str, after: str, finding: str) -> None:
+    found = tamper("test/a.test.js", before, after)
+    assert any(finding in message for message in found), found
+    assert tamper("test/a.test.js", before, before.replace("{ skip: true }", "{ skip: false }")) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "key"),
+    [
+        (".mocharc.yml", "spec: test\n", "spec: test\nrequire: ./test/hook.js\n", "require"),
+        (
+            ".mocharc.json",
+            '{"spec": "test"}',
+            '{"spec": "test", "node-option": ["require=./h.js"]}',
+            "node-option",
+        ),
+        (".mocharc.yml", "spec: test\n", "spec: test\ngrep: only-this\n", "grep"),
+        (
+            "jest.config.js",
+            "module.exports = {};\n",
+            'module.exports = { testNamePattern: "x" };\n',
+            "testNamePattern",
+        ),
+    ],
+)
+def test_a_setting_that_loads_code_or_narrows_the_run_added_to_an_existing_configuration(
+    path: str, before: str, after: str, key: str
+) -> None:
+    found = tamper(path, before, after)
+    assert f"runner setting {key} introduced in {path}" in found, found
+    assert tamper(path, before, before) == []
+
+
 def test_an_unchanged_or_growing_test_file_is_clean_and_a_commented_skip_is_no_skip() -> None:
     assert tamper("test/a.test.js", TEST, TEST) == []
     assert tamper("test/a.test.js", TEST, TEST + 'test("c", () => { assert.ok(1); });\n') == []
