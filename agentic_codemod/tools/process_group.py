@@ -44,7 +44,11 @@ def stop_group(
 ) -> int | None:
     """SIGTERM, up to grace_s, SIGKILL; the Popen's exit code (None for a bare group id)."""
     proc, pgid = (target, target.pid) if isinstance(target, subprocess.Popen) else (None, target)
+    if pgid <= 1:  # killpg(0) is the caller's own group, and 1 is init's
+        raise ValueError(f"refusing to signal process group {pgid}")
     extra = stragglers or (lambda: [])
+    if proc is None and not _alive(None, pgid) and not extra():
+        return None  # a bare group id that is gone: its number may already be someone else's
     if grace_s > 0:
         _signal(pgid, extra(), signal.SIGTERM)
         deadline = time.monotonic() + grace_s

@@ -107,3 +107,25 @@ def test_stopping_a_group_that_is_already_gone_is_quiet(grace_s: float) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
     proc.wait()
     assert stop_group(proc, grace_s=grace_s) == 0
+
+
+def test_a_group_id_of_the_caller_or_init_is_refused() -> None:
+    for pgid in (0, 1, -5):
+        with pytest.raises(ValueError, match="refusing to signal process group"):
+            stop_group(pgid)
+
+
+def test_a_bare_group_id_that_is_gone_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No SIGTERM or SIGKILL to a group that is gone: its number may already be another group's."""
+    proc = subprocess.Popen(["true"], start_new_session=True)
+    proc.wait()  # reaped: the group id is free, and could be reused by anyone
+    sent: list[int] = []
+    real = os.killpg
+
+    def recording(pgid: int, sig: int) -> None:
+        sent.append(sig)
+        real(pgid, sig)
+
+    monkeypatch.setattr(os, "killpg", recording)
+    assert stop_group(proc.pid, grace_s=0.0) is None
+    assert sent == [0], sent  # only the probe
