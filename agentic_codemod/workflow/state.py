@@ -120,7 +120,9 @@ class RunState:
 
     @property
     def base_commit(self) -> str:
-        return self.setup.base_commit if self.setup else ""
+        """Also before intake finished: the clone's commit is on the manifest as soon as it exists, so a
+        run that pauses in intake after cloning (no sandbox: 75) still freezes and names its base."""
+        return self.setup.base_commit if self.setup else (self.manifest.base_commit or "")
 
     @property
     def policy(self) -> Policy | None:

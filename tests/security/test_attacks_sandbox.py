@@ -236,6 +236,9 @@ def test_a_sandbox_that_cannot_start_pauses_the_run(acme_repo, run_codemod, tmp_
     assert "sandbox" in m["reason"] and "--isolation process" in m["reason"]
     assert m["verifications"] == []
     _unchanged(acme_repo, before)
+    # it paused in intake after the clone: the (empty) candidate and the MR text still name the base
+    assert m["candidate"] is not None and m["candidate"]["base_commit"] == m["base_commit"], m["candidate"]
+    assert f"base `{m['base_commit'][:12]}`" in result.artifact("merge_request.md").read_text()
 
 
 def test_isolation_process_is_stated_in_run_json_and_the_mr_text(acme_repo, run_codemod) -> None:
