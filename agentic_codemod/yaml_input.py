@@ -43,6 +43,11 @@ def load_yaml_model(
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError(f"{path}: {what} not found", hint="check the path") from exc
+    except yaml.MarkedYAMLError as exc:  # where and what: "line 4, column 1: expected the node content ..."
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = " ".join(p for p in (exc.context, exc.problem) if p) or type(exc).__name__
+        raise InputError(f"{path}: cannot read the {what}: {where}{problem}", hint=hint) from exc
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"{path}: cannot read the {what}: {first_line}", hint=hint) from exc

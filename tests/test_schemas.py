@@ -79,6 +79,7 @@ def test_a_config_and_a_fleet_file_pass_their_schemas(tmp_path: Path) -> None:
     [
         (load_task, "- a\n- list\n", "the task file must be a YAML mapping"),
         (load_task, "id: [unclosed\n", "cannot read the task file"),
+        (load_settings, "budgets:\n  x: [1,\n", "cannot read the config file: line 3, column 1: "),
         (load_settings, "budgets: {max_changed_files: many}\n", "field 'budgets.max_changed_files'"),
         (load_settings, "", None),  # an empty config file means the defaults
         (load_fleet, "repos: 3\n", "field 'repos'"),
