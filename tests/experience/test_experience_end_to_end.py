@@ -30,8 +30,8 @@ CONTEXT_FILES = ("apm.yml", "apm.lock.yaml", "apm-policy.yml", ".apm", "fixtures
 
 @pytest.fixture(autouse=True)
 def apm_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """APM writes under $HOME: a temp one. The runs are wired as shipped (proposals in artifacts.write_all,
-    lessons in steps.plan); nothing is patched."""
+    """APM writes under $HOME: a temp one. The runs are wired as shipped (proposals after
+    artifacts.write_all in run.py, lessons in steps.plan); nothing is patched."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
