@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from agentic_codemod.adapters.types import Versioning
 from agentic_codemod.config import VerificationSettings
 from agentic_codemod.errors import InputError
-from agentic_codemod.tools.paths import Refused, matches_everything, normalise
+from agentic_codemod.tools.paths import Refused, check_glob, matches_everything, normalise
 from agentic_codemod.tools.safe_git import run_git
 from agentic_codemod.yaml_input import load_yaml_model
 
@@ -143,6 +143,7 @@ class TaskSpec(BaseModel):
         for i, entry in enumerate(value):
             try:
                 norm = normalise(entry)
+                check_glob(norm)
             except Refused as exc:
                 raise ValueError(f"entry {i} {entry!r}: {exc.reason}") from exc
             if matches_everything(norm) and not info.data.get("allow_all_paths"):
@@ -152,6 +153,16 @@ class TaskSpec(BaseModel):
                 )
             spelled.append(norm or "**")
         return spelled
+
+    @field_validator("deny_globs")
+    @classmethod
+    def _deny_globs(cls, value: list[str]) -> list[str]:
+        for i, entry in enumerate(value):
+            try:
+                check_glob(entry)
+            except Refused as exc:
+                raise ValueError(f"entry {i} {entry!r}: {exc.reason}") from exc
+        return value
 
     @field_validator("budgets")
     @classmethod

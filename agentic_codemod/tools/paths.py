@@ -136,6 +136,14 @@ def needs_naming_when_new(path: str) -> bool:
     return _fold(path.rsplit("/", 1)[-1]) in {_fold(n) for n in NEW_FILE_DENY_NAMES}
 
 
+def check_glob(glob: str) -> None:
+    """Refused (naming the glob) for a glob this module cannot read, so a task or config that carries
+    one is refused when it is loaded, not at the first path it should have matched."""
+    stripped = glob.strip("/")
+    if stripped:
+        _patterns(_fold(stripped), anchored=False)
+
+
 def matches_everything(glob: str) -> bool:
     """True for an allowed_paths pattern that allows every path (`**`, `*`, `**/*`, `./**`, `?*` ...)."""
     try:
@@ -189,6 +197,9 @@ def _pattern(glob: str, *, anchored: bool) -> re.Pattern[str]:
         spelled = "/" + spelled
     if not spelled:
         return _NOTHING
+    if any("**" in part and part != "**" for part in glob.split("/")):
+        # gitignore reads `config/**.yml` as `config/*.yml`: a deny glob would quietly cover less
+        raise Refused("not a valid glob (`**` must be a whole path component: a/**/b, **/*.yml)", glob)
     try:
         regex = GitIgnoreBasicPattern(spelled).regex
     except (ValueError, re.error) as exc:  # GitIgnorePatternError is a ValueError; `[z-a]` a re.error
