@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from agentic_codemod.status import Status
 from agentic_codemod.task import TaskSpec
 
 if TYPE_CHECKING:
+    from agentic_codemod.tools.trace import Redactor
     from agentic_codemod.workflow.brains import Brain
 
 
@@ -40,7 +42,6 @@ def now() -> str:
 def execute(options: RunOptions) -> RunManifest:
     """Run the workflow and always write the artifacts. Never raises for a run outcome."""
     from agentic_codemod import experience
-    from agentic_codemod.adapters import registry
     from agentic_codemod.tools.trace import Redactor, Trace
     from agentic_codemod.workflow import artifacts
     from agentic_codemod.workflow.state import RunPaths, RunState
@@ -62,9 +63,11 @@ def execute(options: RunOptions) -> RunManifest:
         repo=str(options.repo),
     )
     redactor = Redactor.from_environment(dict(os.environ), settings.secret_name_markers)
-    for adapter in registry().values():  # the caller's index credentials: the sandboxed tools get them
-        for secret in adapter.credentials(os.environ):
-            redactor.add(secret)
+    # The caller's index credentials (the sandboxed tools get them) go to the redactor before the first
+    # trace record. pip says them from a process of its own: it answers while the workflow's modules load.
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="caller-credentials")
+    caller_secrets = pool.submit(_caller_credentials, dict(os.environ))
+    pool.shutdown(wait=False)
     trace_path = paths.artifact("trace.jsonl")
     trace_path.unlink(missing_ok=True)
     state = RunState(
@@ -80,6 +83,7 @@ def execute(options: RunOptions) -> RunManifest:
     try:
         from agentic_codemod.workflow.pipeline import run_workflow
 
+        _learn(redactor, caller_secrets)
         run_workflow(state, _brain(options))
         if state.stopped is not None:
             manifest.end(Status.NOTHING_TO_DO, state.stopped)
@@ -94,6 +98,8 @@ def execute(options: RunOptions) -> RunManifest:
         manifest.error = manifest.reason
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if caller_secrets.done() and caller_secrets.exception() is None:  # a run stopped before its workflow
+            _learn(redactor, caller_secrets)
         manifest.finished_at = now()
         artifacts.write_all(paths, artifacts.settle(state))
         experience.write_proposals(state)  # after run.json: proposals cite it as evidence
@@ -101,6 +107,17 @@ def execute(options: RunOptions) -> RunManifest:
 
         write_after_run(paths.run_dir)  # report.html, read back from the artifacts just written
     return manifest
+
+
+def _caller_credentials(environ: dict[str, str]) -> list[str]:
+    from agentic_codemod.adapters import registry
+
+    return [secret for adapter in registry().values() for secret in adapter.credentials(environ)]
+
+
+def _learn(redactor: Redactor, secrets: Future[list[str]]) -> None:
+    for secret in secrets.result():
+        redactor.add(secret)
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
