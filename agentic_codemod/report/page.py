@@ -1,6 +1,8 @@
 """Rendering a page: jinja2 with autoescape on, one inline stylesheet and script allowed by their hashes.
 
     render(template, **data) -> str
+    environment()                the templates compiled ahead of time (precompiled.py) where they are
+                                 today's, else compiled from source
 
 Every page is one self-contained file: no external asset, no network. Its Content-Security-Policy forbids
 every load (default-src 'none') and allows only this package's own stylesheet and script by sha256, so
@@ -14,19 +16,28 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import BaseLoader, Environment, FileSystemLoader, StrictUndefined
 
 TEMPLATES = Path(__file__).with_name("templates")
+# What the compiled form of a template depends on besides its source (precompiled.py's manifest records it).
+OPTIONS = {"autoescape": True, "trim_blocks": True, "lstrip_blocks": True}
 
 
 @cache
 def environment() -> Environment:
+    """The templates as compiled ahead of time (precompiled.py) where they are today's, else from source."""
+    from agentic_codemod.report import precompiled
+
+    return new_environment(precompiled.loader() or FileSystemLoader(TEMPLATES))
+
+
+def new_environment(loader: BaseLoader) -> Environment:
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        autoescape=select_autoescape(default=True, default_for_string=True),
+        loader=loader,
         undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        autoescape=OPTIONS["autoescape"],
+        trim_blocks=OPTIONS["trim_blocks"],
+        lstrip_blocks=OPTIONS["lstrip_blocks"],
     )
     env.filters["seconds"] = seconds
     env.filters["short"] = lambda sha: sha[:12] if sha else "none"
