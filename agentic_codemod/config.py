@@ -318,7 +318,9 @@ class ScanSettings(BaseModel):
     timeout_s: float = Field(120.0, gt=0)  # one ast-grep process
     max_output_bytes: int = Field(16_000_000, ge=1_000)  # JSON read from ast-grep for one rule
     max_matches_per_rule: int = Field(5_000, ge=1)  # matches of one rule in the whole repository
-    max_argv_bytes: int = Field(64_000, ge=1_000)  # file names given to one ast-grep process
+    # file names given to one ast-grep process at most; the system's limit (SC_ARG_MAX less the
+    # environment, with a margin: scan.argv_room) when that is smaller
+    max_argv_bytes: int = Field(4_000_000, ge=1_000)
 
 
 class GateSettings(BaseModel):

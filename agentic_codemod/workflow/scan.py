@@ -8,8 +8,9 @@
 One pass applies all the rules at once: one `git ls-files` per phase, each file parsed once per content.
 The rules go to ast-grep as copies in a directory of ours named by a config file of ours (`-c`), so an
 `sgconfig.yml` in the repository cannot remap languages or add rules. File names are data: each goes to
-ast-grep as `./name` after `--`, in batches of at most `scan.max_argv_bytes` (one listing, any number of
-files, never over the argument-length limit). ast-grep runs with `--info`, so its exit code means only
+ast-grep as `./name` after `--`, in batches sized from the system's argument-length limit (SC_ARG_MAX less
+the environment and the fixed arguments, a quarter kept back; `scan.max_argv_bytes` caps it): one listing,
+any number of files, never over the limit. ast-grep runs with `--info`, so its exit code means only
 failure; and with `--inspect entity`, so a file it skipped (too large) or could not read is seen. Its
 JSON is read as a stream (`--json=stream`) and only what the tool needs of each match is kept. Results
 are cached per (rule, file, content identity): a file that did not change since the last scan of the
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
     from agentic_codemod.workflow.codemod import Rule
 
 RACY_NS = 2_000_000_000  # a file changed this recently is re-read, never trusted by its status
+_POINTER = 8  # each argument and environment string also costs its pointer in the new process's argv/envp
+_POSIX_ARG_MAX = 4_096  # where the system does not say (sysconf fails): the least POSIX allows
+_ROOM_NEEDED = 2 * (4_096 + 3 + _POINTER)  # room for at least two names of PATH_MAX bytes
 
 
 def ast_grep_binary() -> str:
@@ -253,8 +257,12 @@ class Scanner:
         budget = Budget(self.settings.max_output_bytes, [r.id for r in rules])
         with tempfile.TemporaryDirectory(prefix="codemod-scan-") as tmp:
             config = _config(Path(tmp), rules)
-            for batch in _batches(files, self.settings.max_argv_bytes):
-                capped = self._run(rules, batch, config, found, budget, left)
+            argv = [ast_grep_binary(), "scan", "-c", str(config), "--json=stream"]
+            # --info: every rule reports at one severity, so the exit code says only whether the tool
+            # failed (error-level matches exit 1; "severity: off" would skip the rule).
+            argv += ["--info", "--inspect", "entity", "--"]
+            for batch in _batches(files, argv_room(self.settings.max_argv_bytes, argv)):
+                capped = self._run(rules, argv, batch, found, budget, left)
                 if capped is not None:
                     more = [h for (rule_id, _), hits in found.items() if rule_id == capped for h in hits]
                     self._cap_matches(capped, before[capped] + more)
@@ -271,16 +279,13 @@ class Scanner:
     def _run(
         self,
         rules: list[Rule],
+        fixed: list[str],
         batch: list[str],
-        config: Path,
         found: dict[tuple[str, str], list[Hit]],
         budget: Budget,
         left: dict[str, int],
     ) -> str | None:
-        argv = [ast_grep_binary(), "scan", "-c", str(config), "--json=stream"]
-        # --info: every rule reports at one severity, so the exit code says only whether the tool failed
-        # (error-level matches exit 1; "severity: off" would skip the rule).
-        argv += ["--info", "--inspect", "entity", "--", *(f"./{f}" for f in batch)]
+        argv = [*fixed, *(f"./{f}" for f in batch)]
         ids = [r.id for r in rules]
         shown = shown_rules(ids)
         self.runs += 1
@@ -311,9 +316,8 @@ class Scanner:
                 if proc.stdout is not None:
                     proc.stdout.close()
             # the inspect report: a line per file (its name and about 60 bytes) and per rule, a summary
-            stderr = _head(
-                errors, 4 * self.settings.max_argv_bytes + 100 * (len(batch) + len(rules)) + 65_536
-            )
+            names = sum(_arg_bytes(f) for f in batch)
+            stderr = _head(errors, 4 * names + 100 * (len(batch) + len(rules)) + 65_536)
         if timed_out.is_set():
             raise RequiresHuman(
                 f"rule {shown}: {TOOL} did not finish within {self.settings.timeout_s:.0f}s "
@@ -360,12 +364,44 @@ def _position(hit: Hit) -> tuple[int, int]:
     return hit.start, hit.end
 
 
-def _batches(files: list[str], max_bytes: int) -> list[list[str]]:
+def argv_room(cap: int, fixed: list[str], arg_max: int | None = None) -> int:
+    """Bytes of file-name arguments (as `_arg_bytes` counts them) one process may be given: the system's
+    limit on arguments and environment together (SC_ARG_MAX, or `arg_max`), less the environment this
+    process passes on and the fixed arguments, a quarter of the rest kept back; at most `cap`
+    (scan.max_argv_bytes). EnvironmentUnavailable when that leaves no room for a long file name."""
+    if arg_max is None:
+        try:
+            arg_max = os.sysconf("SC_ARG_MAX")
+        except (OSError, ValueError):
+            arg_max = -1
+        if arg_max <= 0:
+            arg_max = _POSIX_ARG_MAX
+    used = sum(len(k) + len(v) + 2 + _POINTER for k, v in os.environb.items())
+    used += sum(len(os.fsencode(a)) + 1 + _POINTER for a in fixed) + 2 * _POINTER  # two NULL ends
+    room = (arg_max - used) * 3 // 4
+    if room < _ROOM_NEEDED:
+        raise EnvironmentUnavailable(
+            f"the environment leaves {max(room, 0)} bytes of the argument-length limit ({arg_max}, "
+            f"SC_ARG_MAX) for the names of the files to scan; {_ROOM_NEEDED} are needed",
+            hint="run with a smaller environment, or a larger stack limit (ulimit -s)",
+        )
+    return min(cap, room)
+
+
+def _arg_bytes(name: str) -> int:
+    """What one file name costs on the command line: "./", its bytes, the NUL and its argv pointer."""
+    return len(name.encode("utf-8")) + 3 + _POINTER
+
+
+def _batches(files: list[str], room: int) -> list[list[str]]:
+    """Consecutive runs of files whose names fit in `room`; a name longer than `room` goes alone (room is
+    then the cap of scan.max_argv_bytes: argv_room leaves the system's limit room for two names of
+    PATH_MAX bytes)."""
     batches: list[list[str]] = [[]]
     size = 0
     for f in files:
-        n = len(f.encode("utf-8")) + 3  # "./" and the terminating NUL
-        if batches[-1] and size + n > max_bytes:
+        n = _arg_bytes(f)
+        if batches[-1] and size + n > room:
             batches.append([])
             size = 0
         batches[-1].append(f)
