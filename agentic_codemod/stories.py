@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from agentic_codemod.config import first_error
 from agentic_codemod.errors import InputError
 from agentic_codemod.task import TaskSpec
+from agentic_codemod.yaml_input import safe_load
 
 _TITLE = re.compile(r"^#\s+(?:Story\s+[\w.-]+\s*:\s*)?(?P<title>.+?)\s*#*\s*$", re.MULTILINE)
 _SECTION = re.compile(r"^##\s+(?P<name>.+?)\s*#*\s*$", re.MULTILINE)
@@ -98,7 +99,7 @@ def _block(text: str, path: Path) -> tuple[dict[str, Any], str]:
     match = sources[0]
     where = "front matter" if front else "agentic-codemod block"
     try:
-        raw = yaml.safe_load(match.group("body"))
+        raw = safe_load(match.group("body"))
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: {where}: not YAML: {exc}".splitlines()[0]) from exc
     if not isinstance(raw, dict):

@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 import yaml
 
 from agentic_codemod.apm.refusal import PROJECT, ContextRefused, Violation
+from agentic_codemod.yaml_input import safe_load
 
 MANIFEST = "apm.yml"
 DEFAULT_HOST = "github.com"
@@ -122,7 +123,7 @@ def remote_identity(base: str) -> str:
 def read_yaml_mapping(path: Path, *, rule: str, hint: str) -> dict[str, Any]:
     """A YAML mapping from a project file; anything else is a refusal under `rule`."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ContextRefused([Violation(path.name, PROJECT, rule, "file is missing", hint)]) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from agentic_codemod.apm.refusal import ContextRefused, Violation
+from agentic_codemod.yaml_input import safe_load
 
 APM_DIR = ".apm"
 GLOBAL_APPLY_TO = frozenset({"", "*", "**", "**/*"})
@@ -98,7 +99,7 @@ def split_frontmatter(text: str, *, where: str, package: str) -> tuple[dict[str,
     if not sep:
         raise _bad(where, package, "frontmatter has no closing '---'")
     try:
-        meta = yaml.safe_load(head) or {}
+        meta = safe_load(head) or {}
     except yaml.YAMLError as exc:
         raise _bad(where, package, f"frontmatter is not YAML: {exc}") from exc
     if not isinstance(meta, dict):

@@ -30,6 +30,7 @@ import yaml
 from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.repos import FleetFile, FleetRepo
 from agentic_codemod.fleet.values import Kind, check_link, check_value
+from agentic_codemod.yaml_input import safe_load
 
 TEMPLATE = Path(__file__).with_name("agentic-codemod.gitlab-ci.yml")
 STAGES = ["build", "test", "deploy"]
@@ -49,7 +50,7 @@ PER_REPO = (
 
 def template_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
     """(global variables, hidden jobs) of the shipped CI template."""
-    data = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))
+    data = safe_load(TEMPLATE.read_text(encoding="utf-8"))
     hidden = {k: v for k, v in data.items() if k.startswith(".")}
     return dict(data.get("variables") or {}), hidden
 

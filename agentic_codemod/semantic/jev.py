@@ -18,11 +18,10 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from agentic_codemod.errors import CodemodError
 from agentic_codemod.semantic.settings import SemanticSettings
 from agentic_codemod.status import Status
+from agentic_codemod.yaml_input import safe_load
 
 if TYPE_CHECKING:
     from typesafe_sdk import Choice, Noul, SystemOneResponse, TypeSafeAPIError
@@ -60,7 +59,7 @@ class JevReply:
 @cache
 def question_texts() -> dict[str, dict[str, Any]]:
     text = resources.files("agentic_codemod.semantic").joinpath("questions.yml").read_text(encoding="utf-8")
-    loaded: dict[str, dict[str, Any]] = yaml.safe_load(text)
+    loaded: dict[str, dict[str, Any]] = safe_load(text)
     return loaded
 
 

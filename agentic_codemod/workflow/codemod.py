@@ -23,6 +23,7 @@ from agentic_codemod.errors import CandidateRejected, InputError
 from agentic_codemod.models import HumanItem, RuleEdit, RuleMatch
 from agentic_codemod.workflow import rule_risk
 from agentic_codemod.workflow.scan import Hit, Scanner, ast_grep_binary, source_files, source_suffixes
+from agentic_codemod.yaml_input import safe_load
 
 if TYPE_CHECKING:
     from agentic_codemod.adapters.types import Versioning
@@ -89,7 +90,7 @@ def load_rules(rules_dir: Path, disabled: list[str] | None = None) -> list[Rule]
     for path in sorted(rules_dir.glob("*.yml")):
         text = path.read_text(encoding="utf-8")
         try:
-            doc = yaml.safe_load(text)
+            doc = safe_load(text)
         except yaml.YAMLError as exc:
             raise InputError(f"{path}: not valid YAML: {exc}".splitlines()[0]) from exc
         for key in ("id", "language", "message", "rule"):
