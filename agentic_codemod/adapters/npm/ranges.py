@@ -27,8 +27,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import nodesemver
-
 from agentic_codemod.adapters.npm import versioning
 
 STRATEGIES: tuple[str, ...] = ("auto", "bump", "widen", "replace", "pin")
@@ -160,7 +158,7 @@ def _keep_or_lift(clause: _Clause, target: str) -> _Clause:
     """A cap: kept when it admits the target, else lifted to the target's next major."""
     if versioning.matches(target, clause.text().replace(" ", "")):
         return clause
-    major = int(nodesemver.make_semver(target, False).major) + 1
+    major = int(versioning.semver().make_semver(target, False).major) + 1
     precision = max(1, len([p for p in clause.parts if p not in WILDCARDS]))
     return _Clause("<", clause.space, clause.v, ".".join([str(major), "0", "0"][:precision]))
 

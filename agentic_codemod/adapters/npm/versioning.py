@@ -16,15 +16,26 @@ what npm itself would reject is a ValueError, never a guess.
 from __future__ import annotations
 
 import re
-
-import nodesemver
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeAlias
 
 from agentic_codemod.adapters.types import Versioning
+
+if TYPE_CHECKING:
+    import nodesemver
 
 NON_VERSION_PREFIXES = ("file:", "link:", "workspace:", "git+", "git:", "github:", "http:", "https:")
 # A dist-tag: a word npm resolves at install time (latest, next, beta …), never a version.
 DIST_TAG = re.compile(r"^[A-Za-z][A-Za-z0-9._-]*$")
 ANY = ("", "*", "x", "X")
+
+
+def semver() -> ModuleType:
+    """The `nodesemver` module, imported on first use: every run loads this adapter (the registry), only
+    npm runs read a range, and its import compiles all its patterns (about 25 ms)."""
+    import nodesemver
+
+    return nodesemver
 
 
 def range_text(written: str) -> str | None:
@@ -47,7 +58,7 @@ def has_version(written: str) -> bool:
 
 def is_version(text: str) -> bool:
     """A plain semver version as written in a lockfile or a task's `to` (no `v`, no `=`, no spaces)."""
-    found = nodesemver.valid(text, False) if text and text == text.strip() else None
+    found = semver().valid(text, False) if text and text == text.strip() else None
     return found is not None and str(found) == text
 
 
@@ -55,7 +66,7 @@ def is_range(written: str) -> bool:
     text = range_text(written)
     if text is None:
         return True  # a tag, path or URL: readable, admits every version
-    return nodesemver.valid_range(text, False) is not None
+    return semver().valid_range(text, False) is not None
 
 
 def _range(written: str) -> nodesemver.Range | None:
@@ -63,7 +74,7 @@ def _range(written: str) -> nodesemver.Range | None:
     if text is None or text in ANY:
         return None
     try:
-        return nodesemver.make_range(text, False)
+        return semver().make_range(text, False)
     except ValueError as exc:
         raise ValueError(f"not an npm semver range: {written!r}") from exc
 
@@ -83,7 +94,7 @@ def matches(version: str, written: str) -> bool:
         return False
     if parsed is None:
         return True
-    return bool(nodesemver.satisfies(version, parsed.range, False))
+    return bool(semver().satisfies(version, parsed.range, False))
 
 
 def pins(written: str, version: str) -> bool:
@@ -97,13 +108,13 @@ def pins(written: str, version: str) -> bool:
     comparator = parsed.set[0][0]
     return (
         comparator.operator in ("", "=", None)
-        and comparator.semver is not nodesemver.ANY
+        and comparator.semver is not semver().ANY
         and (str(comparator.semver) == version)
     )
 
 
 # An interval: (version or None for unbounded, inclusive) at each end.
-_Bound = tuple[nodesemver.SemVer | None, bool]
+_Bound: TypeAlias = "tuple[nodesemver.SemVer | None, bool]"
 
 
 def intersects(a: str, b: str) -> bool:
@@ -120,7 +131,7 @@ def _interval(comparators: list[nodesemver.Comparator]) -> tuple[_Bound, _Bound]
     low: _Bound = (None, True)
     high: _Bound = (None, True)
     for c in comparators:
-        if c.semver is nodesemver.ANY:
+        if c.semver is semver().ANY:
             continue
         op = c.operator or "="
         if op in (">", ">=", "="):
@@ -171,14 +182,14 @@ def min_high(a: _Bound, b: _Bound) -> _Bound:
 
 def _cmp(a: nodesemver.SemVer | None, b: nodesemver.SemVer | None) -> int:
     assert a is not None and b is not None
-    return int(nodesemver.compare(str(a), str(b), False))
+    return int(semver().compare(str(a), str(b), False))
 
 
 def compare(a: str, b: str) -> int:
     """semver order of two versions; ValueError when one is not a version."""
     if not (is_version(a) and is_version(b)):
         raise ValueError(f"not a version: {a if not is_version(a) else b!r}")
-    return int(nodesemver.compare(a, b, False))
+    return int(semver().compare(a, b, False))
 
 
 def _new_range(written: str, kind: str, target: str, strategy: str) -> str | None:

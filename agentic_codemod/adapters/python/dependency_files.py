@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 import urllib.parse
-import urllib.request
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -250,8 +249,10 @@ def _local_path(value: str, *, editable: bool) -> str | None:
 def _file_url_path(value: str) -> str:
     if not value.lower().startswith("file:"):
         return value
+    from urllib.request import url2pathname  # here: it imports ssl and http.client
+
     parsed = urllib.parse.urlsplit(value)
-    return urllib.request.url2pathname(parsed.path) if parsed.netloc in ("", "localhost") else "/" + value
+    return url2pathname(parsed.path) if parsed.netloc in ("", "localhost") else "/" + value
 
 
 def _link(path: Path) -> str:
