@@ -27,6 +27,7 @@ Keys from [install] win over [global]; PIP_* variables win over files (pip's ord
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -46,7 +47,10 @@ CONFIG_TIMEOUT_S = 60.0
 def read_caller_config(environ: Mapping[str, str]) -> dict[str, str]:
     """{option: value} of the caller's effective pip configuration (empty when pip cannot say). Starting
     pip costs about half a second of CPU: the answer is kept for the same environment and the same
-    config files (by path, size and mtime) within this process."""
+    config files (by path, size and mtime) within this process, and pip is not started where it would
+    read nothing: on Linux, no PIP_* variable and none of the files it reads exists."""
+    if nothing_to_read(environ):
+        return {}
     key = (frozenset(environ.items()), tuple(_stat(path) for path in _config_files(environ)))
     if key not in _READ:
         _READ.clear()
@@ -64,6 +68,24 @@ def _config_files(environ: Mapping[str, str]) -> list[str]:
     dirs = environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(":")
     files = [environ.get("PIP_CONFIG_FILE", ""), f"{home}/.pip/pip.conf", f"{xdg}/pip/pip.conf"]
     return files + [f"{d}/pip/pip.conf" for d in dirs] + ["/etc/pip.conf", f"{sys.prefix}/pip.conf"]
+
+
+def nothing_to_read(environ: Mapping[str, str]) -> bool:
+    """Whether pip would find no configuration: Linux, HOME set, no PIP_* variable (PIP_CONFIG_FILE is
+    one), and no file at any of candidate_files. Anything else asks pip."""
+    if sys.platform != "linux" or not environ.get("HOME") or any(k.startswith("PIP_") for k in environ):
+        return False
+    return not any(os.path.lexists(path) for path in candidate_files(environ))
+
+
+def candidate_files(environ: Mapping[str, str]) -> list[str]:
+    """Every place pip's Linux file list (pip._internal.configuration with platformdirs) can name, taken
+    wide: each XDG variable both as set and at its default (a test checks pip's own list against it)."""
+    home = environ.get("HOME", "")
+    dirs = [f"{home}/.pip", f"{home}/.config/pip", "/etc/xdg/pip", "/etc", sys.prefix]
+    xdg = [environ.get("XDG_CONFIG_HOME", ""), *environ.get("XDG_CONFIG_DIRS", "").split(":")]
+    dirs += [f"{d.strip()}/pip" for d in xdg if d.strip()]
+    return [f"{d}/pip.conf" for d in dirs]
 
 
 def _stat(path: str) -> tuple[str, int, int]:
