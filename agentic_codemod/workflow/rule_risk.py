@@ -21,10 +21,10 @@ from __future__ import annotations
 import ast
 import fnmatch
 import functools
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import cast
 
 from agentic_codemod.config import RULE_EDIT_RISKY_NAMES
@@ -73,8 +73,7 @@ def assess(
     for name in sorted(new.import_time_calls - old.import_time_calls):
         adds.append(f"a call of {name} at import time")
         human = True
-    old_risky = Counter(n for n in old.names if _risky(n, risky))
-    for name in sorted(Counter(n for n in new.names if _risky(n, risky)) - old_risky):
+    for name in sorted(_risky_uses(new, risky) - _risky_uses(old, risky)):
         adds.append(f"use of {name}")
         human = True
     return adds, human
@@ -101,6 +100,16 @@ class _Facts:
     imports: set[str] = field(default_factory=set)
     names: list[str] = field(default_factory=list)  # dotted references, import aliases resolved
     import_time_calls: Counter[str] = field(default_factory=Counter)
+    # risky names (a list of patterns) -> the uses of them: a text's facts serve as the "after" of one
+    # rule's edit and the "before" of the next one's
+    risky_uses: dict[tuple[str, ...], Counter[str]] = field(default_factory=dict)
+
+
+def _risky_uses(facts: _Facts, risky: tuple[str, ...]) -> Counter[str]:
+    found = facts.risky_uses.get(risky)
+    if found is None:
+        found = facts.risky_uses[risky] = Counter(n for n in facts.names if _risky(n, risky))
+    return found
 
 
 # A reference before the file's import aliases are known: (a name to look up in them, the dotted rest)
@@ -124,7 +133,6 @@ class _Statement:
 _STATEMENTS: dict[tuple[bool, int, bytes], _Statement] = {}
 _STATEMENT_BYTES = 32 * 1024 * 1024  # the cache is emptied when its keys reach this size
 _cached_bytes = 0
-_NEWLINE = re.compile(rb"\n")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -138,7 +146,8 @@ def _facts_of(text: str) -> _Facts:
     tree = ast.parse(text)
     data = text.encode("utf-8")
     # A lone CR also ends a line for the parser: such a file is walked without the statement cache.
-    starts = None if b"\r" in data else [0, *(m.end() for m in _NEWLINE.finditer(data))]
+    lengths = map((1).__add__, map(len, data.split(b"\n")))  # each line's bytes with its newline
+    starts = None if b"\r" in data else list(accumulate(lengths, initial=0))
     facts = _Facts()
     aliases: dict[str, str] = {}
     refs: list[_Raw] = []

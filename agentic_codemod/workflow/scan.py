@@ -118,9 +118,13 @@ def _listed(root: Path, language: str) -> list[tuple[str, os.stat_result]]:
     suffixes = source_suffixes(language)
     base = os.fspath(root)
     found: list[tuple[str, os.stat_result]] = []
+    lstat, regular = os.lstat, stat.S_ISREG
     for name in sorted(dict.fromkeys(n for n in names if n.endswith(suffixes))):
-        st = _lstat(f"{base}/{name}")
-        if st is not None and stat.S_ISREG(st.st_mode):  # no symlinks: their target is scanned as itself
+        try:
+            st = lstat(f"{base}/{name}")
+        except OSError:
+            continue
+        if regular(st.st_mode):  # no symlinks: their target is scanned as itself
             found.append((name, st))
     return found
 
@@ -129,7 +133,7 @@ def _listed(root: Path, language: str) -> list[tuple[str, os.stat_result]]:
 class _Entry:
     """What the scans found in one content of one file: the rules it was scanned with, their matches."""
 
-    scanned: set[str] = field(default_factory=set)
+    scanned: frozenset[str] = frozenset()  # shared by the entries one scan made (never mutated)
     hits: dict[str, list[Hit]] = field(default_factory=dict)  # only rules with matches
 
 
@@ -160,7 +164,10 @@ class Scanner:
             ids = {r.id for r in group}
             # Every other file was scanned with these rules already: look only at the changed ones.
             candidates = changed if changed is not None and ids <= covered else listing
-            todo = [f for f in candidates if not ids <= self._scanned(f, listing[f])]
+            cache = self._cache
+            todo = [
+                f for f in candidates if (e := cache.get((f, listing[f]))) is None or not ids <= e.scanned
+            ]
             if todo:
                 self._scan(group, todo, listing)
             self._covered[language] = ids | (covered if changed == [] else set())
@@ -169,10 +176,6 @@ class Scanner:
                 self._cap_matches(rule.id, found[rule.id])
                 out[rule.id] = found[rule.id]
         return out
-
-    def _scanned(self, rel: str, digest: str) -> set[str]:
-        entry = self._cache.get((rel, digest))
-        return entry.scanned if entry is not None else set()
 
     def _collect(self, ids: set[str], files: Iterable[tuple[str, str]]) -> dict[str, list[Hit]]:
         """The cached matches of these rules in these (file, digest)s, in file order."""
@@ -189,7 +192,12 @@ class Scanner:
         """{file: identity} in file order, and the files whose identity is new since the last listing
         (None: a new listing, every file counts as new). Updating for `files` costs what they cost."""
         if files is None or language not in self._listing:
-            listing = {f: self._identity(f, st) for f, st in _listed(self.root, language)}
+            known = self._identities  # the usual case inline: a file seen before, unchanged
+            listing = {
+                f: known.get((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+                or self._identity(f, st)
+                for f, st in _listed(self.root, language)
+            }
             self._listing[language] = listing
             return listing, None
         listing = self._listing[language]
@@ -266,15 +274,20 @@ class Scanner:
                 if capped is not None:
                     more = [h for (rule_id, _), hits in found.items() if rule_id == capped for h in hits]
                     self._cap_matches(capped, before[capped] + more)
+        by_file: dict[str, dict[str, list[Hit]]] = {}
+        for (rule_id, f), hits in found.items():
+            by_file.setdefault(f, {})[rule_id] = sorted(hits, key=_position)
+        scanned = frozenset(ids)
         for f in files:
-            entry = self._cache.setdefault((f, listing[f]), _Entry())
-            entry.scanned |= ids
+            key = (f, listing[f])
+            entry = self._cache.get(key)
+            if entry is None:  # the usual case: one entry for all these rules, their matches as found
+                self._cache[key] = _Entry(scanned, by_file.get(f, {}))
+                continue
+            entry.scanned = entry.scanned | scanned
             for rule_id in ids:
-                hits = found.get((rule_id, f))
-                if hits:
-                    entry.hits[rule_id] = sorted(hits, key=_position)
-                else:
-                    entry.hits.pop(rule_id, None)
+                entry.hits.pop(rule_id, None)
+            entry.hits.update(by_file.get(f, {}))
 
     def _run(
         self,
