@@ -28,6 +28,7 @@ import stat
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from agentic_codemod.tools.safe_git import (
     EMPTY_TREE,
@@ -51,6 +52,7 @@ __all__ = [
     "snapshot_tree",
 ]
 GITLINK, SYMLINK, EXECUTABLE, REGULAR = "160000", "120000", "100755", "100644"
+_V = TypeVar("_V")
 
 
 def git(root: Path, *args: str, env: Mapping[str, str] | None = None) -> bytes:
@@ -73,10 +75,27 @@ def _resolve(s: Scratch, root: Path, base: str) -> str:
         raise GitError(f"{root}: unknown revision {base!r}")
     if oid == EMPTY_TREE:
         return oid
-    try:
-        return s.git("rev-parse", "--verify", "--quiet", f"{oid}^{{commit}}").decode().strip()
-    except GitError:
-        raise GitError(f"{root}: {base!r} is not a commit in this repository") from None
+    key = (os.fspath(objects_dir(root)), oid)
+    if key not in _PEELED:
+        try:
+            peeled = s.git("rev-parse", "--verify", "--quiet", f"{oid}^{{commit}}").decode().strip()
+        except GitError:
+            raise GitError(f"{root}: {base!r} is not a commit in this repository") from None
+        _remember(_PEELED, key, peeled)
+    return _PEELED[key]
+
+
+# What a commit id resolves to, in a repository's objects, never changes: a run asks for the same base in
+# every snapshot, so each answer costs one git process per process, not one per snapshot. Bounded.
+_PEELED: dict[tuple[str, str], str] = {}  # (objects dir, object id) -> the commit it peels to
+_BASES: dict[tuple[str, str], tuple[bytes, list[tuple[str, str, bytes]]]] = {}  # -> (index file, ls-tree)
+_REMEMBERED = 16
+
+
+def _remember(cache: dict[tuple[str, str], _V], key: tuple[str, str], value: _V) -> None:
+    if len(cache) >= _REMEMBERED:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
 
 
 def snapshot_diff(root: Path, base: str, *diff_args: str) -> bytes:
@@ -170,8 +189,7 @@ def _snapshot(s: Scratch, root: Path, base_id: str) -> str:
     if len(base_id) != 40:
         raise GitError(f"{root}: only SHA-1 repositories are supported (base {base_id})")
     base_index = s.dir / "base.index"
-    s.git("read-tree", base_id, index=base_index)
-    tracked = _ls_tree(s, base_id)
+    tracked = _base(s, root, base_id, base_index)
     untracked = s.git(
         "ls-files", "-z", "--others", "--exclude-standard", index=base_index, work_tree=root.resolve()
     )
@@ -193,6 +211,20 @@ def _snapshot(s: Scratch, root: Path, base_id: str) -> str:
     if not lines:
         return EMPTY_TREE
     return s.git("write-tree", index=index).decode().strip()
+
+
+def _base(s: Scratch, root: Path, base_id: str, index: Path) -> list[tuple[str, str, bytes]]:
+    """The base commit's files (ls-tree), with its index file written at `index` (what `ls-files --others`
+    needs to tell tracked from untracked). Both are the same bytes for the same commit: made once."""
+    key = (os.fspath(objects_dir(root)), base_id)
+    known = _BASES.get(key)
+    if known is None:
+        s.git("read-tree", base_id, index=index)
+        known = (index.read_bytes(), _ls_tree(s, base_id))
+        _remember(_BASES, key, known)
+    else:
+        index.write_bytes(known[0])
+    return known[1]
 
 
 def _index_line(mode: str, sha: str, path: bytes) -> bytes:
