@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentic_codemod.adapters.types import refreshed_sha256
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Finding
-from agentic_codemod.tools.snapshot import read_blob
+from agentic_codemod.tools.snapshot import GitError, read_blobs
 from agentic_codemod.workflow import gates, rule_risk
 from agentic_codemod.workflow.declarations import pending_declarations
 from agentic_codemod.workflow.gates import GateResult
@@ -56,8 +56,12 @@ def _expected_manifests(state: RunState) -> dict[str, str]:
     adapter, base, target = need(state.adapter), state.base_commit, state.task.sdk.to
     pending = pending_declarations(state)
     expected: dict[str, str] = {}
-    for path in need(state.profile).dependency_files:
-        text = read_blob(state.paths.worktree, base, path).decode("utf-8", "replace")
+    files = need(state.profile).dependency_files
+    stored = read_blobs(state.paths.worktree, base, files)  # one git process for all of them
+    for path in files:
+        if path not in stored:
+            raise GitError(f"{path}: not a file in the base commit {base}, where recon found it")
+        text = stored[path].decode("utf-8", "replace")
         for dep in (d for d in pending if d.file == path):
             text = adapter.update_dependency(text, dep, target)
         expected[path] = text
