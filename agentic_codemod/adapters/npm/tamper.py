@@ -24,22 +24,25 @@ A deleted test file is the core's finding (it sees TestFacts.is_test_file).
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from pathlib import PurePosixPath
 
-SKIPS = re.compile(
+# The patterns are sources, compiled on first use (compiled()): every run loads this adapter (the
+# registry), only npm candidates are read with them.
+SKIPS = (
     r"\.(?:skip|todo)\s*\(|\b(?:xit|xdescribe|xtest|xcontext)\s*\(|\bthis\.skip\s*\("
     r"|\b(?:skip|todo)\s*:\s*(?!false\b)"  # node:test's and tape's options: test(name, { skip: true }, fn)
 )
-FOCUS = re.compile(r"\.only\s*\(|\b(?:fit|fdescribe)\s*\(")
-TESTS = re.compile(r"(?<![\w.$])(?:it|test)\s*\(")
-ASSERTIONS = re.compile(
+FOCUS = r"\.only\s*\(|\b(?:fit|fdescribe)\s*\("
+TESTS = r"(?<![\w.$])(?:it|test)\s*\("
+ASSERTIONS = (
     r"\bassert\w*\s*[.(]|\bexpect\s*\("
     # tape's (and node-tap's) assertions on the test object by its usual names: t.equal(...), st.ok(...) ...
     r"|\b(?:t|st|tt|t2)\.(?:ok|notOk|equal|notEqual|strictEqual|notStrictEqual|deepEqual|notDeepEqual|deepLooseEqual"
     r"|looseEqual|same|notSame|is|isNot|error|ifError|throws|doesNotThrow|match|doesNotMatch|fail)\s*\("
 )
-HOOKS = re.compile(
+HOOKS = (
     r"require\.cache|Module\._load|Module\.prototype\.require|process\.exitCode\s*="
     r"|[\"'](?:reporters|setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown"
     r"|testResultsProcessor|testPathIgnorePatterns|modulePathIgnorePatterns)[\"']\s*:"
@@ -49,13 +52,18 @@ HOOKS = re.compile(
 )
 # Keys of a runner's configuration that load code or narrow what runs (.mocharc's require/file/spec/grep,
 # jest's testMatch/testNamePattern ...): introduced into an existing configuration, as new as a new file.
-RUNNER_KEYS = re.compile(
+RUNNER_KEYS = (
     r"[\"']?\b(?:require|file|node-option|grep|fgrep|invert|spec|ignore|exclude|testMatch|testRegex"
     r"|testNamePattern|roots)\b[\"']?\s*:"
 )
-EXITS = re.compile(r"process\.exit\s*\(")
+EXITS = r"process\.exit\s*\("
 MOCKS = "__mocks__"  # jest's folder of manual module mocks
 CODE = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+
+
+@functools.cache
+def compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def tamper(
@@ -98,21 +106,21 @@ def tamper(
     return found
 
 
-def _more(pattern: re.Pattern[str], before: str, after: str) -> list[str]:
+def _more(pattern: str, before: str, after: str) -> list[str]:
     old, new = _tally(pattern, before), _tally(pattern, after)
     return sorted(key for key in new if new[key] > old.get(key, 0))
 
 
-def _tally(pattern: re.Pattern[str], text: str) -> dict[str, int]:
+def _tally(pattern: str, text: str) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for match in pattern.finditer(_code_only(text)):
+    for match in compiled(pattern).finditer(_code_only(text)):
         key = re.sub(r"\s+", "", match.group(0)).strip("\"':")
         counts[key] = counts.get(key, 0) + 1
     return counts
 
 
-def _count(pattern: re.Pattern[str], text: str) -> int:
-    return len(pattern.findall(_code_only(text)))
+def _count(pattern: str, text: str) -> int:
+    return len(compiled(pattern).findall(_code_only(text)))
 
 
 def _code_only(text: str) -> str:

@@ -26,7 +26,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.npm.rule_risk import assess as assess_rule_edit
-from agentic_codemod.adapters.npm.tamper import HOOKS, MOCKS
+from agentic_codemod.adapters.npm.tamper import HOOKS, MOCKS, compiled
 from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_command import JEST
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
@@ -174,7 +174,8 @@ def suspects(copy: Path) -> list[str]:
                 text = Path(directory, name).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            hooks = sorted({re.sub(r"\s+", "", m.group(0)).strip("\"':") for m in HOOKS.finditer(text)})
+            matches = compiled(HOOKS).finditer(text)
+            hooks = sorted({re.sub(r"\s+", "", m.group(0)).strip("\"':") for m in matches})
             if hooks:
                 found.append(f"{(rel / name).as_posix()}: {', '.join(hooks)}")
     return found
