@@ -13,6 +13,7 @@ and leaves that file to a human, without stopping the others.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -152,31 +153,46 @@ def apply_rules(
 ) -> CodemodReport:
     """Apply every fixable rule in order; each rule sees the result of the ones before it. One scan with
     all the fixable rules first; before each later rule, only the files an earlier rule edited are
-    scanned again (with the rules still to come)."""
+    scanned again (with the rules still to come). What each edit brings in (rule_risk.assess: a parse of
+    the file before and after) is judged by one worker thread while the rules go on (ast-grep's re-scans
+    and the file writes leave the interpreter free); every judgement is in, in edit order, before this
+    returns, and a judge that raises fails the step as it did inline."""
     scanner = scanner or Scanner(root)
     report = CodemodReport()
     fixable = [r for r in rules if r.fixable]
     found = scanner.scan(fixable) if fixable else {}
     edited: set[str] = set()
-    for index, rule in enumerate(fixable):
-        if edited:
-            found = scanner.scan(fixable[index:], files=sorted(edited))
-            edited.clear()
-        by_file: dict[str, list[Hit]] = {}
-        for hit in found[rule.id]:
-            if hit.replacement is not None:
-                by_file.setdefault(hit.file, []).append(hit)
-        for rel, hits in sorted(by_file.items()):
-            edit = _apply_one(rule, rel, hits, writer, report)
-            if edit is not None:
-                report.edits.append(edit)
-                edited.add(rel)
+    judged: list[tuple[Rule, str, int, Future[tuple[list[str], bool]]]] = []
+    judge = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rule-risk")
+    try:
+        for index, rule in enumerate(fixable):
+            if edited:
+                found = scanner.scan(fixable[index:], files=sorted(edited))
+                edited.clear()
+            by_file: dict[str, list[Hit]] = {}
+            for hit in found[rule.id]:
+                if hit.replacement is not None:
+                    by_file.setdefault(hit.file, []).append(hit)
+            for rel, hits in sorted(by_file.items()):
+                change = _apply_one(rule, rel, hits, writer, report)
+                if change is not None:
+                    risk = judge.submit(rule_risk.assess, *change, rule.language)
+                    judged.append((rule, rel, len(hits), risk))
+                    edited.add(rel)
+        for rule, rel, count, risk in judged:
+            adds, human = risk.result()
+            edit = RuleEdit(rule=rule.id, file=rel, count=count, adds=adds, requires_human=human)
+            report.edits.append(edit)
+    finally:
+        judge.shutdown(wait=True, cancel_futures=True)
     return report
 
 
 def _apply_one(
     rule: Rule, rel: str, hits: list[Hit], writer: Writer, report: CodemodReport
-) -> RuleEdit | None:
+) -> tuple[str, str] | None:
+    """The file's text before and after the rule's edit, once written; None when nothing changed or the
+    file could not be edited (collected in the report)."""
     actor = f"codemod:{rule.id}"
     try:
         original = writer.read(rel, actor=actor)
@@ -193,8 +209,7 @@ def _apply_one(
     except (OSError, ValueError) as exc:
         report.errors.append({"rule": rule.id, "file": rel, "error": str(exc)})
         return None
-    adds, human = rule_risk.assess(original, updated, rule.language)
-    return RuleEdit(rule=rule.id, file=rel, count=len(hits), adds=adds, requires_human=human)
+    return original, updated
 
 
 def error_items(report: CodemodReport) -> list[HumanItem]:
