@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,7 @@ PLUGIN_MANIFESTS = ("plugin.json", ".claude-plugin/plugin.json", ".github/plugin
 
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
 _VISIBLE_FORMAT = frozenset({"\ufe0f"})  # emoji presentation selector
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\t\n\r\x20-\x7e]")
 
 
 def package_files(root: Path) -> list[str]:
@@ -93,15 +95,12 @@ def hidden_characters(text: str) -> Iterator[tuple[int, int, str]]:
     characters, soft hyphen, ...), variation selectors other than the emoji one, and control
     characters other than tab and newlines (e.g. ANSI escapes). A leading byte-order mark is allowed.
     """
-    line, col = 1, 0
-    for index, char in enumerate(text):
-        col += 1
-        if char == "\n":
-            line, col = line + 1, 0
-            continue
+    for found in _NOT_PRINTABLE_ASCII.finditer(text):  # printable ASCII is never hidden: not looked at
+        char, index = found.group(), found.start()
         if _is_hidden(char) and not (index == 0 and char == "\ufeff"):
-            name = unicodedata.name(char, "unnamed")
-            yield line, col, f"U+{ord(char):04X} {name}"
+            line = text.count("\n", 0, index) + 1
+            col = index - text.rfind("\n", 0, index)
+            yield line, col, f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}"
 
 
 def scan_package(root: Path, *, package: str, display: str) -> list[Violation]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import random
+import unicodedata
 from pathlib import Path
 
 import pytest
 from apm_project import write
 
-from agentic_codemod.apm.integrity import content_hash, find_hooks, hidden_characters
+from agentic_codemod.apm.integrity import _is_hidden, content_hash, find_hooks, hidden_characters
 from agentic_codemod.apm.manifest import normalise_local, remote_identity
 from agentic_codemod.apm.policy import TAG_RE, matches_pattern
 
@@ -79,6 +81,27 @@ def test_allow_patterns_use_apm_globs_on_host_qualified_identities(
 )
 def test_hidden_characters(text: str, found: list[tuple[int, int, str]]) -> None:
     assert list(hidden_characters(text)) == found
+
+
+def test_hidden_characters_are_every_character_the_rule_refuses_wherever_it_stands() -> None:
+    """Against the rule applied to every character in turn (lines and columns counted one by one), on
+    random texts of line breaks, printable ASCII and characters on both sides of the rule."""
+
+    def one_by_one(text: str) -> list[tuple[int, int, str]]:
+        found, line, col = [], 1, 0
+        for index, char in enumerate(text):
+            col += 1
+            if char == "\n":
+                line, col = line + 1, 0
+            elif _is_hidden(char) and not (index == 0 and char == "\ufeff"):
+                found.append((line, col, f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}"))
+        return found
+
+    alphabet = "ab \t\n\r~\x00\x1b\x7f\x85\u00ad\u200b\u202e\u2028\ufeff\ufe0e\ufe0f\U000e0041\U000e0100é中"
+    rng = random.Random(13)
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert list(hidden_characters(text)) == one_by_one(text), repr(text)
 
 
 def test_hooks_are_found_in_every_place_apm_reads_them(tmp_path: Path) -> None:
