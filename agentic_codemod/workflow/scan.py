@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 RACY_NS = 2_000_000_000  # a file changed this recently is re-read, never trusted by its status
 _POINTER = 8  # each argument and environment string also costs its pointer in the new process's argv/envp
 _POSIX_ARG_MAX = 4_096  # where the system does not say (sysconf fails): the least POSIX allows
+_ARG_EXTRA = 3 + _POINTER  # a file name's "./", its NUL and its pointer
 _ROOM_NEEDED = 2 * (4_096 + 3 + _POINTER)  # room for at least two names of PATH_MAX bytes
 
 
@@ -180,8 +181,7 @@ class Scanner:
     def _collect(self, ids: set[str], files: Iterable[tuple[str, str]]) -> dict[str, list[Hit]]:
         """The cached matches of these rules in these (file, digest)s, in file order."""
         out: dict[str, list[Hit]] = {i: [] for i in ids}
-        for key in files:
-            entry = self._cache.get(key)
+        for entry in map(self._cache.get, files):  # (the loop over every listed file, kept lean)
             if entry is not None and entry.hits:
                 for rule_id, hits in entry.hits.items():
                     if rule_id in out:
@@ -329,8 +329,8 @@ class Scanner:
                 if proc.stdout is not None:
                     proc.stdout.close()
             # the inspect report: a line per file (its name and about 60 bytes) and per rule, a summary
-            names = sum(_arg_bytes(f) for f in batch)
-            stderr = _head(errors, 4 * names + 100 * (len(batch) + len(rules)) + 65_536)
+            # (a name's UTF-8 is at most 4 bytes a character)
+            stderr = _head(errors, 4 * sum(map(len, batch)) + 100 * (len(batch) + len(rules)) + 65_536)
         if timed_out.is_set():
             raise RequiresHuman(
                 f"rule {shown}: {TOOL} did not finish within {self.settings.timeout_s:.0f}s "
@@ -403,7 +403,7 @@ def argv_room(cap: int, fixed: list[str], arg_max: int | None = None) -> int:
 
 def _arg_bytes(name: str) -> int:
     """What one file name costs on the command line: "./", its bytes, the NUL and its argv pointer."""
-    return len(name.encode("utf-8")) + 3 + _POINTER
+    return len(name.encode("utf-8")) + _ARG_EXTRA
 
 
 def _batches(files: list[str], room: int) -> list[list[str]]:
@@ -413,7 +413,7 @@ def _batches(files: list[str], room: int) -> list[list[str]]:
     batches: list[list[str]] = [[]]
     size = 0
     for f in files:
-        n = _arg_bytes(f)
+        n = len(f.encode("utf-8")) + _ARG_EXTRA  # _arg_bytes(f), inline: once per listed file
         if batches[-1] and size + n > room:
             batches.append([])
             size = 0

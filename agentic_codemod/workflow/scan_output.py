@@ -92,7 +92,7 @@ def checked_report(
     shown = shown_rules(rule_ids)
     reasons: dict[str, str] = {}
     for f in batch:  # a name may hold a line break: take such names out before reading lines
-        if f.splitlines() != [f]:
+        if not f.isprintable() and f.splitlines() != [f]:  # (every line break is unprintable)
             marker = f"{_INSPECT}entity|file|{f}: "
             if (at := stderr.find(marker)) >= 0:
                 reasons[f] = stderr[at + len(marker) :].split("\n", 1)[0]
