@@ -16,8 +16,9 @@ from agentic_codemod.errors import CodemodError
 
 TOOL = "ast-grep"
 # `--inspect entity` prints these (and per-file lines) on stderr; anything else on stderr is an error.
-_FILES = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)$")
-_RULES = re.compile(r"^sg: summary\|rule: effectiveRuleCount=(\d+),skippedRuleCount=(\d+)$")
+# (searched for in the whole report, a line at a time: a file name cannot start a line of its own)
+_FILES = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)\r?$", re.MULTILINE)
+_RULES = re.compile(r"^sg: summary\|rule: effectiveRuleCount=(\d+),skippedRuleCount=(\d+)\r?$", re.MULTILINE)
 _INSPECT = "sg: "
 _ENTITY_FILE = _INSPECT + "entity|file|"
 _FILE_KEY = b',"file":"'  # structural in a match line: a quote inside a JSON string is escaped
@@ -106,10 +107,10 @@ def checked_report(
         if ln.startswith(_ENTITY_FILE):
             name, _, rest = ln[len(_ENTITY_FILE) :].rpartition(": ")
             reasons.setdefault(name, rest)
-    files = next((m for m in map(_FILES.match, lines) if m), None)
+    files = _FILES.search(stderr)
     if files is None:
         raise ScanFailed(f"{TOOL} did not report what it scanned for rule {shown}: {stderr[:500]!r}")
-    rules = next((m for m in map(_RULES.match, lines) if m), None)
+    rules = _RULES.search(stderr)
     if rules is None or rules.group(1) != str(len(rule_ids)):
         raise ScanFailed(f"{TOOL} did not apply rule {shown}: {stderr[:500]!r}")
     why = {f: r.removeprefix("skipped=") for f in batch if (r := reasons.get(f, "")).startswith("skipped=")}
