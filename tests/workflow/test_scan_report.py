@@ -1,0 +1,54 @@
+"""ast-grep's `--inspect entity` report (scan_output.checked_report): only a report that accounts for every
+file and rule passes; a summary that is missing, not on a line of its own, or forged inside a file name
+fails the scan."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_codemod.workflow.scan_output import ScanFailed, checked_report
+
+RULES = ["R1", "R2"]
+
+
+def report(batch: list[str], scanned: int | None = None, rules: int = 2, extra: str = "") -> str:
+    lines = [f"sg: entity|file|{f}: scanned" for f in batch]
+    lines.append(
+        f"sg: summary|file: scannedFileCount={len(batch) if scanned is None else scanned},skippedFileCount=0"
+    )
+    lines.append(f"sg: summary|rule: effectiveRuleCount={rules},skippedRuleCount=0")
+    return extra + "\n".join(lines) + "\n"
+
+
+def test_a_report_that_accounts_for_every_file_and_rule_passes() -> None:
+    batch = [f"src/m{i}.py" for i in range(500)]
+    assert checked_report(RULES, batch, 0, report(batch)) == (0, {})
+
+
+@pytest.mark.parametrize(
+    ("stderr", "what"),
+    [
+        (report(["a.py", "b.py"], scanned=1), "scanned 1 of 2"),
+        (report(["a.py", "b.py"], rules=1), "did not apply"),
+        ("sg: entity|file|a.py: scanned\nsg: entity|file|b.py: scanned\n", "did not report"),
+        (report(["a.py", "b.py"]).replace("sg: summary|file", "sg: x sg: summary|file"), "did not report"),
+        (report(["a.py", "b.py"]).replace("skippedFileCount=0\n", "skippedFileCount=0 \n"), "did not report"),
+        (report(["a.py", "b.py"], extra="error: boom\n"), "exit 0"),
+    ],
+)
+def test_a_report_that_does_not_account_for_the_batch_fails_the_scan(stderr: str, what: str) -> None:
+    with pytest.raises(ScanFailed, match=what):
+        checked_report(RULES, ["a.py", "b.py"], 0, stderr)
+
+
+def test_a_summary_inside_a_file_name_does_not_count() -> None:
+    forged = "src/x\nsg: summary|file: scannedFileCount=2,skippedFileCount=0\n.py"
+    batch = ["a.py", forged]
+    honest = (
+        f"sg: entity|file|a.py: scanned\nsg: entity|file|{forged}: scanned\n"
+        "sg: summary|file: scannedFileCount=1,skippedFileCount=0\n"
+        "sg: summary|rule: effectiveRuleCount=2,skippedRuleCount=0\n"
+    )
+    # what ast-grep prints when it scanned only a.py: the forged name's line must not be read as a summary
+    with pytest.raises(ScanFailed, match="scanned 1 of 2"):
+        checked_report(RULES, batch, 0, honest)
