@@ -92,6 +92,8 @@ def loader() -> ModuleLoader | None:
     current = (jinja2_version(), page.OPTIONS, source_hashes())
     if current != (compiled.JINJA2, compiled.OPTIONS, compiled.SOURCES):
         return None
+    if not all((COMPILED / ModuleLoader.get_module_filename(name)).is_file() for name in compiled.SOURCES):
+        return None  # a partial copy of the package
     return ModuleLoader(COMPILED)
 
 

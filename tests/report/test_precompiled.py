@@ -97,3 +97,14 @@ def test_the_generator_writes_the_files_and_removes_a_stale_module(tmp_path: Pat
     (tmp_path / "tmpl_gone.py").write_text("# a template that no longer exists\n")
     assert precompiled.main([str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(precompiled.compiled_texts())
+
+
+def test_a_missing_compiled_module_is_compiled_from_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "compiled"
+    shutil.copytree(precompiled.COMPILED, copy)
+    monkeypatch.setattr(precompiled, "COMPILED", copy)
+    assert isinstance(precompiled.loader(), jinja2.ModuleLoader)
+    (copy / jinja2.ModuleLoader.get_module_filename("base.html")).unlink()
+    assert precompiled.loader() is None
