@@ -140,6 +140,8 @@ def _imports(interpreter: float, importtime: str) -> None:
             continue
         own, _cumulative, name = line[len("import time:") :].split("|", 2)
         package = name.strip().split(".", 1)[0]
+        if package.startswith("_jinja2_module_templates_"):  # report/compiled/ (jinja2's ModuleLoader)
+            package = "agentic_codemod"
         by_package[package] = by_package.get(package, 0.0) + int(own) / 1e6
     total = sum(by_package.values())
     print("interpreter and imports (the measured run; imports overlap the phases above):")
