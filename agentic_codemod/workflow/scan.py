@@ -28,6 +28,7 @@ Failures are never "no matches":
     ast-grep exits non-zero, prints an error, or scans fewer files than given  -> ScanFailed (exit 1)
     ast-grep skips a file (fileTooLarge), or a cap is exceeded                  -> RequiresHuman (exit 3)
     a file name in the repository is not UTF-8                                  -> RequiresHuman (exit 3)
+    the environment leaves no room on ast-grep's command line for file names   -> EnvironmentUnavailable (75)
 """
 
 from __future__ import annotations
