@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from importlib import metadata
 from pathlib import Path
 
 from jinja2 import FileSystemLoader, ModuleLoader
@@ -48,7 +47,9 @@ def source_hashes() -> dict[str, str]:
 
 
 def jinja2_version() -> str:
-    return metadata.version("jinja2")
+    import jinja2
+
+    return jinja2.__version__  # the imported package's own (a metadata lookup walks sys.path)
 
 
 def compiled_texts() -> dict[str, str]:
