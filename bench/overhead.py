@@ -3,11 +3,12 @@
     .venv/bin/python bench/overhead.py [--quick]
 
 Prints, for the acme-app fixture in offline mode (rule-fixable task), with a warm cache (a first run
-builds the environment template in a private cache; the second run is measured):
-  - wall time of the whole run vs. the wall time of its two test runs, as a ratio;
+builds the environment template in a private cache; `--runs` runs, 5 by default, are measured):
+  - wall time of the whole run vs. the wall time of its two test runs, as a ratio: the median run's,
+    with every run's ratio beside it (a shared machine moves single runs by 20% and more);
   - the breakdown by phase: before the workflow (interpreter, imports, settings), each step of run.json,
     and inside them the installs, the environment listings and the test runs (from trace.jsonl);
-  - the interpreter and imports slice of that same run (`-X importtime`, by top-level package, wherever the
+  - the interpreter and imports slice of one more run (`-X importtime`, by top-level package, wherever the
     import happens: before the workflow or lazily inside a step) and a bare interpreter's start;
   - `agentic-codemod --help` start-up time (median of several runs);
   - what the sandbox adds per verification: the fixture's test command in the bubblewrap box vs. as a
@@ -76,24 +77,34 @@ def offline_run(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one cold run, no sandbox pairs: a smoke run")
+    parser.add_argument("--runs", type=int, default=5, help="measured warm runs; the ratio is their median")
     args = parser.parse_args()
+    runs = 1 if args.quick else max(1, args.runs)
     wheelhouse = build_wheelhouse(ROOT / "fixtures" / ".wheelhouse")
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         cache = Path(tmp) / "cache"
         if not args.quick:  # builds the environment template and the bytecode
             offline_run(Path(tmp), "warm-up", wheelhouse, cache)
-        wall, run_dir, stderr = offline_run(Path(tmp), "measured", wheelhouse, cache, importtime=True)
-        manifest = json.loads((run_dir / "run.json").read_text())
-        trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+        if args.quick:  # one cold run, which also gives the imports
+            first = offline_run(Path(tmp), "measured", wheelhouse, cache, importtime=True)
+            measured, stderr = [_measured(first)], first[2]
+        else:
+            measured = [_measured(offline_run(Path(tmp), f"run-{i}", wheelhouse, cache)) for i in range(runs)]
+            stderr = offline_run(Path(tmp), "imports", wheelhouse, cache, importtime=True)[2]
+        ratios = sorted(m[0] / m[1] for m in measured)
+        ratio, wall, verification, manifest, trace = next(  # the run whose ratio is the median
+            (r, *m) for m in measured if (r := m[0] / m[1]) == ratios[len(ratios) // 2]
+        )
+        run_dir = Path(manifest["run_dir"])
         sandbox_cost = None if args.quick else _sandbox_cost(run_dir)
         env = tool_env(Path(tmp), cache)
         interpreter = _median_wall([sys.executable, "-c", "pass"], env, 1 if args.quick else 5)
         startup = _median_wall([CLI, "--help"], env, 1 if args.quick else 5)
-    verification = sum(v["duration_s"] for v in manifest["verifications"])
     print(f"offline run: status {manifest['status']}, installs {manifest.get('installs')}")
     print(f"run wall time          {wall:8.2f} s{'  (cold cache)' if args.quick else '  (warm cache)'}")
     print(f"test runs              {verification:8.2f} s ({len(manifest['verifications'])} runs)")
-    print(f"overhead ratio         {wall / verification if verification else float('nan'):8.2f} x")
+    spread = f"  (median of {runs} runs: {', '.join(f'{r:.2f}' for r in ratios)})" if runs > 1 else ""
+    print(f"overhead ratio         {ratio:8.2f} x{spread}")
     _breakdown(wall, manifest, trace)
     _imports(interpreter, stderr)
     print(f"--help start-up        {startup * 1000:8.0f} ms (median of {1 if args.quick else 5})")
@@ -101,6 +112,17 @@ def main() -> None:
         box, copy = sandbox_cost
         print(f"sandbox per verification {box:6.3f} s (bwrap box vs plain process, median of {PAIRS} pairs)")
         print(f"disposable copy          {copy:6.3f} s (per verification, median)")
+
+
+def _measured(run: tuple[float, Path, str]) -> tuple[float, float, dict[str, Any], list[dict[str, Any]]]:
+    """(wall, seconds of its test runs, run.json with its run dir, trace) of one offline run."""
+    wall, run_dir, _stderr = run
+    manifest = json.loads((run_dir / "run.json").read_text()) | {"run_dir": str(run_dir)}
+    trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+    verification = sum(v["duration_s"] for v in manifest["verifications"])
+    if not verification:
+        raise SystemExit(f"bench/overhead.py: the run in {run_dir} recorded no test run")
+    return wall, verification, manifest, trace
 
 
 def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]]) -> None:
@@ -144,7 +166,7 @@ def _imports(interpreter: float, importtime: str) -> None:
             package = "agentic_codemod"
         by_package[package] = by_package.get(package, 0.0) + int(own) / 1e6
     total = sum(by_package.values())
-    print("interpreter and imports (the measured run; imports overlap the phases above):")
+    print("interpreter and imports (one more run, under -X importtime; imports overlap the phases above):")
     print(f"  {'interpreter start (python -c pass)':58} {interpreter:6.2f} s")
     print(f"  {'imports, all (-X importtime self times)':58} {total:6.2f} s")
     named = ("agno", "agentic_codemod", "pydantic", "pydantic_core", "jinja2", "rich", "yaml", "packaging")
