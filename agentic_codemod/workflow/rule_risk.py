@@ -44,6 +44,11 @@ def _adapter_checker(language: str) -> Callable[[str, str], tuple[list[str], boo
     return None
 
 
+# What Python's parser raises on a text it cannot build a tree for: a syntax error, a NUL byte, and nesting
+# too deep for its recursion limit or its memory (a file of the repository can be written to do that).
+UNPARSEABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
 def assess(
     before: str, after: str, language: str, risky: tuple[str, ...] = RULE_EDIT_RISKY_NAMES
 ) -> tuple[list[str], bool]:
@@ -55,11 +60,11 @@ def assess(
         return checker(before, after)
     try:
         old = _facts_of(before)
-    except (SyntaxError, ValueError) as exc:
+    except UNPARSEABLE as exc:
         return [f"an edit of a file the tool cannot parse ({_why(exc)})"], True
     try:
         new = _facts_of(after)
-    except (SyntaxError, ValueError) as exc:
+    except UNPARSEABLE as exc:
         return [f"an edit that leaves the file unparseable ({_why(exc)})"], True
     adds: list[str] = []
     human = False
@@ -315,4 +320,5 @@ def _risky(name: str, risky: tuple[str, ...]) -> bool:
 
 def _why(exc: Exception) -> str:
     line = getattr(exc, "lineno", None)
-    return f"{getattr(exc, 'msg', exc)}" + (f", line {line}" if line else "")
+    said = f"{getattr(exc, 'msg', exc)}" or type(exc).__name__
+    return said + (f", line {line}" if line else "")

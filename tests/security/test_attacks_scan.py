@@ -196,6 +196,26 @@ def test_attack_rule_that_plants_import_time_code_requires_a_human(
     assert state_of(acme_repo) == before
 
 
+def test_attack_expression_nested_past_the_parsers_limit_requires_a_human_not_a_crash(
+    make_repo, run_codemod
+) -> None:
+    """A module no test imports, holding a usage a rule migrates and an expression of 4,000 terms: Python's
+    parser gives up on it (RecursionError), tree-sitter does not. Every reader of Python source (imports,
+    test facts, the rule edit's judge) takes it as unparseable: the edit goes to a human, the run ends 3."""
+    table = "TABLE = 1" + " + 1" * 4000 + "\n"
+    repo = make_repo("deep", {"src/acme_app/legacy_table.py": f"import acme.errors\n\n{table}"})
+    before = state_of(repo)
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "rule ACME001" in m["reason"] and "src/acme_app/legacy_table.py" in m["reason"], m["reason"]
+    [edit] = [e for e in m["rule_edits"] if e["file"] == "src/acme_app/legacy_table.py"]
+    assert edit["requires_human"] and "cannot parse" in " ".join(edit["adds"]), edit
+    assert "RecursionError" not in json.dumps(m)
+    assert_artifacts(result.run_dir)
+    assert state_of(repo) == before
+
+
 def test_attack_rule_whose_write_is_refused_fails_the_run_naming_rule_and_path(
     acme_repo: Path, run_codemod, tmp_path: Path
 ) -> None:

@@ -32,6 +32,7 @@ from pathlib import Path, PurePosixPath
 import tomlkit
 
 from agentic_codemod.adapters.python import install_commands, test_scope
+from agentic_codemod.workflow.rule_risk import UNPARSEABLE
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
 # `python -m MODULE` test runners; testtools.run takes unittest's arguments and runs unittest test cases.
@@ -201,7 +202,7 @@ def _named_for_tests(name: str) -> bool:
 def _nox(root: Path) -> CiTestEnv | None:
     try:
         tree = ast.parse((root / "noxfile.py").read_text(encoding="utf-8"))
-    except (OSError, ValueError, SyntaxError):
+    except (OSError, *UNPARSEABLE):
         return None
     sessions = [f for f in tree.body if isinstance(f, ast.FunctionDef) and _session_name(f)]
     sessions.sort(key=lambda f: not _named_for_tests(_session_name(f) or ""))

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.config import MAX_IMPORT_SCAN_BYTES, Settings
+from agentic_codemod.workflow.rule_risk import UNPARSEABLE
 
 
 def import_names(distribution: str, find_links: Iterable[str], given: Iterable[str] = ()) -> list[str]:
@@ -54,7 +55,7 @@ def first_import(root: Path, files: Iterable[str], names: Iterable[str]) -> tupl
             if path.stat().st_size > MAX_IMPORT_SCAN_BYTES:
                 continue
             tree = ast.parse(path.read_bytes())
-        except (OSError, SyntaxError, ValueError):
+        except (OSError, *UNPARSEABLE):
             continue
         lines = sorted(
             node.lineno

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
+from agentic_codemod.workflow.rule_risk import UNPARSEABLE
 
 KIND = "setup.py"
 KEYWORDS = ("install_requires", "extras_require", "tests_require", "setup_requires")
@@ -63,7 +64,7 @@ def rewrite(content: str, canonical: str, bump: Bump) -> str:
 def _find(content: str, canonical: str) -> list[_Found]:
     try:
         tree = ast.parse(content)
-    except (SyntaxError, ValueError) as exc:
+    except UNPARSEABLE as exc:
         raise ValueError(f"not valid Python: {exc}") from exc
     reader = _Reader(tree)
     lines = LINE_RE.findall(content)

@@ -32,6 +32,8 @@ import collections
 import re
 import tomllib
 
+from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+
 Facts = collections.Counter[str]
 
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
@@ -97,7 +99,9 @@ def _facts(name: str, text: str, is_test: bool) -> Facts:
 def _python_facts(text: str, is_test: bool) -> Facts:
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):  # unparsable: count by spelling, so nothing hides behind an error
+    except (
+        UNPARSEABLE
+    ):  # unparsable (or nested past the parser's limits): count by spelling, so nothing hides
         return _spelled_facts(text, is_test)
     facts: Facts = collections.Counter()
     for node in ast.walk(tree):
@@ -261,7 +265,7 @@ def _test_facts(text: str) -> dict[str, int] | None:
     """Counts from the syntax tree: asserts (plus self.assert*), test functions, skip markers."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except UNPARSEABLE:
         return None
     facts = {"asserts": 0, "tests": 0, "skips": 0, "statements": len(tree.body)}
     for node in ast.walk(tree):

@@ -25,6 +25,8 @@ import fnmatch
 import os
 from pathlib import Path
 
+from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+
 PYTEST_FILES = ("test_*.py", "*_test.py")
 UNITTEST_PATTERN = "test*.py"
 # Directories never searched for test files: environments, caches, build output, vendored code.
@@ -88,7 +90,7 @@ def _files(base: Path, patterns: tuple[str, ...]) -> list[Path]:
 def _tests_in(path: Path, functions: bool) -> int:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError, SyntaxError):
+    except (OSError, *UNPARSEABLE):
         return 0
     count = 0
     for node in tree.body:
