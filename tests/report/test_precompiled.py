@@ -108,3 +108,15 @@ def test_a_missing_compiled_module_is_compiled_from_source(
     assert isinstance(precompiled.loader(), jinja2.ModuleLoader)
     (copy / jinja2.ModuleLoader.get_module_filename("base.html")).unlink()
     assert precompiled.loader() is None
+
+
+def test_an_old_compiled_module_beside_a_new_manifest_is_compiled_from_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partial upgrade of the package: the manifest matches today's templates, a module is yesterday's."""
+    copy = tmp_path / "compiled"
+    shutil.copytree(precompiled.COMPILED, copy)
+    monkeypatch.setattr(precompiled, "COMPILED", copy)
+    module = copy / jinja2.ModuleLoader.get_module_filename("base.html")
+    module.write_text(module.read_text(encoding="utf-8") + "# yesterday's module\n", encoding="utf-8")
+    assert precompiled.loader() is None
