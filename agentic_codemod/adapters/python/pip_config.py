@@ -72,19 +72,20 @@ def _config_files(environ: Mapping[str, str]) -> list[str]:
 
 def nothing_to_read(environ: Mapping[str, str]) -> bool:
     """Whether pip would find no configuration: Linux, HOME set, no PIP_* variable (PIP_CONFIG_FILE is
-    one), and no file at any of candidate_files. Anything else asks pip."""
-    if sys.platform != "linux" or not environ.get("HOME") or any(k.startswith("PIP_") for k in environ):
+    one), no XDG_CONFIG_* variable (how a pip reads those has changed between versions: `~` expanded or
+    not, spaces stripped or not), and no file at any of candidate_files. Anything else asks pip."""
+    if sys.platform != "linux" or not environ.get("HOME"):
+        return False
+    if any(k.startswith(("PIP_", "XDG_CONFIG_")) for k in environ):
         return False
     return not any(os.path.lexists(path) for path in candidate_files(environ))
 
 
 def candidate_files(environ: Mapping[str, str]) -> list[str]:
-    """Every place pip's Linux file list (pip._internal.configuration with platformdirs) can name, taken
-    wide: each XDG variable both as set and at its default (a test checks pip's own list against it)."""
+    """Every place pip's Linux file list (pip._internal.configuration with platformdirs) names where no
+    XDG_CONFIG_* variable is set (a test checks pip's own list against it)."""
     home = environ.get("HOME", "")
     dirs = [f"{home}/.pip", f"{home}/.config/pip", "/etc/xdg/pip", "/etc", sys.prefix]
-    xdg = [environ.get("XDG_CONFIG_HOME", ""), *environ.get("XDG_CONFIG_DIRS", "").split(":")]
-    dirs += [f"{d.strip()}/pip" for d in xdg if d.strip()]
     return [f"{d}/pip.conf" for d in dirs]
 
 
