@@ -75,7 +75,7 @@ def _resolve(s: Scratch, root: Path, base: str) -> str:
         raise GitError(f"{root}: unknown revision {base!r}")
     if oid == EMPTY_TREE:
         return oid
-    key = (os.fspath(objects_dir(root)), oid)
+    key = _repository(root, oid)
     if key not in _PEELED:
         try:
             peeled = s.git("rev-parse", "--verify", "--quiet", f"{oid}^{{commit}}").decode().strip()
@@ -87,12 +87,23 @@ def _resolve(s: Scratch, root: Path, base: str) -> str:
 
 # What a commit id resolves to, in a repository's objects, never changes: a run asks for the same base in
 # every snapshot, so each answer costs one git process per process, not one per snapshot. Bounded.
-_PEELED: dict[tuple[str, str], str] = {}  # (objects dir, object id) -> the commit it peels to
-_BASES: dict[tuple[str, str], tuple[bytes, list[tuple[str, str, bytes]]]] = {}  # -> (index file, ls-tree)
+_Key = tuple[str, int, int, int, str]  # the objects dir (path, device, inode, ctime: another repository at
+# the same path is another directory, even where its inode number is reused), the object id
+_PEELED: dict[_Key, str] = {}  # -> the commit it peels to
+_BASES: dict[_Key, tuple[bytes, list[tuple[str, str, bytes]]]] = {}  # -> (index file, ls-tree)
 _REMEMBERED = 16
 
 
-def _remember(cache: dict[tuple[str, str], _V], key: tuple[str, str], value: _V) -> None:
+def _repository(root: Path, oid: str) -> _Key:
+    objects = objects_dir(root)
+    try:
+        st = os.stat(objects)
+    except OSError as exc:
+        raise GitError(f"{root}: cannot read the repository's objects: {exc}") from exc
+    return os.fspath(objects), st.st_dev, st.st_ino, st.st_ctime_ns, oid
+
+
+def _remember(cache: dict[_Key, _V], key: _Key, value: _V) -> None:
     if len(cache) >= _REMEMBERED:
         cache.pop(next(iter(cache)))
     cache[key] = value
@@ -216,7 +227,7 @@ def _snapshot(s: Scratch, root: Path, base_id: str) -> str:
 def _base(s: Scratch, root: Path, base_id: str, index: Path) -> list[tuple[str, str, bytes]]:
     """The base commit's files (ls-tree), with its index file written at `index` (what `ls-files --others`
     needs to tell tracked from untracked). Both are the same bytes for the same commit: made once."""
-    key = (os.fspath(objects_dir(root)), base_id)
+    key = _repository(root, base_id)
     known = _BASES.get(key)
     if known is None:
         s.git("read-tree", base_id, index=index)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,30 @@ def test_an_unborn_head_diffs_against_the_empty_tree(tmp_path: Path, git) -> Non
 def test_an_unknown_base_is_an_error(repo: Path) -> None:
     with pytest.raises(GitError):
         resolve_base(repo, "no-such-ref")
+
+
+def test_another_repository_at_the_same_path_is_asked_anew(tmp_path: Path, git) -> None:  # type: ignore[no-untyped-def]
+    """What a base resolves to is remembered per repository, not per path: a repository made where another
+    was (a fleet's next clone) and lacking its commit says so, and snapshots its own files."""
+    root = tmp_path / "clone"
+
+    def commit(name: str) -> str:
+        root.mkdir()
+        git(root, "init", "-q")
+        (root / name).write_text(f"{name}\n")
+        git(root, "add", name)
+        git(root, "commit", "-qm", name)
+        return str(git(root, "rev-parse", "HEAD"))
+
+    first = commit("a.txt")
+    assert resolve_base(root, first) == first
+    assert snapshot_diff(root, first, "--name-only") == b""  # the caches now hold the first repository's
+    shutil.rmtree(root)
+    second = commit("b.txt")
+    with pytest.raises(GitError, match="not a commit in this repository"):
+        resolve_base(root, first)
+    (root / "c.txt").write_text("new\n")
+    assert snapshot_diff(root, second, "--name-only").decode().split() == ["c.txt"]
 
 
 def test_git_environment_of_the_caller_cannot_redirect_the_snapshot(
