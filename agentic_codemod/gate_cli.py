@@ -219,9 +219,10 @@ def _task_from_yaml(text: str, path: Path) -> TaskSpec:
     import yaml
 
     from agentic_codemod.errors import InputError
+    from agentic_codemod.yaml_input import safe_load  # the parser a run reads the same task with
 
     try:
-        raw = yaml.safe_load(text)
+        raw = safe_load(text)
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: cannot read task file: {exc}".splitlines()[0]) from exc
     if not isinstance(raw, dict):
