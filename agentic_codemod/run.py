@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,9 +67,7 @@ def execute(options: RunOptions) -> RunManifest:
     redactor = Redactor.from_environment(dict(os.environ), settings.secret_name_markers)
     # The caller's index credentials (the sandboxed tools get them) go to the redactor before the first
     # trace record. pip says them from a process of its own: it answers while the workflow's modules load.
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="caller-credentials")
-    caller_secrets = pool.submit(_caller_credentials, dict(os.environ))
-    pool.shutdown(wait=False)
+    caller_secrets = _in_background(_caller_credentials, dict(os.environ))
     trace_path = paths.artifact("trace.jsonl")
     trace_path.unlink(missing_ok=True)
     state = RunState(
@@ -113,6 +113,20 @@ def _caller_credentials(environ: dict[str, str]) -> list[str]:
     from agentic_codemod.adapters import registry
 
     return [secret for adapter in registry().values() for secret in adapter.credentials(environ)]
+
+
+def _in_background(read: Callable[[dict[str, str]], list[str]], environ: dict[str, str]) -> Future[list[str]]:
+    """read(environ) in a daemon thread: a run cancelled meanwhile exits without waiting for it."""
+    answer: Future[list[str]] = Future()
+
+    def target() -> None:
+        try:
+            answer.set_result(read(environ))
+        except BaseException as exc:  # the run's thread raises it where it needs the answer
+            answer.set_exception(exc)
+
+    threading.Thread(target=target, name="caller-credentials", daemon=True).start()
+    return answer
 
 
 def _learn(redactor: Redactor, secrets: Future[list[str]]) -> None:
