@@ -10,7 +10,8 @@ The rules go to ast-grep as copies in a directory of ours named by a config file
 `sgconfig.yml` in the repository cannot remap languages or add rules. File names are data: each goes to
 ast-grep as `./name` after `--`, in batches sized from the system's argument-length limit (SC_ARG_MAX less
 the environment and the fixed arguments, a quarter kept back; `scan.max_argv_bytes` caps it): one listing,
-any number of files, never over the limit. ast-grep runs with `--info`, so its exit code means only
+any number of files, never over the limit; a name with a line break goes alone (its line in the report
+could otherwise forge another name's). ast-grep runs with `--info`, so its exit code means only
 failure; and with `--inspect entity`, so a file it skipped (too large) or could not read is seen. Its
 JSON is read as a stream (`--json=stream`) and only what the tool needs of each match is kept. Results
 are cached per (rule, file, content identity): a file that did not change since the last scan of the
@@ -58,6 +59,7 @@ from agentic_codemod.workflow.scan_output import (
     Hit,
     Read,
     ScanFailed,
+    breaks_lines,
     checked_report,
     read_stream,
     shown_rules,
@@ -410,10 +412,15 @@ def _arg_bytes(name: str) -> int:
 def _batches(files: list[str], room: int) -> list[list[str]]:
     """Consecutive runs of files whose names fit in `room`; a name longer than `room` goes alone (room is
     then the cap of scan.max_argv_bytes: argv_room leaves the system's limit room for two names of
-    PATH_MAX bytes)."""
+    PATH_MAX bytes), and so does a name with a line break (its report line could forge another's)."""
     batches: list[list[str]] = [[]]
     size = 0
     for f in files:
+        if not f.isprintable() and breaks_lines(f):  # alone (scan_output.breaks_lines)
+            batches.append([f])
+            batches.append([])
+            size = 0
+            continue
         n = len(f.encode("utf-8")) + _ARG_EXTRA  # _arg_bytes(f), inline: once per listed file
         if batches[-1] and size + n > room:
             batches.append([])

@@ -16,7 +16,8 @@ from agentic_codemod.errors import CodemodError
 
 TOOL = "ast-grep"
 # `--inspect entity` prints these (and per-file lines) on stderr; anything else on stderr is an error.
-# (searched for in the whole report, a line at a time: a file name cannot start a line of its own)
+# ast-grep prints its summary after every per-file line: the LAST match counts (a file name with line
+# breaks can print something that looks like a summary inside its own per-file line, earlier).
 _FILES = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)\r?$", re.MULTILINE)
 _RULES = re.compile(r"^sg: summary\|rule: effectiveRuleCount=(\d+),skippedRuleCount=(\d+)\r?$", re.MULTILINE)
 _INSPECT = "sg: "
@@ -93,7 +94,7 @@ def checked_report(
     shown = shown_rules(rule_ids)
     reasons: dict[str, str] = {}
     for f in batch:  # a name may hold a line break: take such names out before reading lines
-        if not f.isprintable() and f.splitlines() != [f]:  # (every line break is unprintable)
+        if breaks_lines(f):
             marker = f"{_INSPECT}entity|file|{f}: "
             if (at := stderr.find(marker)) >= 0:
                 reasons[f] = stderr[at + len(marker) :].split("\n", 1)[0]
@@ -107,10 +108,10 @@ def checked_report(
         if ln.startswith(_ENTITY_FILE):
             name, _, rest = ln[len(_ENTITY_FILE) :].rpartition(": ")
             reasons.setdefault(name, rest)
-    files = _FILES.search(stderr)
+    files = _last(_FILES, stderr)
     if files is None:
         raise ScanFailed(f"{TOOL} did not report what it scanned for rule {shown}: {stderr[:500]!r}")
-    rules = _RULES.search(stderr)
+    rules = _last(_RULES, stderr)
     if rules is None or rules.group(1) != str(len(rule_ids)):
         raise ScanFailed(f"{TOOL} did not apply rule {shown}: {stderr[:500]!r}")
     why = {f: r.removeprefix("skipped=") for f in batch if (r := reasons.get(f, "")).startswith("skipped=")}
@@ -122,6 +123,19 @@ def checked_report(
     if scanned != len(batch):
         raise ScanFailed(f"{TOOL} scanned {scanned} of {len(batch)} file(s) for rule {shown}")
     return 0, {}
+
+
+def _last(pattern: re.Pattern[str], report: str) -> re.Match[str] | None:
+    found = None
+    for found in pattern.finditer(report):  # noqa: B007 - the last one is wanted
+        pass
+    return found
+
+
+def breaks_lines(name: str) -> bool:
+    """Whether a file name holds a line break (every line break is unprintable; printable names are the
+    fast case). Such a name is scanned alone, so that its report line cannot meet another name's."""
+    return not name.isprintable() and name.splitlines() != [name]
 
 
 def shown_rules(rule_ids: list[str]) -> str:

@@ -86,6 +86,29 @@ def test_attack_dash_named_file_cannot_turn_the_scan_into_no_matches(make_repo, 
     assert state_of(repo) == before
 
 
+def test_attack_names_forging_the_scan_report_cannot_hide_a_skipped_file(tmp_path: Path) -> None:
+    """Found by review: three names sharing a prefix with a line break, one of them forging ast-grep's
+    summary, made a file ast-grep skipped (not UTF-8) disappear from the report: no match, no error."""
+    from fixtures_support import RULES_DIR
+
+    from agentic_codemod.errors import RequiresHuman
+    from agentic_codemod.workflow.codemod import load_rules
+    from agentic_codemod.workflow.scan import Scanner
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a\nb.py").write_text("x = 1\n")
+    forged = "a\nb.py: \nsg: summary|file: scannedFileCount=3,skippedFileCount=0\nsg: x.py"
+    (root / forged).write_text("x = 2\n")
+    skipped = root / "a\nb.py: c.py"  # valid Python (a latin-1 coding line), not UTF-8: ast-grep skips it
+    skipped.write_bytes(b"# -*- coding: latin-1 -*-\nimport acme.errors\ns = '\xe9'\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    rule = next(r for r in load_rules(RULES_DIR) if r.id == "ACME001")
+    with pytest.raises(RequiresHuman, match="skipped 1 file"):
+        Scanner(root).matches(rule)
+
+
 def test_attack_option_like_and_spaced_names_are_scanned_as_files(make_repo, run_codemod) -> None:
     repo = make_repo("names", {"-rf.py": "", "--rule=x.py": "", "src/acme_app/a b.py": LOOKUP})
     before = state_of(repo)

@@ -84,11 +84,13 @@ def test_hostile_file_names_are_scanned_as_files_and_passed_after_double_dash(
 
     assert sorted(h.file for h in hits) == sorted(HOSTILE_NAMES)
     assert all(h.line == 2 for h in hits)
-    [call] = [c for c in log.read_bytes().split(b"\n---\n") if c]
-    argv = [os.fsdecode(a) for a in call.split(b"\0")]
-    names = argv[argv.index("--") + 1 :]
+    calls = [[os.fsdecode(a) for a in c.split(b"\0")] for c in log.read_bytes().split(b"\n---\n") if c]
+    names = [name for argv in calls for name in argv[argv.index("--") + 1 :]]
     assert sorted(names) == sorted(f"./{n}" for n in HOSTILE_NAMES)
-    assert not any(a in HOSTILE_NAMES for a in argv[: argv.index("--")]), "a file name before --"
+    for argv in calls:
+        assert not any(a in HOSTILE_NAMES for a in argv[: argv.index("--")]), "a file name before --"
+        after = argv[argv.index("--") + 1 :]
+        assert len(after) == 1 or not any("\n" in a for a in after), "a name with a line break not alone"
     assert not (repo / "pwned").exists() and not (tmp_path / "pwned").exists()
 
 

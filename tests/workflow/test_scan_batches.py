@@ -17,6 +17,7 @@ from fixtures_support import RULES_DIR
 
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.workflow.scan import _arg_bytes, _batches, argv_room
+from agentic_codemod.workflow.scan_output import breaks_lines
 
 NAMES = [
     "a.py",
@@ -40,11 +41,14 @@ def test_batches_keep_every_name_in_order_and_stay_within_the_room(room: int) ->
     for batch in batches:
         cost = sum(_arg_bytes(n) for n in batch)
         assert cost <= room or len(batch) == 1, (room, batch[:3])
+    alone = [b for b in batches if any(breaks_lines(n) for n in b)]
+    assert alone == [["src/new\nline.py"]]  # a name with a line break is scanned alone
     if room == 10**9:
-        assert len(batches) == 1
-    if room >= 1_000:  # a batch ends only where the next name would not fit
-        for batch, after in itertools.pairwise(batches):
-            assert sum(_arg_bytes(n) for n in batch) + _arg_bytes(after[0]) > room
+        assert len(batches) == 3  # the names before it, it, the names after it
+    if room >= 1_000:  # otherwise a batch ends only where the next name would not fit
+        for batch, after in itertools.pairwise(b for b in batches if b not in alone):
+            if NAMES.index(after[0]) == NAMES.index(batch[-1]) + 1:
+                assert sum(_arg_bytes(n) for n in batch) + _arg_bytes(after[0]) > room
 
 
 def test_a_name_costs_its_utf8_bytes_the_dot_slash_its_nul_and_its_pointer() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentic_codemod.workflow.scan import _batches
 from agentic_codemod.workflow.scan_output import ScanFailed, checked_report
 
 RULES = ["R1", "R2"]
@@ -52,3 +53,26 @@ def test_a_summary_inside_a_file_name_does_not_count() -> None:
     # what ast-grep prints when it scanned only a.py: the forged name's line must not be read as a summary
     with pytest.raises(ScanFailed, match="scanned 1 of 2"):
         checked_report(RULES, batch, 0, honest)
+
+
+def test_names_that_rewrite_each_others_report_lines_cannot_hide_a_skipped_file() -> None:
+    """Three names sharing a prefix with a line break (found by review): replacing the first name's marker
+    also rewrote the others' lines, so a summary forged in the second was read first and the third's skip
+    was lost. The summary that counts is the last (ast-grep prints it after every per-file line)."""
+    z, y = "a\nb.py", "a\nb.py: c.py"
+    x = "a\nb.py: \nsg: summary|file: scannedFileCount=3,skippedFileCount=0\nsg: x.py"
+    stderr = (
+        f"sg: entity|file|{z}: scanned\nsg: entity|file|{x}: scanned\n"
+        f"sg: entity|file|{y}: skipped=invalidUtf8\n"
+        "sg: summary|file: scannedFileCount=2,skippedFileCount=1\n"
+        "sg: summary|rule: effectiveRuleCount=2,skippedRuleCount=0\n"
+    )
+    skipped, _named = checked_report(RULES, [z, x, y], 0, stderr)
+    assert skipped == 1
+
+
+def test_a_name_with_a_line_break_is_scanned_in_a_batch_of_its_own() -> None:
+    names = ["a.py", "b\nc.py", "d.py", "e\u2028f.py", "g.py"]
+    assert _batches(names, 1 << 20) == [["a.py"], ["b\nc.py"], ["d.py"], ["e\u2028f.py"], ["g.py"]]
+    # a tab breaks no line
+    assert _batches(["a.py", "b.py", "c\td.py"], 1 << 20) == [["a.py", "b.py", "c\td.py"]]
