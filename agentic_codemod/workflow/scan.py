@@ -34,6 +34,7 @@ Failures are never "no matches":
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -126,7 +127,8 @@ def _listed(root: Path, language: str) -> list[tuple[str, os.stat_result]]:
     for name in sorted(dict.fromkeys(n for n in names if n.endswith(suffixes))):
         try:
             st = lstat(f"{base}/{name}")
-        except OSError:
+        except OSError as exc:
+            _gone_or_unreadable(name, exc)
             continue
         if regular(st.st_mode):  # no symlinks: their target is scanned as itself
             found.append((name, st))
@@ -210,7 +212,11 @@ class Scanner:
         for f in sorted(set(files)):
             if not f.endswith(suffixes):
                 continue
-            st = _lstat(f"{os.fspath(self.root)}/{f}")
+            try:
+                st: os.stat_result | None = os.lstat(f"{os.fspath(self.root)}/{f}")
+            except OSError as exc:
+                _gone_or_unreadable(f, exc)
+                st = None
             if st is None or not stat.S_ISREG(st.st_mode):
                 listing.pop(f, None)
                 continue
@@ -448,6 +454,17 @@ def _lstat(path: Path | str) -> os.stat_result | None:
         return os.lstat(path)
     except OSError:
         return None
+
+
+def _gone_or_unreadable(name: str, exc: OSError) -> None:
+    """A listed file that is gone (deleted, or a parent is no longer a directory) is not scanned; one that
+    is there but cannot be looked at (permissions, a name too long, a loop) is a file the rules cannot see
+    into: RequiresHuman naming it, never "no matches"."""
+    if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+        raise RequiresHuman(
+            f"the rules cannot see into {name!r}: {exc.strerror or exc}",
+            hint="make the file readable to the tool (or move it), or migrate it by hand",
+        ) from exc
 
 
 def _largest(root: Path, files: list[str]) -> str:
