@@ -183,8 +183,8 @@ def apply_rules(
             adds, human = risk.result()
             edit = RuleEdit(rule=rule.id, file=rel, count=count, adds=adds, requires_human=human)
             report.edits.append(edit)
-    finally:
-        judge.shutdown(wait=True, cancel_futures=True)
+    finally:  # every judgement is in by now, unless the step stops (an error, a cancel): then not waited for
+        judge.shutdown(wait=False, cancel_futures=True)
     return report
 
 
