@@ -24,6 +24,11 @@ EXIT_REQUIRES_HUMAN = ExitCode.REQUIRES_HUMAN
 EXIT_UNAVAILABLE = ExitCode.UNAVAILABLE
 EXIT_CANCELLED = ExitCode.CANCELLED
 
+# What Python's parser (ast.parse, compile) raises on a text it cannot build a tree for: a syntax error, a
+# NUL byte, and nesting too deep for its recursion limit or its memory (a repository's file can be written
+# to do that). Every reader of repository source takes these as "unparseable", never as a crash.
+UNPARSEABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
 
 class CodemodError(Exception):
     status = Status.FAILED

@@ -83,19 +83,19 @@ def main() -> None:
     wheelhouse = build_wheelhouse(ROOT / "fixtures" / ".wheelhouse")
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         cache = Path(tmp) / "cache"
-        if not args.quick:  # builds the environment template and the bytecode
-            offline_run(Path(tmp), "warm-up", wheelhouse, cache)
         if args.quick:  # one cold run, which also gives the imports
             first = offline_run(Path(tmp), "measured", wheelhouse, cache, importtime=True)
-            measured, stderr = [_measured(first)], first[2]
+            measured, stderr = [_measured(*first[:2])], first[2]
         else:
-            measured = [_measured(offline_run(Path(tmp), f"run-{i}", wheelhouse, cache)) for i in range(runs)]
+            offline_run(Path(tmp), "warm-up", wheelhouse, cache)  # builds the environment template, bytecode
+            measured = [
+                _measured(*offline_run(Path(tmp), f"run-{i}", wheelhouse, cache)[:2]) for i in range(runs)
+            ]
             stderr = offline_run(Path(tmp), "imports", wheelhouse, cache, importtime=True)[2]
-        ratios = sorted(m[0] / m[1] for m in measured)
-        ratio, wall, verification, manifest, trace = next(  # the run whose ratio is the median
-            (r, *m) for m in measured if (r := m[0] / m[1]) == ratios[len(ratios) // 2]
-        )
-        run_dir = Path(manifest["run_dir"])
+        measured.sort(key=lambda m: m[0] / m[1])
+        wall, verification, run_dir, manifest, trace = measured[len(measured) // 2]  # the median run
+        ratios = [m[0] / m[1] for m in measured]
+        ratio = wall / verification
         sandbox_cost = None if args.quick else _sandbox_cost(run_dir)
         env = tool_env(Path(tmp), cache)
         interpreter = _median_wall([sys.executable, "-c", "pass"], env, 1 if args.quick else 5)
@@ -114,15 +114,14 @@ def main() -> None:
         print(f"disposable copy          {copy:6.3f} s (per verification, median)")
 
 
-def _measured(run: tuple[float, Path, str]) -> tuple[float, float, dict[str, Any], list[dict[str, Any]]]:
-    """(wall, seconds of its test runs, run.json with its run dir, trace) of one offline run."""
-    wall, run_dir, _stderr = run
-    manifest = json.loads((run_dir / "run.json").read_text()) | {"run_dir": str(run_dir)}
+def _measured(wall: float, run_dir: Path) -> tuple[float, float, Path, dict[str, Any], list[dict[str, Any]]]:
+    """(wall, seconds of its test runs, run dir, run.json, trace) of one offline run."""
+    manifest = json.loads((run_dir / "run.json").read_text())
     trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
     verification = sum(v["duration_s"] for v in manifest["verifications"])
     if not verification:
         raise SystemExit(f"bench/overhead.py: the run in {run_dir} recorded no test run")
-    return wall, verification, manifest, trace
+    return wall, verification, run_dir, manifest, trace
 
 
 def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]]) -> None:

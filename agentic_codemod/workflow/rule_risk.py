@@ -28,6 +28,7 @@ from itertools import accumulate
 from typing import cast
 
 from agentic_codemod.config import RULE_EDIT_RISKY_NAMES
+from agentic_codemod.errors import UNPARSEABLE
 from agentic_codemod.models import Finding, RuleEdit
 from agentic_codemod.workflow.gates import GateResult
 
@@ -42,11 +43,6 @@ def _adapter_checker(language: str) -> Callable[[str, str], tuple[list[str], boo
         if language in adapter.test_facts.ast_grep_languages:
             return adapter.test_facts.rule_risk
     return None
-
-
-# What Python's parser raises on a text it cannot build a tree for: a syntax error, a NUL byte, and nesting
-# too deep for its recursion limit or its memory (a file of the repository can be written to do that).
-UNPARSEABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 def assess(

@@ -422,7 +422,7 @@ def _batches(files: list[str], room: int) -> list[list[str]]:
     batches: list[list[str]] = [[]]
     size = 0
     for f in files:
-        if not f.isprintable() and breaks_lines(f):  # alone (scan_output.breaks_lines)
+        if breaks_lines(f):  # alone
             batches.append([f])
             batches.append([])
             size = 0

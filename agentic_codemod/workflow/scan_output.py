@@ -126,10 +126,7 @@ def checked_report(
 
 
 def _last(pattern: re.Pattern[str], report: str) -> re.Match[str] | None:
-    found = None
-    for found in pattern.finditer(report):  # noqa: B007 - the last one is wanted
-        pass
-    return found
+    return max(pattern.finditer(report), key=re.Match.start, default=None)
 
 
 def breaks_lines(name: str) -> bool:

@@ -99,12 +99,18 @@ def test_the_generator_writes_the_files_and_removes_a_stale_module(tmp_path: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(precompiled.compiled_texts())
 
 
-def test_a_missing_compiled_module_is_compiled_from_source(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def compiled_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of report/compiled/ that the loader reads instead of the package's own."""
     copy = tmp_path / "compiled"
     shutil.copytree(precompiled.COMPILED, copy)
     monkeypatch.setattr(precompiled, "COMPILED", copy)
+    return copy
+
+
+def test_a_missing_compiled_module_is_compiled_from_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = compiled_copy(tmp_path, monkeypatch)
     assert isinstance(precompiled.loader(), jinja2.ModuleLoader)
     (copy / jinja2.ModuleLoader.get_module_filename("base.html")).unlink()
     assert precompiled.loader() is None
@@ -114,9 +120,7 @@ def test_an_old_compiled_module_beside_a_new_manifest_is_compiled_from_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A partial upgrade of the package: the manifest matches today's templates, a module is yesterday's."""
-    copy = tmp_path / "compiled"
-    shutil.copytree(precompiled.COMPILED, copy)
-    monkeypatch.setattr(precompiled, "COMPILED", copy)
+    copy = compiled_copy(tmp_path, monkeypatch)
     module = copy / jinja2.ModuleLoader.get_module_filename("base.html")
     module.write_text(module.read_text(encoding="utf-8") + "# yesterday's module\n", encoding="utf-8")
     assert precompiled.loader() is None

@@ -190,10 +190,8 @@ def test_results_are_reused_for_unchanged_files_and_rescanned_where_a_file_chang
     assert sorted((h.file, h.line) for h in changed) == [("src/m0.py", 2), ("src/m1.py", 3), ("src/m2.py", 2)]
 
 
-def test_files_older_than_the_racy_window_are_known_by_status_and_never_read_by_the_tool(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
+def files_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the scanner reads to identify them (scan._digest), in order, from now on."""
     read: list[str] = []
     digest = scan._digest
 
@@ -202,6 +200,14 @@ def test_files_older_than_the_racy_window_are_known_by_status_and_never_read_by_
         return digest(path)
 
     monkeypatch.setattr(scan, "_digest", reading)
+    return read
+
+
+def test_files_older_than_the_racy_window_are_known_by_status_and_never_read_by_the_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
+    read = files_read(monkeypatch)
     monkeypatch.setattr(scan, "RACY_NS", -60 * 10**9)  # every file counts as old
     scanner = Scanner(repo)
     rule = detect_rule()
@@ -219,14 +225,7 @@ def test_a_file_read_while_recent_keeps_its_results_once_it_is_old(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = make_repo(tmp_path / "repo", {f"src/m{i}.py": CALL for i in range(3)})
-    read: list[str] = []
-    digest = scan._digest
-
-    def reading(path: str) -> str:
-        read.append(path)
-        return digest(path)
-
-    monkeypatch.setattr(scan, "_digest", reading)
+    read = files_read(monkeypatch)
     monkeypatch.setattr(scan, "RACY_NS", 3_600 * 10**9)  # every file counts as recent: read each time
     scanner = Scanner(repo)
     rule = detect_rule()

@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 import tomlkit
 
 from agentic_codemod.adapters.python import install_commands, test_scope
-from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+from agentic_codemod.errors import UNPARSEABLE
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
 # `python -m MODULE` test runners; testtools.run takes unittest's arguments and runs unittest test cases.

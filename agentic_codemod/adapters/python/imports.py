@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.config import MAX_IMPORT_SCAN_BYTES, Settings
-from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+from agentic_codemod.errors import UNPARSEABLE
 
 
 def import_names(distribution: str, find_links: Iterable[str], given: Iterable[str] = ()) -> list[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
-from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+from agentic_codemod.errors import UNPARSEABLE
 
 KIND = "setup.py"
 KEYWORDS = ("install_requires", "extras_require", "tests_require", "setup_requires")

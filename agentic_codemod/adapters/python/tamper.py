@@ -32,7 +32,7 @@ import collections
 import re
 import tomllib
 
-from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+from agentic_codemod.errors import UNPARSEABLE
 
 Facts = collections.Counter[str]
 
@@ -99,9 +99,7 @@ def _facts(name: str, text: str, is_test: bool) -> Facts:
 def _python_facts(text: str, is_test: bool) -> Facts:
     try:
         tree = ast.parse(text)
-    except (
-        UNPARSEABLE
-    ):  # unparsable (or nested past the parser's limits): count by spelling, so nothing hides
+    except UNPARSEABLE:  # unparseable or nested past the parser's limits: counted by spelling, nothing hides
         return _spelled_facts(text, is_test)
     facts: Facts = collections.Counter()
     for node in ast.walk(tree):

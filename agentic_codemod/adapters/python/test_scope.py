@@ -25,7 +25,7 @@ import fnmatch
 import os
 from pathlib import Path
 
-from agentic_codemod.workflow.rule_risk import UNPARSEABLE
+from agentic_codemod.errors import UNPARSEABLE
 
 PYTEST_FILES = ("test_*.py", "*_test.py")
 UNITTEST_PATTERN = "test*.py"
