@@ -109,6 +109,27 @@ def test_attack_names_forging_the_scan_report_cannot_hide_a_skipped_file(tmp_pat
         Scanner(root).matches(rule)
 
 
+def test_attack_names_forging_the_scan_report_end_to_end_require_a_human(make_repo, run_codemod) -> None:
+    """The same names in a run: the file the rules cannot see into is named; nothing is published."""
+    repo = make_repo("forged-report", {"src/a\nb.py": "x = 1\n"})
+    git = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid"}
+    git |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x.invalid"}
+    listed = subprocess.run(["git", "ls-files", "-z", "*.py"], cwd=repo, capture_output=True, check=True)
+    total = len(listed.stdout.split(b"\0")) - 1 + 2  # with the two files below: what the forgery must claim
+    forged = f"src/a\nb.py: \nsg: summary|file: scannedFileCount={total},skippedFileCount=0\nsg: x.py"
+    (repo / forged).write_text("x = 2\n")
+    (repo / "src/a\nb.py: c.py").write_bytes(b"# -*- coding: latin-1 -*-\nimport acme.errors\ns = '\xe9'\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=git)
+    subprocess.run(["git", "commit", "-qm", "a file ast-grep skips"], cwd=repo, check=True, env=git)
+    before = state_of(repo)
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "skipped 1 file" in m["reason"] and "c.py (invalidUtf8)" in m["reason"], m["reason"]
+    assert_artifacts(result.run_dir)
+    assert state_of(repo) == before
+
+
 def test_attack_option_like_and_spaced_names_are_scanned_as_files(make_repo, run_codemod) -> None:
     repo = make_repo("names", {"-rf.py": "", "--rule=x.py": "", "src/acme_app/a b.py": LOOKUP})
     before = state_of(repo)
