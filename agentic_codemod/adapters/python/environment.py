@@ -141,12 +141,8 @@ def _from_template(
     return True
 
 
-# Printed by the environment's own interpreter: {canonical name: version} of every installed distribution.
-_LIST_INSTALLED = (
-    "import importlib.metadata as m, json, re\n"
-    "print(json.dumps({re.sub(r'[-_.]+', '-', (d.metadata['Name'] or '')).lower(): d.version"
-    " for d in m.distributions() if d.metadata['Name']}, sort_keys=True))"
-)
+# Run by the environment's own interpreter: {canonical name: version} of every installed distribution.
+_LIST_INSTALLED = (Path(__file__).parent / "installed_listing.py").read_text(encoding="utf-8")
 
 
 def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
