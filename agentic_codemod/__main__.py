@@ -1,3 +1,3 @@
-from agentic_codemod.cli import main
+from agentic_codemod.cli import entry
 
-raise SystemExit(main())
+entry()

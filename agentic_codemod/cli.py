@@ -16,8 +16,9 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
-from agentic_codemod import __version__
+from agentic_codemod import __version__, startup
 from agentic_codemod.errors import CodemodError, InputError
 
 
@@ -89,12 +90,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def entry() -> NoReturn:
+    """The console script and `python -m agentic_codemod`: main() in a process of its own (startup.py)."""
+    startup.defer()
+    code = main()
+    startup.before_exit()
+    raise SystemExit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     return dispatch(build_parser().parse_args(argv))
 
 
 def dispatch(args: argparse.Namespace) -> int:
     """Every subcommand the same way: its parser set `handler`; a CodemodError ends it with its exit code."""
+    if args.handler is not _run:  # a run collects again once its workflow's modules are in (run.execute)
+        startup.loaded()
     try:
         return int(args.handler(args))
     except CodemodError as exc:
@@ -167,4 +178,4 @@ def _run(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from agentic_codemod import __version__
+from agentic_codemod import __version__, startup
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import Cancelled, CodemodError
 from agentic_codemod.models import RunManifest
@@ -83,6 +83,7 @@ def execute(options: RunOptions) -> RunManifest:
     try:
         from agentic_codemod.workflow.pipeline import run_workflow
 
+        startup.loaded()  # the workflow's modules are in (the command line deferred collection until now)
         _learn(redactor, caller_secrets)
         run_workflow(state, _brain(options))
         if state.stopped is not None:
