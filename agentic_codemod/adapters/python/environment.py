@@ -19,6 +19,8 @@ copied into the repository copy. The tool's packages.index_url / local / local_o
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import os
 import sys
@@ -141,13 +143,22 @@ def _from_template(
     return True
 
 
-# Run by the environment's own interpreter: {canonical name: version} of every installed distribution.
-_LIST_INSTALLED = (Path(__file__).parent / "installed_listing.py").read_text(encoding="utf-8")
+@functools.cache
+def listing_program() -> str:
+    """installed_listing.py as one `python -c` argument for the environment's own interpreter, without its
+    docstrings and comments (the argv goes to the trace and the report)."""
+    tree = ast.parse((Path(__file__).parent / "installed_listing.py").read_text(encoding="utf-8"))
+    documented = (n for n in ast.walk(tree) if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef))
+    for node in documented:
+        if ast.get_docstring(node) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
 
 
 def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
     """What is installed in the environment, by canonical name; None when it cannot be read."""
-    result = runner([str(env.interpreter), "-c", _LIST_INSTALLED], cwd=root, timeout_s=INSPECT_TIMEOUT_S)
+    argv = [str(env.interpreter), "-c", listing_program()]
+    result = runner(argv, cwd=root, timeout_s=INSPECT_TIMEOUT_S)
     if not result.ok:
         return None
     try:

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.adapters.python import installed_listing
-from agentic_codemod.adapters.python.environment import _LIST_INSTALLED, installed_versions
+from agentic_codemod.adapters.python.environment import installed_versions, listing_program
 from agentic_codemod.adapters.types import ProcessResult, VerificationEnv
 
 # Both listings of the interpreter this runs in, and whether the direct one read it itself.
+_PROGRAM = listing_program()
 _COMPARE = (
-    _LIST_INSTALLED.replace('if __name__ == "__main__":\n    main()', "")
+    _PROGRAM.replace("if __name__ == '__main__':\n    main()", "")
     + "\ntry:\n    fast, how = direct(), 'direct'\nexcept Unusual as exc:\n    fast, how = None, str(exc)\n"
     "print(json.dumps({'direct': fast, 'how': how, 'importlib': by_importlib()}))\n"
 )
@@ -152,7 +153,7 @@ def test_shapes_the_direct_reading_does_not_model_go_to_importlib(
     found = _compare(env, tmp_path)
     assert found["direct"] is None and reason in str(found["how"]), found
     listed = subprocess.run(
-        [str(_python(env)), "-c", _LIST_INSTALLED], cwd=tmp_path, capture_output=True, text=True, check=True
+        [str(_python(env)), "-c", _PROGRAM], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert json.loads(listed.stdout) == found["importlib"]  # the program prints importlib's listing
     if shape == "hook":
@@ -208,6 +209,12 @@ def test_canonical_is_the_regex_it_replaces() -> None:
         assert installed_listing.canonical(name) == re.sub(r"[-_.]+", "-", name).lower()
 
 
+def test_the_program_is_the_module_without_its_docstrings() -> None:
+    assert "__main__" in _PROGRAM and "__main__" not in _COMPARE  # the comparison does not run main()
+    assert len(_PROGRAM) < 4000  # the trace holds the argv
+    assert '"""' not in _PROGRAM and "#" not in _PROGRAM
+
+
 def test_the_program_runs_in_the_tool_interpreter_too() -> None:
-    proc = subprocess.run([sys.executable, "-c", _LIST_INSTALLED], capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-c", _PROGRAM], capture_output=True, text=True, check=True)
     assert "pytest" in json.loads(proc.stdout)
