@@ -10,7 +10,10 @@ fixture's migration rules fix or flag, the rest are plain modules), then measure
           go through a plain file writer, not the run's Workspace (its trace, deny globs and atomic
           writes cost more per edited file: not counted here).
   direct  one `ast-grep scan` of the same files with the same rules (its own walker and ignore handling,
-          JSON to a pipe): what finding the matches costs, without applying or checking any edit
+          JSON to a pipe): what finding the matches costs, without applying or checking any edit (the
+          goal's reference)
+  direct -U  the same scan applying every fix itself (`--update-all`, one pass: each rule sees the
+          original files, and no edit is checked): printed beside it, what applying edits costs ast-grep
 
 Both run on copies of one generated repository whose files are older than scan.RACY_NS, as a run's
 clone is once its baseline has been installed (`--fresh`: measure on files just written; the tool then
@@ -122,15 +125,18 @@ def tool_seconds(repo: Path) -> tuple[dict[str, float], int, int]:
     return times, len(found), scanner.runs
 
 
-def direct_seconds(repo: Path) -> float:
+def direct_seconds(repo: Path, update: bool = False) -> float:
+    """One ast-grep scan of `repo` with every rule: matches as JSON, or (update) every fix applied."""
     with tempfile.TemporaryDirectory(prefix="rules-scale-") as tmp:
         config = Path(tmp) / "sgconfig.yml"
         config.write_text(f"ruleDirs: [{str(RULES_DIR)!r}]\n", encoding="utf-8")
+        output = ["--update-all"] if update else ["--info", "--json=stream"]
         start = time.perf_counter()
         subprocess.run(
-            [ast_grep_binary(), "scan", "-c", str(config), "--info", "--json=stream", "."],
+            [ast_grep_binary(), "scan", "-c", str(config), *output, "."],
             cwd=repo,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if update else None,  # "Applied N changes"
             check=True,
         )
         return time.perf_counter() - start
@@ -162,22 +168,27 @@ def measure(base: Path, files: int, repeat: int, fresh: bool) -> None:
     """Alternating direct and tool runs, each on its own copy; medians of wall and CPU seconds."""
     repo = make_repo(base / f"repo-{files}", files)
     direct: list[tuple[float, float]] = []
+    updating: list[float] = []
     tool: list[tuple[float, dict[str, float], float, float]] = []
     matches = runs = 0
     for n in range(repeat):
         since = time.time()
         plain = base / f"plain-{files}-{n}"
         shutil.copytree(repo, plain, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        fixed = base / f"fixed-{files}-{n}"
+        shutil.copytree(repo, fixed, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         copy = base / f"copy-{files}-{n}"
         shutil.copytree(repo, copy, symlinks=True)  # the tool's run edits its tree
         before = cpu()
         direct.append((direct_seconds(aged(plain, since, fresh)), cpu() - before))
+        updating.append(direct_seconds(aged(fixed, since, fresh), update=True))
         before, children = cpu(), children_cpu()
         times, matches, runs = tool_seconds(aged(copy, since, fresh))
         tool.append((sum(times.values()), times, cpu() - before, children_cpu() - children))
-        shutil.rmtree(plain)
-        shutil.rmtree(copy)
+        for tree in (plain, fixed, copy):
+            shutil.rmtree(tree)
     d_wall, d_cpu = statistics.median(w for w, _ in direct), statistics.median(c for _, c in direct)
+    u_wall = statistics.median(updating)
     t_wall, t_cpu = statistics.median(t[0] for t in tool), statistics.median(t[2] for t in tool)
     t_sub = statistics.median(t[3] for t in tool)
     plan = statistics.median(t[1]["plan"] for t in tool)
@@ -188,6 +199,8 @@ def measure(base: Path, files: int, repeat: int, fresh: bool) -> None:
         f"    tool   wall {t_wall:7.2f} s ({phases})   cpu {t_cpu:7.2f} s"
         f" (ast-grep and git {t_sub:.2f}, python {t_cpu - t_sub:.2f})\n"
         f"    direct wall {d_wall:7.2f} s   cpu {d_cpu:7.2f} s\n"
+        f"    direct -U wall {u_wall:4.2f} s (ast-grep applying every fix itself, unchecked): tool"
+        f" {t_wall / u_wall:.2f}x of it\n"
         f"    ratio  wall {t_wall / d_wall:5.2f}x   cpu {t_cpu / d_cpu:5.2f}x   (goal <= 1.3x)"
         f"   plan scan alone wall {plan / d_wall:5.2f}x   ast-grep processes alone cpu {t_sub / d_cpu:5.2f}x",
         flush=True,
