@@ -35,6 +35,9 @@ def loaded() -> None:
 
 
 def before_exit() -> None:
-    """Nothing but the exit comes after this (atexit handlers still run): no last walk of every object."""
+    """Nothing but the exit comes after this (atexit handlers still run): no last walk of every object.
+    What only that walk would free is then never finalised: an unclosed file held in a reference cycle
+    would lose its buffer. The tool writes every file in a `with` block, and its temporary directories
+    are removed by atexit, so nothing it writes depends on that walk."""
     loaded()
     gc.freeze()

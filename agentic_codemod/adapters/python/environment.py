@@ -157,7 +157,8 @@ def listing_program() -> str:
 
 def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
     """What is installed in the environment, by canonical name; None when it cannot be read."""
-    argv = [str(env.interpreter), "-c", listing_program()]
+    # -I: the listing's cwd is off sys.path (a json.py or __future__.py there would run in the listing)
+    argv = [str(env.interpreter), "-I", "-c", listing_program()]
     result = runner(argv, cwd=root, timeout_s=INSPECT_TIMEOUT_S)
     if not result.ok:
         return None

@@ -6,15 +6,20 @@ Importing importlib.metadata (email, zipfile, csv, pathlib) is about 60 ms of a 
 The usual environment is read here without it: plain directories on sys.path, `*.dist-info` directories,
 a METADATA whose header lines all read as `Key: value` with unfolded `Name` and `Version`, and no import
 hook of its own that lists distributions. Anything else (a zip or an egg on sys.path, an `.egg-info`, a
-folded or repeated-looking header, a decoding error, an empty METADATA) is Unusual, and importlib.metadata
-lists the whole environment itself, as it did before. The result is the same dict either way; a test
-compares both on environments of each shape (tests/adapters/test_python_installed_listing.py).
+folded Name or Version, a line email reads otherwise, a decoding error, an empty METADATA) is Unusual,
+and importlib.metadata lists the whole environment itself, as it did before. The result is the same
+dict either way; a test compares both on environments of each shape
+(tests/adapters/python/test_python_installed_listing.py).
 
-Only the standard library's start-up modules and json are imported here: this runs in any interpreter the
-repository's environment has, not the tool's.
+It runs in isolated mode (`python -I`: no current directory on sys.path, no PYTHON* variables), so a
+module at the repository's root (a json.py, a __future__.py) cannot stand in for the standard library's.
+It imports only json and importlib.machinery (and, for the fallback, importlib.metadata): the venvs are
+made from the tool's own interpreter (3.11 or later), so the annotations below are read there.
+
+The direct reading never looks past the header block; email parses the body too. A METADATA that declares
+a Content-Type (a multipart or message/rfc822 body, which email would parse part by part and can fail
+on) goes to importlib.metadata, so a body that made the listing fail still does.
 """
-
-from __future__ import annotations  # any Python 3 an environment has reads the annotations
 
 import json
 import os
@@ -62,6 +67,8 @@ def header_fields(text: str) -> tuple[str, str]:
         if not colon or not key or not _HEADER_NAME.issuperset(key):
             raise Unusual("a line email would not read as a header")
         last = key.lower()
+        if last == "content-type":  # email would parse the body as its parts (it may fail there)
+            raise Unusual("a Content-Type header")
         if last in ("name", "version") and last not in fields:  # email: the first one is the one read
             fields[last] = value.lstrip(" \t")
     if not fields.get("name") or "version" not in fields:

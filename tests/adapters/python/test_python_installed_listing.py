@@ -46,7 +46,7 @@ def _compare(env: Path, tmp_path: Path) -> dict[str, object]:
     cwd = tmp_path / "cwd"
     cwd.mkdir(exist_ok=True)
     proc = subprocess.run(
-        [str(_python(env)), "-c", _COMPARE], cwd=cwd, capture_output=True, text=True, check=True
+        [str(_python(env)), "-I", "-c", _COMPARE], cwd=cwd, capture_output=True, text=True, check=True
     )
     return dict(json.loads(proc.stdout))
 
@@ -103,6 +103,7 @@ def test_a_name_on_two_sys_path_entries_gives_the_same_winner(tmp_path: Path) ->
         ("hook", "import hook"),
         ("not-a-header", "would not read"),
         ("no-version", "no Name or no Version"),
+        ("content-type", "Content-Type"),
     ],
 )
 def test_shapes_the_direct_reading_does_not_model_go_to_importlib(
@@ -148,29 +149,62 @@ def test_shapes_the_direct_reading_does_not_model_go_to_importlib(
         (site / "hooked.pth").write_text("import hooked\n")
     elif shape == "not-a-header":
         _dist(site, "odd-1.dist-info", "Name: odd\nVersion: 1\nnot a header line\nName: later\n")
+    elif shape == "content-type":
+        _dist(site, "mime-1.dist-info", "Name: mime\nVersion: 1\nContent-Type: text/plain\n\nbody\n")
     elif shape == "no-version":
         _dist(site, "nover-1.dist-info", "Name: nover\n")
     found = _compare(env, tmp_path)
     assert found["direct"] is None and reason in str(found["how"]), found
     listed = subprocess.run(
-        [str(_python(env)), "-c", _PROGRAM], cwd=tmp_path, capture_output=True, text=True, check=True
+        [str(_python(env)), "-I", "-c", _PROGRAM], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert json.loads(listed.stdout) == found["importlib"]  # the program prints importlib's listing
     if shape == "hook":
         assert found["importlib"]["from-a-hook"] == "9"  # type: ignore[index]
 
 
-def test_an_environment_neither_can_read_fails_the_listing(tmp_path: Path) -> None:
-    """A METADATA that is not UTF-8 made the old listing fail; it still does: installed_versions is None."""
+def _runner(argv: list[str], cwd: Path, timeout_s: float, **_: object) -> ProcessResult:
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout_s, check=False)
+    return ProcessResult(argv, proc.returncode, 0.0, proc.stdout + proc.stderr)
+
+
+NESTED = "Content-Type: message/rfc822\n\n" * 3000
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [b"Name: bad\nVersion: 1\n\n\xff\xfe not utf-8", f"Name: deep\nVersion: 1\n{NESTED}".encode()],
+    ids=["not-utf-8", "nested-message-bodies"],
+)
+def test_an_environment_the_old_listing_could_not_read_still_fails_the_listing(
+    tmp_path: Path, metadata: bytes
+) -> None:
+    """A METADATA that made importlib.metadata fail (not UTF-8; a body of nested messages that email parses
+    into a RecursionError) still fails the listing: installed_versions is None, never a partial dict."""
     env = _fresh(tmp_path)
-    _dist(_site(env), "bad-1.dist-info", b"Name: bad\nVersion: 1\n\n\xff\xfe not utf-8")
+    _dist(_site(env), "acme_sdk-1.4.0.dist-info", _meta("acme-sdk", "1.4.0"))
+    _dist(_site(env), "bad-1.dist-info", metadata)
     venv_env = VerificationEnv(root=env, interpreter=_python(env))
+    assert installed_versions(tmp_path, venv_env, _runner) is None
 
-    def runner(argv: list[str], cwd: Path, timeout_s: float, **_: object) -> ProcessResult:
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout_s, check=False)
-        return ProcessResult(argv, proc.returncode, 0.0, proc.stdout + proc.stderr)
 
-    assert installed_versions(tmp_path, venv_env, runner) is None  # type: ignore[arg-type]
+def test_modules_at_the_listing_directory_cannot_stand_in_for_the_standard_library(tmp_path: Path) -> None:
+    """The repository's own json.py or __future__.py where the listing runs would print any version they
+    like if the listing's directory were on its sys.path (python -c puts it first; -I does not)."""
+    env = _fresh(tmp_path)
+    _dist(_site(env), "acme_sdk-1.4.0.dist-info", _meta("acme-sdk", "1.4.0"))
+    root = tmp_path / "repo-copy"
+    root.mkdir()
+    forge = 'import sys\nprint(\'{"acme-sdk": "2.0.0"}\')\nsys.exit(0)\n'
+    for name in ("json.py", "__future__.py", "re.py", "os.py", "importlib.py"):
+        (root / name).write_text(forge)
+    _dist(root, "acme_sdk-2.0.0.dist-info", _meta("acme-sdk", "2.0.0"))  # nor its dist-info directories
+    venv_env = VerificationEnv(root=env, interpreter=_python(env))
+    forged = subprocess.run(
+        [str(_python(env)), "-c", listing_program()], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert json.loads(forged.stdout.splitlines()[-1]) == {"acme-sdk": "2.0.0"}  # what -c alone would list
+    assert installed_versions(root, venv_env, _runner) == {"acme-sdk": "1.4.0"}
 
 
 def test_header_fields_read_what_email_reads_on_random_header_blocks() -> None:
