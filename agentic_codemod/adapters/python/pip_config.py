@@ -100,7 +100,9 @@ def _stat(path: str) -> tuple[str, int, int]:
 def _read(environ: Mapping[str, str]) -> dict[str, str]:
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "pip", "config", "list"],
+            # -I: the caller's working directory (a repository's checkout, for a project that migrates
+            # itself) is not on sys.path, so a `pip` package there cannot run in the tool's process
+            [sys.executable, "-I", "-m", "pip", "config", "list"],
             env=dict(environ),
             capture_output=True,
             text=True,

@@ -53,6 +53,23 @@ def test_pips_own_reading_of_files_and_variables_in_its_order(tmp_path: Path) ->
     assert pip_config.credentials(config) == [PASSWORD, "glpat-tokenvalue123"]
 
 
+def test_a_pip_package_in_the_working_directory_does_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller may start a run from a repository's checkout (the CI template does, for a project that
+    migrates itself): its `pip` package must not stand in for pip in the tool's own, unsandboxed process."""
+    checkout = tmp_path / "checkout"
+    (checkout / "pip").mkdir(parents=True)
+    marker = tmp_path / "ran-on-the-host"
+    forged = "global.index-url='https://forged.example/simple'"
+    (checkout / "pip" / "__init__.py").write_text("")
+    (checkout / "pip" / "__main__.py").write_text(f"open({str(marker)!r}, 'w').close()\nprint({forged!r})\n")
+    env = caller_env(tmp_path, "[global]\nindex-url = https://pypi.corp.example/simple\n")
+    monkeypatch.chdir(checkout)
+    assert pip_config._read(env)["index-url"] == "https://pypi.corp.example/simple"  # pip read it
+    assert not marker.exists()
+
+
 def test_variables_win_over_files_and_default_timeout_is_timeout() -> None:
     listed = "global.index-url='https://a.example/simple'\n:env:.index-url='https://b.example/simple'\n"
     listed += ":env:.default-timeout='180'\ninstall.cert='/x/ca.pem'\nnonsense line\n"
