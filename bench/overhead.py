@@ -179,7 +179,7 @@ def _kind(argv: list[str]) -> str:
     text = " ".join(argv)
     if " install " in f" {text} " or " venv " in f" {text} " or "compileall" in text or text == "template":
         return "installs (template copy, venv, uv/pip)"
-    if "importlib.metadata" in text:
+    if "class Unusual" in text or "importlib.metadata" in text:  # installed_listing.py, or the one-liner
         return "environment listings"
     return "test runs (in the sandbox)"
 
