@@ -8,13 +8,15 @@ fail or the evidence was touched), the artifacts, and that the user's --repo is 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures_support import ACME_APP
+from fixtures_support import ACME_APP, ROOT
 
 from agentic_codemod.tools.sandbox import probe
 
@@ -273,3 +275,29 @@ def test_install_and_test_byproducts_never_reach_the_candidate(make_repo, run_co
     assert "coverage" not in patch and "egg-info" not in patch
     assert not (result.run_dir / "worktree" / ".coverage").exists()
     _unchanged(repo, before)
+
+
+def test_attack_a_pip_package_in_the_callers_checkout_runs_nowhere_on_the_host(
+    make_repo, tmp_path: Path, wheels: Path, context_root: Path
+) -> None:
+    """A project that migrates itself runs the tool from its own checkout (the CI template does). The tool
+    reads the caller's pip configuration with pip, in its own unsandboxed process: a `pip` package at the
+    checkout's root must not stand in for pip there (it did: `python -m pip` put the working directory
+    first on sys.path)."""
+    marker = tmp_path / "ran-on-the-host"
+    repo = make_repo(
+        "self-migrating",
+        {"pip/__init__.py": "", "pip/__main__.py": f"open({str(marker)!r}, 'w').close()\n"},
+    )
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\ntimeout = 30\n")  # pip has something to read: the tool starts it
+    run_dir = tmp_path / "run"
+    cli = Path(sys.executable).parent / "agentic-codemod"  # the console script, as the CI template runs it
+    argv = [str(cli), "run", "--repo", ".", "--task", str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml")]
+    argv += ["--offline", "--run-dir", str(run_dir), "--context", str(context_root), "--quiet"]
+    argv += ["--find-links", str(wheels), "--no-index"]
+    env = {**os.environ, "PIP_CONFIG_FILE": str(conf), "AGNO_TELEMETRY": "false"}
+    proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=False)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["status"] in ("succeeded", "requires_human", "rejected"), proc.stderr[-2000:]
+    assert not marker.exists(), "the checkout's pip package ran in the tool's own process"
