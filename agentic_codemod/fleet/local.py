@@ -142,6 +142,7 @@ def _run_one(options: LocalFleet, repo: FleetRepo, out: Path, started: dict[str,
     context = snapshot_context(options.context, out / ".contexts" / repo.name)
     argv = [
         sys.executable,
+        "-P",  # the fleet's working directory (it may be a checkout) is not where agentic_codemod comes from
         "-m",
         "agentic_codemod",
         "run",

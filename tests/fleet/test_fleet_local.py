@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fleet_repos import EXIT, TASK, VARIANTS
-from fleet_runs import FleetRun, cache_of
+from fleet_repos import EXIT, TASK, VARIANTS, make_fleet
+from fleet_runs import FleetRun, cache_of, run_fleet
 
 from agentic_codemod.adapters.python.installer import find_uv
 from agentic_codemod.errors import InputError
@@ -199,3 +199,21 @@ def test_a_repository_whose_run_never_starts_says_why(tmp_path: Path, context_ro
     entry = run.entry("gone")
     assert run.code == 1 and entry["status"] == "crashed"
     assert "--repo is not a directory" in entry["reason"]
+
+
+def test_an_agentic_codemod_package_in_the_working_directory_does_not_run_the_fleet(
+    tmp_path: Path, wheels: Path, context_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each repository's run is `python -m agentic_codemod` in the fleet's working directory. Started from a
+    checkout that holds an `agentic_codemod` package, the runs must still be the tool's own (with -m and no
+    -P, Python imports that package first, on the host, with the caller's environment)."""
+    fleet_file = make_fleet(tmp_path / "home", ["ok"], wheels)
+    checkout = tmp_path / "checkout"
+    marker = tmp_path / "ran-on-the-host"
+    (checkout / "agentic_codemod").mkdir(parents=True)
+    (checkout / "agentic_codemod" / "__init__.py").write_text("")
+    (checkout / "agentic_codemod" / "__main__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(checkout)
+    run = run_fleet(fleet_file, tmp_path / "out", context_root, jobs=1)
+    assert not marker.exists(), "the checkout's package ran in place of the tool"
+    assert run.code == 0 and run.entry("ok")["status"] == "succeeded"
