@@ -154,9 +154,10 @@ def apply_rules(
     """Apply every fixable rule in order; each rule sees the result of the ones before it. One scan with
     all the fixable rules first; before each later rule, only the files an earlier rule edited are
     scanned again (with the rules still to come). What each edit brings in (rule_risk.assess: a parse of
-    the file before and after) is judged by one worker thread while the rules go on (ast-grep's re-scans
-    and the file writes leave the interpreter free); every judgement is in, in edit order, before this
-    returns, and a judge that raises fails the step as it did inline."""
+    the file before and after) is judged by one worker thread while the rules go on: a rule's edits are
+    handed to it once the rule's writes are done, so it parses while ast-grep re-scans (which leaves the
+    interpreter free); every judgement is in, in edit order, before this returns, and a judge that raises
+    fails the step as it did inline."""
     scanner = scanner or Scanner(root)
     report = CodemodReport()
     fixable = [r for r in rules if r.fixable]
@@ -173,12 +174,16 @@ def apply_rules(
             for hit in found[rule.id]:
                 if hit.replacement is not None:
                     by_file.setdefault(hit.file, []).append(hit)
+            changes: list[tuple[str, int, tuple[str, str]]] = []
             for rel, hits in sorted(by_file.items()):
                 change = _apply_one(rule, rel, hits, writer, report)
                 if change is not None:
-                    risk = judge.submit(rule_risk.assess, *change, rule.language)
-                    judged.append((rule, rel, len(hits), risk))
+                    changes.append((rel, len(hits), change))
                     edited.add(rel)
+            # Judged once the rule's writes are done: the parse holds the interpreter lock, so a judge
+            # running beside the writes delays each of them; beside the next re-scan it delays nothing.
+            for rel, count, change in changes:
+                judged.append((rule, rel, count, judge.submit(rule_risk.assess, *change, rule.language)))
         for rule, rel, count, risk in judged:
             adds, human = risk.result()
             edit = RuleEdit(rule=rule.id, file=rel, count=count, adds=adds, requires_human=human)
