@@ -188,7 +188,26 @@ def _run_env(options: LocalFleet) -> dict[str, str]:
     env = {**os.environ, "AGNO_TELEMETRY": "false"}
     if options.cache_dir is not None:
         env[CACHE_DIR_VARIABLE] = str(options.cache_dir.resolve())
+    env["PYTHONPATH"] = child_pythonpath(os.environ.get("PYTHONPATH", ""))
+    if not env["PYTHONPATH"]:
+        del env["PYTHONPATH"]
     return env
+
+
+def child_pythonpath(caller: str) -> str:
+    """The runs' PYTHONPATH: the directory this fleet's agentic_codemod came from, where that is a source
+    checkout rather than an installed site directory (so the runs are the same code as the fleet), then
+    the caller's absolute entries. An empty or relative entry would put the working directory back on
+    sys.path, -P or not: it is left out."""
+    import site
+
+    import agentic_codemod
+
+    root = str(Path(agentic_codemod.__file__).resolve().parent.parent)
+    installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    kept = [root] if root not in installed else []
+    kept += [entry for entry in caller.split(os.pathsep) if os.path.isabs(entry) and entry not in kept]
+    return os.pathsep.join(kept)
 
 
 def _last_line(log: Path) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from fleet_runs import FleetRun, cache_of, run_fleet
 from agentic_codemod.adapters.python.installer import find_uv
 from agentic_codemod.errors import InputError
 from agentic_codemod.fleet.context import snapshot_context
+from agentic_codemod.fleet.local import child_pythonpath
 from agentic_codemod.fleet.progress import current_step
 from agentic_codemod.fleet.record import FleetReport
 from agentic_codemod.fleet.repos import load_fleet
@@ -201,12 +203,18 @@ def test_a_repository_whose_run_never_starts_says_why(tmp_path: Path, context_ro
     assert "--repo is not a directory" in entry["reason"]
 
 
+@pytest.mark.parametrize("pythonpath", [None, os.pathsep + "/nowhere", "."], ids=["unset", "empty", "dot"])
 def test_an_agentic_codemod_package_in_the_working_directory_does_not_run_the_fleet(
-    tmp_path: Path, wheels: Path, context_root: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, wheels: Path, context_root: Path, monkeypatch: pytest.MonkeyPatch, pythonpath: str | None
 ) -> None:
     """Each repository's run is `python -m agentic_codemod` in the fleet's working directory. Started from a
     checkout that holds an `agentic_codemod` package, the runs must still be the tool's own (with -m and no
-    -P, Python imports that package first, on the host, with the caller's environment)."""
+    -P, Python imports that package first, on the host, with the caller's environment; with -P, an empty
+    or relative PYTHONPATH entry, as `export PYTHONPATH=$PYTHONPATH:/x` makes, still put it first)."""
+    if pythonpath is None:
+        monkeypatch.delenv("PYTHONPATH", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONPATH", pythonpath)
     fleet_file = make_fleet(tmp_path / "home", ["ok"], wheels)
     checkout = tmp_path / "checkout"
     marker = tmp_path / "ran-on-the-host"
@@ -217,3 +225,12 @@ def test_an_agentic_codemod_package_in_the_working_directory_does_not_run_the_fl
     run = run_fleet(fleet_file, tmp_path / "out", context_root, jobs=1)
     assert not marker.exists(), "the checkout's package ran in place of the tool"
     assert run.code == 0 and run.entry("ok")["status"] == "succeeded"
+
+
+def test_the_runs_import_the_fleets_own_agentic_codemod_and_no_relative_path(tmp_path: Path) -> None:
+    import agentic_codemod
+
+    root = str(Path(agentic_codemod.__file__).resolve().parents[1])
+    caller = os.pathsep.join(["", ".", "relative/dir", "/abs/one", root])
+    kept = child_pythonpath(caller).split(os.pathsep)
+    assert kept == [root, "/abs/one"]  # the fleet's own source checkout first (here: not a site dir)

@@ -43,7 +43,9 @@ class Installer:
             # relocatable: an environment template copied to another directory still runs its scripts
             argv = [self.program, "venv", "--quiet", "--no-config", "--relocatable"]
             return [*argv, "--python", sys.executable, str(env_dir)]
-        return [sys.executable, "-m", "venv", "--without-pip", str(env_dir)]
+        # -P (here and for pip): these run in the repository copy, which must not be where venv or pip
+        # come from (a pip package at its root would run with the caller's index credentials)
+        return [sys.executable, "-P", "-m", "venv", "--without-pip", str(env_dir)]
 
     def install_command(
         self,
@@ -61,7 +63,7 @@ class Installer:
             argv += ["--compile-bytecode", "--link-mode", "copy", "--no-progress"]
             argv += ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
         else:
-            argv = [sys.executable, "-m", "pip", "--python", str(python), "install"]
+            argv = [sys.executable, "-P", "-m", "pip", "--python", str(python), "install"]
             argv += ["--disable-pip-version-check", "--no-input"]
         argv += list(extra)
         argv += ["--no-index"] if index.local_only else []

@@ -101,7 +101,7 @@ def test_pip_command_uses_this_pip_against_the_env_interpreter(tmp_path: Path) -
     plan = InstallPlan(requirement_files=["requirements.txt"], project=".[test]", requirements=["pytest"])
     config = settings(index_url="https://pypi.example/simple", find_links=["/wheels"], no_index=True)
     assert pip_install_command(tmp_path / "bin/python", config, plan, upgrade=True) == [
-        sys.executable, "-m", "pip", "--python", str(tmp_path / "bin/python"), "install",
+        sys.executable, "-P", "-m", "pip", "--python", str(tmp_path / "bin/python"), "install",
         "--disable-pip-version-check", "--no-input", "--no-index",
         "--index-url", "https://pypi.example/simple", "--find-links", "/wheels",
         "--upgrade", "-r", "requirements.txt", "-e", ".[test]", "--", "pytest",

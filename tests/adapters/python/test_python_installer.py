@@ -121,7 +121,7 @@ def test_uv_that_does_not_start_falls_back_to_pip(
     assert env.install == {"installer": "pip", "template": ""}
     assert env.install_log[0].argv[0] == broken.program and not env.install_log[0].ok
     assert env.install_log[-1].ok, env.install_log[-1].output_tail
-    assert env.install_log[-1].argv[:3] == [sys.executable, "-m", "pip"]
+    assert env.install_log[-1].argv[:4] == [sys.executable, "-P", "-m", "pip"]
 
 
 @needs_uv

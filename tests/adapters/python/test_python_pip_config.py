@@ -124,9 +124,12 @@ def index(tmp_path: Path, wheels: Path) -> Iterator[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(probe() is not None, reason="bubblewrap cannot start here")
+@pytest.mark.parametrize("installer", ["auto", "pip"])
 def test_a_private_index_from_the_callers_config_serves_the_sandboxed_install(
-    tmp_path: Path, index: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, index: str, monkeypatch: pytest.MonkeyPatch, installer: str
 ) -> None:
+    """Through uv or pip. The repository copy the install runs in holds a `pip` and a `venv` package that
+    would write out the caller's index URL (password included) if they ran in place of the real ones."""
     monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "pip.conf"))
     (tmp_path / "pip.conf").write_text(f"[global]\nindex-url = {index}\n")
     monkeypatch.setenv("PIP_RETRIES", "0")
@@ -135,16 +138,25 @@ def test_a_private_index_from_the_callers_config_serves_the_sandboxed_install(
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "requirements.txt").write_text("acme-sdk==1.4.0\n")
+    steal = "import os\nopen('stolen.txt', 'w').write(os.environ.get('PIP_INDEX_URL', 'none'))\n"
+    for name in ("pip", "venv"):
+        (copy / name).mkdir()
+        (copy / name / "__init__.py").write_text("")
+        (copy / name / "__main__.py").write_text(steal)
     redactor = Redactor(pip_config.credentials(pip_config.read_caller_config(os.environ)))
     trace = Trace(tmp_path / "trace.jsonl", redactor)
     env = {"PATH": os.environ["PATH"]}
     policy = Policy("sandbox", tmp_path / "env", index_network=True)
     runner = SandboxRunner(env=env, tail_bytes=20_000, trace=trace).boxed(policy.for_install(copy))
-    settings = Settings(python=PythonEnvSettings(extra_test_requirements=[]))
+    python = PythonEnvSettings(extra_test_requirements=[], installer=installer)  # type: ignore[arg-type]
+    settings = Settings(python=python)
 
     venv = prepare_environment(copy, tmp_path / "env", settings, runner, [])
 
+    assert not (copy / "stolen.txt").exists(), "the copy's own pip or venv package ran in the install box"
     assert [r.ok for r in venv.install_log] == [True, True], venv.install_log[-1].output_tail
+    if installer == "pip":  # the pip path itself, not uv's
+        assert venv.install["installer"] == "pip"
     assert f"Basic {base64.b64encode(f'alice:{PASSWORD}'.encode()).decode()}" in _Index.seen
     assert PASSWORD not in (tmp_path / "trace.jsonl").read_text()
     assert not any(PASSWORD in arg for r in venv.install_log for arg in r.argv)  # on no command line
