@@ -188,9 +188,9 @@ def _run_env(options: LocalFleet) -> dict[str, str]:
     env = {**os.environ, "AGNO_TELEMETRY": "false"}
     if options.cache_dir is not None:
         env[CACHE_DIR_VARIABLE] = str(options.cache_dir.resolve())
-    env["PYTHONPATH"] = child_pythonpath(os.environ.get("PYTHONPATH", ""))
-    if not env["PYTHONPATH"]:
-        del env["PYTHONPATH"]
+    env.pop("PYTHONPATH", None)
+    if pythonpath := child_pythonpath(os.environ.get("PYTHONPATH", "")):
+        env["PYTHONPATH"] = pythonpath
     return env
 
 
@@ -201,9 +201,7 @@ def child_pythonpath(caller: str) -> str:
     sys.path, -P or not: it is left out."""
     import site
 
-    import agentic_codemod
-
-    root = str(Path(agentic_codemod.__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])  # agentic_codemod/fleet/local.py -> its source root
     installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
     kept = [root] if root not in installed else []
     kept += [entry for entry in caller.split(os.pathsep) if os.path.isabs(entry) and entry not in kept]

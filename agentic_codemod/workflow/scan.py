@@ -123,14 +123,10 @@ def _listed(root: Path, language: str) -> list[tuple[str, os.stat_result]]:
     suffixes = source_suffixes(language)
     base = os.fspath(root)
     found: list[tuple[str, os.stat_result]] = []
-    lstat, regular = os.lstat, stat.S_ISREG
+    regular = stat.S_ISREG
     for name in sorted(dict.fromkeys(n for n in names if n.endswith(suffixes))):
-        try:
-            st = lstat(f"{base}/{name}")
-        except OSError as exc:
-            _gone_or_unreadable(name, exc)
-            continue
-        if regular(st.st_mode):  # no symlinks: their target is scanned as itself
+        st = _listed_lstat(f"{base}/{name}", name)
+        if st is not None and regular(st.st_mode):  # no symlinks: their target is scanned as itself
             found.append((name, st))
     return found
 
@@ -212,11 +208,7 @@ class Scanner:
         for f in sorted(set(files)):
             if not f.endswith(suffixes):
                 continue
-            try:
-                st: os.stat_result | None = os.lstat(f"{os.fspath(self.root)}/{f}")
-            except OSError as exc:
-                _gone_or_unreadable(f, exc)
-                st = None
+            st = _listed_lstat(f"{os.fspath(self.root)}/{f}", f)
             if st is None or not stat.S_ISREG(st.st_mode):
                 listing.pop(f, None)
                 continue
@@ -456,11 +448,15 @@ def _lstat(path: Path | str) -> os.stat_result | None:
         return None
 
 
-def _gone_or_unreadable(name: str, exc: OSError) -> None:
-    """A listed file that is gone (deleted, or a parent is no longer a directory) is not scanned; one that
-    is there but cannot be looked at (permissions, a name too long, a loop) is a file the rules cannot see
-    into: RequiresHuman naming it, never "no matches"."""
-    if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+def _listed_lstat(path: str, name: str) -> os.stat_result | None:
+    """lstat of a listed file. None when it is gone (deleted, or a parent is no longer a directory): it is
+    not scanned. One that is there but cannot be looked at (permissions, a name too long, a loop) is a
+    file the rules cannot see into: RequiresHuman naming it, never "no matches"."""
+    try:
+        return os.lstat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None
         raise RequiresHuman(
             f"the rules cannot see into {name!r}: {exc.strerror or exc}",
             hint="make the file readable to the tool (or move it), or migrate it by hand",
