@@ -93,7 +93,6 @@ def build_parser() -> argparse.ArgumentParser:
 def entry() -> NoReturn:
     """The console script and `python -m agentic_codemod`: main() in a process of its own (startup.py)."""
     startup.defer()
-    startup.no_pydantic_plugins()
     code = main()
     startup.before_exit()
     raise SystemExit(code)

@@ -1,5 +1,4 @@
-"""The command-line process: Python's cyclic garbage collector and pydantic's plugin scan (issue 13: the
-offline run's overhead).
+"""The command-line process and Python's cyclic garbage collector (issue 13: the offline run's overhead).
 
 A run loads about a thousand modules (agno, pydantic models, the workflow) whose objects live as long as
 the process. Collecting while they load finds next to nothing and cost about 0.1 s of a 2.5 s fixture
@@ -14,17 +13,8 @@ library user) keeps its collector as it is: `loaded` does nothing there.
 from __future__ import annotations
 
 import gc
-import os
 
 _deferred = False
-
-
-def no_pydantic_plugins() -> None:
-    """pydantic looks for plugins when it builds its first model: an entry-point scan of every installed
-    distribution (20-40 ms). The tool uses none, so its command line sets pydantic's own switch,
-    PYDANTIC_DISABLE_PLUGINS, unless the caller did. The tool's own child processes inherit it (a
-    fleet's runs, the APM CLI); a sandbox never does (its environment is an allowlist)."""
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
 def defer() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,36 +79,3 @@ def test_main_in_a_process_of_its_own_leaves_the_collector_alone(tmp_path: Path)
     code = main(_run_args(tmp_path))
     assert code == 0 and (tmp_path / "run" / "run.json").is_file()  # nothing to do, said by its workflow
     assert gc.isenabled() and gc.get_freeze_count() == frozen
-
-
-def _spy_plugin(root: Path) -> Path:
-    """A pydantic plugin, found by its entry point, that writes `loaded` next to itself when imported."""
-    root.mkdir()
-    (root / "spyplugin.py").write_text(
-        "from pathlib import Path\nPath(__file__).with_name('loaded').write_text('yes')\n"
-        "class _Plugin:\n    def new_schema_validator(self, *args, **kwargs):\n"
-        "        return None, None, None\n"
-        "plugin = _Plugin()\n"
-    )
-    info = root / "spyplugin-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: spyplugin\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[pydantic]\nspy = spyplugin:plugin\n")
-    return root
-
-
-def test_the_command_line_builds_its_models_without_pydantic_plugins(tmp_path: Path) -> None:
-    plugins = _spy_plugin(tmp_path / "plugins")
-    env = {**os.environ, "PYTHONPATH": str(plugins)}
-    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
-    model = "import pydantic\nclass M(pydantic.BaseModel):\n    x: int\n"
-    control = subprocess.run([sys.executable, "-c", model], env=env, capture_output=True, text=True, cwd=ROOT)
-    assert control.returncode == 0 and (plugins / "loaded").is_file(), control.stderr  # the spy works
-    (plugins / "loaded").unlink()
-
-    argv = [sys.executable, "-m", "agentic_codemod", *_run_args(tmp_path)]
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=ROOT)
-
-    assert proc.returncode == 0, proc.stderr  # nothing to do: every model of the run was built
-    assert (tmp_path / "run" / "run.json").is_file()
-    assert not (plugins / "loaded").exists()
