@@ -46,8 +46,9 @@ def installed() -> bool:
     if not python().exists() or not model_file().exists():
         return False
     done = subprocess.run(
-        # -I: the caller's working directory is no import path (a llama_cpp/ there would answer instead)
-        [str(python()), "-I", "-c", "import llama_cpp.server"],
+        # -P: the caller's working directory is no import path (a llama_cpp/ there would answer instead);
+        # the server's own import path (server_argv), so the check and the server agree
+        [str(python()), "-P", "-c", "import llama_cpp.server"],
         capture_output=True,
         timeout=60,
         check=False,
