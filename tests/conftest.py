@@ -42,7 +42,7 @@ class RunResult:
         return json.loads((self.run_dir / name).read_text())
 
     def trace(self) -> list[dict[str, Any]]:
-        lines = (self.run_dir / "trace.jsonl").read_text().splitlines()
+        lines = (self.run_dir / "trace.jsonl").read_text().split("\n")  # JSON Lines: "\n" only
         return [json.loads(line) for line in lines if line.strip()]
 
 

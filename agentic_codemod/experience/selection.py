@@ -30,7 +30,7 @@ def published_lessons(context: Any) -> list[Lesson]:
         file = doc.source.parent / PUBLISHED
         if doc.name != CONTEXT_DOC or not file.is_file():
             continue
-        for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(file.read_text(encoding="utf-8").split("\n"), 1):  # JSON Lines: "\n" only
             try:
                 found += [Lesson.model_validate_json(line)] if line.strip() else []
             except ValidationError as exc:

@@ -39,7 +39,8 @@ def validate(path: Path, runs_root: Path | None = None, *, published: bool | Non
     except (OSError, UnicodeDecodeError) as exc:
         raise LessonsUnreadable(f"{path}: cannot read lessons: {exc}") from exc
     published = path.name != PROPOSED if published is None else published
-    rows = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    # JSON Lines: split at "\n" only (a record may quote U+2028 or \x1c raw, where splitlines() also splits)
+    rows = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     if not rows:
         return [f"{path}: empty: write lessons, or one NO_ENTRY line with a reason"]
     index = path.parent / f"{CONTEXT_DOC}.context.md"

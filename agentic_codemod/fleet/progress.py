@@ -32,7 +32,7 @@ def current_step(run_dir: Path) -> str:
 def _from_trace(trace: Path) -> str:
     with trace.open("rb") as f:
         f.seek(max(0, trace.stat().st_size - 4096))
-        lines = f.read().decode("utf-8", "replace").strip().splitlines()
+        lines = f.read().decode("utf-8", "replace").strip().split("\n")  # JSON Lines: "\n" only
     try:
         last = json.loads(lines[-1])
     except (ValueError, IndexError):

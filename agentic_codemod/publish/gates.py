@@ -81,7 +81,7 @@ def refreshed_lockfiles(trace: Path) -> dict[str, str]:
     lockfile still needs the task to name it (deny list) before any change to it passes the scope gate."""
     refreshed: dict[str, str] = {}
     try:
-        lines = trace.read_text(encoding="utf-8").splitlines()
+        lines = trace.read_text(encoding="utf-8").split("\n")  # JSON Lines: "\n" only (see Trace.lines)
     except (OSError, UnicodeDecodeError):
         return refreshed
     for raw in lines:

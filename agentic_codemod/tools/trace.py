@@ -170,7 +170,9 @@ class Trace:
         if not self.path.exists():
             return []
         text = self.path.read_text(encoding="utf-8")
-        return [json.loads(raw) for raw in text.splitlines() if raw.strip()]
+        # "\n" only: json.dumps escapes it in strings, but not U+2028, U+0085 or \x1c, at which
+        # str.splitlines() would also split a record that quotes them (ensure_ascii=False keeps them raw)
+        return [json.loads(raw) for raw in text.split("\n") if raw.strip()]
 
     def refusals(self) -> list[dict[str, Any]]:
         return [line for line in self.lines() if line["decision"] == "refused"]

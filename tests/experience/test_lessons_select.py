@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -146,3 +147,10 @@ def test_the_installed_package_lesson_is_read_from_apm_modules(context_root: Pat
     assert doc.package == "acme-sdk-2-migration" and "apm_modules" in doc.source.parts
     assert select(context, RULES_ONLY, 4_000, rule_ids={"ACME900"}) == [], "2.0.0 keeps the fetch alias"
     assert context_root == ROOT
+
+
+def test_a_published_lesson_quoting_a_line_separator_is_read_whole(tmp_path: Path) -> None:
+    text = "Rename the string 'fetch' to 'get'\u2028where the table\x85is defined."
+    context = context_with(tmp_path, json.dumps(lesson_record(lesson=text), ensure_ascii=False))
+    [lesson] = select(context, FULL, 4_000, rule_ids={"ACME001", "ACME900"}, before=LATER_RUN)
+    assert lesson.lesson == text

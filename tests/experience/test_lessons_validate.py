@@ -200,3 +200,13 @@ def test_cli_exit_codes(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert cli(str(moved)) == 1
     assert cli(str(moved), "--runs-root", str(run_dir.parent)) == 0
     assert RUN_ID in (run_dir / "run.json").read_text()
+
+
+def test_a_lesson_quoting_a_line_separator_is_one_record(run_dir: Path) -> None:
+    """Records are written raw (not ASCII-escaped, as Lesson.model_dump_json does): U+2028, U+0085 or
+    \\x1c inside a string is part of its line, not a line break (JSON Lines split at "\\n" only)."""
+    record = lesson_record(lesson="The output said: a\u2028b\x85c\x1cd (quoted from the failing test).")
+    path = run_dir / PROPOSED
+    path.write_text(Lesson.model_validate(record).model_dump_json() + "\n", encoding="utf-8")
+    assert "\u2028" in path.read_text(encoding="utf-8")  # written raw
+    assert validate(path) == []
