@@ -6,8 +6,9 @@ Nothing is trusted from memory: the hash is recomputed from `changes.patch` and 
 run.json recorded for the candidate, what review.json approved, what every gate passed and what the
 last verification proved. An approval for another hash is void. Only a run that ended `succeeded`
 with an `approve` verdict can be published. The merge request text is bound to the candidate too: it
-must carry `candidate-sha256=<the hash>` and no other. The check only reads the run directory; the
-gates themselves are re-derived from base + patch when publishing (publish/gates.py).
+must carry the line `<!-- agentic-codemod candidate-sha256=<the hash> -->` and no other such line. The
+check only reads the run directory; the gates themselves are re-derived from base + patch when
+publishing (publish/gates.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from agentic_codemod.task import TaskSpec
 from agentic_codemod.workflow.candidate import patch_sha256
 
 _M = TypeVar("_M", RunManifest, ReviewVerdict)
-MR_BINDING = re.compile(r"candidate-sha256=([0-9a-fA-F]*)")
+# The tool's own line (brains.py writes it last), whole: a file name or any other text that merely holds
+# "candidate-sha256=..." is not a binding (repository data is escaped in the text, mr_text.py)
+MR_BINDING = re.compile(r"^<!-- agentic-codemod candidate-sha256=([0-9a-fA-F]*) -->$", re.MULTILINE)
 
 
 class PublishRefused(CandidateRejected):
@@ -186,7 +189,10 @@ def _evidence_problems(m: RunManifest, sha: str) -> list[str]:
 def _binding_problems(description: str, sha: str) -> list[str]:
     bound = set(MR_BINDING.findall(description))
     if not bound:
-        return ["merge_request.md names no candidate (candidate-sha256=...): the text is bound to nothing"]
+        return [
+            "merge_request.md names no candidate (a line `<!-- agentic-codemod candidate-sha256=... -->`): "
+            "the text is bound to nothing"
+        ]
     other = sorted(b for b in bound if b != sha)
     if other:
         return [

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentic_codemod.errors import CandidateRejected, InputError
+from agentic_codemod.mr_text import code, prose
 from agentic_codemod.publish.check import ApprovedCandidate, PublishRefused, check_candidate
 from agentic_codemod.publish.gates import prove
 from agentic_codemod.publish.gitlab import (
@@ -89,7 +90,10 @@ def commit_message(c: ApprovedCandidate) -> str:
 
 
 def merge_request_spec(c: ApprovedCandidate, options: PublishOptions) -> MergeRequestSpec:
-    lines = [f"- **{f.severity}** {f.message}" + (f" (`{f.path}`)" if f.path else "") for f in c.findings]
+    lines = [
+        f"- **{f.severity}** {prose(f.message)}" + (f" ({code(f.path)})" if f.path else "")
+        for f in c.findings
+    ]
     description = (
         f"{c.description}\n\n### Reviewer findings\n\n" + ("\n".join(lines) or "None.") + "\n\n"
         f"<!-- agentic-codemod run={c.run_id} candidate={c.sha256} -->\n"

@@ -14,6 +14,7 @@ from typing import Protocol
 from agentic_codemod import __version__
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
+from agentic_codemod.mr_text import code, prose
 from agentic_codemod.publish.gitlab import inert_text, inert_title
 from agentic_codemod.status import Status
 from agentic_codemod.workflow import codemod
@@ -126,7 +127,7 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
     sdk, cand, base = state.task.sdk, state.candidate, state.baseline
     touched = set(cand.files) if cand else set()
     bumps = [d for d in (state.profile.sdk_declarations if state.profile else []) if d.file in touched]
-    lines = "".join(f"\n- `{d.file}`: `{d.name}{d.specifier}` now admits {sdk.to}" for d in bumps)
+    lines = "".join(f"\n- {code(d.file)}: {code(d.name + d.specifier)} now admits {sdk.to}" for d in bumps)
     changes = (
         f"No code change was needed: a plain bump of {sdk.name} ({sdk.from_range} -> {sdk.to}); the task "
         f"names no migration package, so only the version declaration changed.{lines}\n\n{changes}"
@@ -143,8 +144,8 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
 def _verify_only_text(state: RunState) -> tuple[str, str]:
     """A verify-only run (plan.verify_only) edits nothing: what it tested, on which version of the SDK."""
     sdk, plan, m = state.task.sdk, state.plan, state.manifest
-    verdict = f"No change is needed: {_item(m.reason)}\n\n" if m.status == Status.NOTHING_TO_DO else ""
-    changes = f"{verdict}Nothing was edited ({_item(plan.reason if plan else 'verify only')})."
+    verdict = f"No change is needed: {prose(_item(m.reason))}\n\n" if m.status == Status.NOTHING_TO_DO else ""
+    changes = f"{verdict}Nothing was edited ({prose(_item(plan.reason if plan else 'verify only'))})."
     runs = []
     for v in state.verifications:
         env = m.environments.get("baseline" if v.phase == "baseline" else "after") or {}
@@ -162,7 +163,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     title = f"{task.title} ({task.sdk.name} -> {task.sdk.to})"
     if not approved:
         title = f"[not ready] {title}"
-    changes = "\n".join(f"- `{f}`" for f in (cand.files if cand else [])) or "- nothing"
+    changes = "\n".join(f"- {code(f)}" for f in (cand.files if cand else [])) or "- nothing"
     changes += "".join(f"\n- {line}" for line in codemod.provenance(state.manifest.rule_edits))
     if last is None:
         verification = "No verification ran."
@@ -174,16 +175,15 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
             else "no counts"
         )
         verdict_word = "passed" if last.passed else "failed"  # the exit code includes the must-fail canary
-        verification = (
-            f"`{' '.join(last.command)}` {verdict_word} (exit {last.exit_code}; {tally}), {last.duration_s}s"
-        )
+        command = code(" ".join(last.command))
+        verification = f"{command} {verdict_word} (exit {last.exit_code}; {tally}), {last.duration_s}s"
     if plan is not None and plan.verify_only:  # nothing edited: the text says so and shows both test runs
         changes, verification = _verify_only_text(state)
     elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
         changes, verification = _plain_bump_text(state, changes, verification)
     findings = (
         "\n".join(
-            f"- {f.severity}: {_item(f.message)}" + (f" (`{f.path}`)" if f.path else "")
+            f"- {f.severity}: {prose(_item(f.message))}" + (f" ({code(f.path)})" if f.path else "")
             for f in (verdict.findings if verdict else [])
         )
         or "- none"
@@ -191,8 +191,8 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     handed = set(cand.files) if cand and state.addresses_human_items else set()  # the agents worked on these
     human = (
         "\n".join(
-            f"- {_item(h.reason)}"
-            + (f" — `{h.file}" + (f":{h.line}`" if h.line else "`") if h.file else "")
+            f"- {prose(_item(h.reason))}"
+            + (f" — {code(h.file + (f':{h.line}' if h.line else ''))}" if h.file else "")
             + (
                 " (handed to the coder: the candidate changes this file, verified and reviewed)"
                 if h.file in handed
@@ -204,7 +204,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     )
     reviewed = verdict is not None and verdict.reviewer != "none"
     summary = (
-        _item(verdict.summary)
+        prose(_item(verdict.summary))
         if verdict is not None and reviewed
         else f"Not reviewed: the run ended `{state.manifest.status}`; run.json holds the reason."
     )

@@ -22,6 +22,7 @@ import yaml
 
 from agentic_codemod.errors import CandidateRejected, InputError
 from agentic_codemod.models import HumanItem, RuleEdit, RuleMatch
+from agentic_codemod.mr_text import code, prose
 from agentic_codemod.workflow import rule_risk
 from agentic_codemod.workflow.scan import Hit, Scanner, ast_grep_binary, source_files, source_suffixes
 from agentic_codemod.yaml_input import safe_load
@@ -239,15 +240,11 @@ def provenance(edits: list[RuleEdit]) -> list[str]:
     by_rule: dict[str, list[str]] = {}
     for e in edits:
         by_rule.setdefault(e.rule, []).append(e.file)
-    return [  # file names are data: each stays on its line, inside its code span
-        f"changed by {rule} in {len(files)} file{'s' if len(files) != 1 else ''}: "
-        + ", ".join(f"`{_one_line(f)}`" for f in files)
+    return [  # file names are data: each stays on its line, inside its code span (mr_text.code)
+        f"changed by {prose(rule)} in {len(files)} file{'s' if len(files) != 1 else ''}: "
+        + ", ".join(code(f) for f in files)
         for rule, files in by_rule.items()
     ]
-
-
-def _one_line(name: str) -> str:
-    return name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("`", "'")
 
 
 def _splice(text: str, hits: list[Hit]) -> str:

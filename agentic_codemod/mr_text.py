@@ -1,0 +1,42 @@
+"""Repository data in the merge request's Markdown: inert wherever it lands.
+
+    code(text)   one inline code span holding exactly `text` on one line, whatever backticks it holds
+    prose(text)  `text` as plain words: nothing in it becomes a link, an image, HTML, a code span, a
+                 strike-through or a GitLab reference (@user, @all, #1, !1, ~label, $1, %milestone)
+
+File names, test commands, finding paths and reasons come from the repository (or a model) and go to
+GitLab, whose renderer turns Markdown into links, images loaded from any host, HTML and mentions that
+notify people. A value inside backticks is safe only while it cannot close the span: a name holding a
+backtick would end it and put the rest into Markdown. `code` fences with one backtick more than the
+longest run inside (CommonMark), padded with a space so a leading or trailing backtick stays content.
+`prose` backslash-escapes every ASCII character that starts one of those (a backslash-escaped
+punctuation character renders as itself, and GitLab reads no reference after it). Line breaks become a
+visible `\\n` or `\\r`: an item stays on its line. A line starting with `/` (a quick action) is
+publish's business (publish.gitlab.inert_text), applied to the whole text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LONGEST_TICKS = re.compile(r"`+")
+# What turns words into something else: a code span, a link or image, HTML or an entity, a strike-through
+# and GitLab's references (which notify people or add notes to other issues). Emphasis (* and _) only
+# styles the words, and an item's line never starts a block: both stay as written.
+_ACTIVE = re.compile(r"([\\`\[\]!<>&@#$%~])")
+
+
+def code(text: str) -> str:
+    one_line = _one_line(text)
+    ticks = max((len(run) for run in _LONGEST_TICKS.findall(one_line)), default=0)
+    fence = "`" * (ticks + 1)
+    pad = " " if ticks or one_line[:1] in ("`", " ") or one_line[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
+def prose(text: str) -> str:
+    return _ACTIVE.sub(r"\\\1", _one_line(text))
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
