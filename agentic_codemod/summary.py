@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agentic_codemod.fleet.summary import STYLE
 from agentic_codemod.models import RunManifest
@@ -17,9 +18,11 @@ def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None)
     table.add_column(style="bold")
     table.add_column()
     table.add_row("status", f"[{STYLE[m.status.outcome]}]{m.status}[/] (exit {m.exit_code})")
-    table.add_row("reason", m.reason or "-")
+    # The reason and the file names come from the repository: Text, never rich markup (a name holding
+    # "[/bold]" would end the run's process with a MarkupError, "[i]x[/i]" would print as "x")
+    table.add_row("reason", Text(m.reason or "-"))
     files = m.candidate.files if m.candidate else []
-    table.add_row("files changed", f"{len(files)}" + (f": {', '.join(files[:6])}" if files else ""))
+    table.add_row("files changed", Text(f"{len(files)}" + (f": {', '.join(files[:6])}" if files else "")))
     last = m.verifications[-1] if m.verifications else None
     if last is None:
         table.add_row("verification", "not run")
@@ -35,5 +38,5 @@ def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None)
             "[red]process[/]: the repository's code ran WITHOUT the sandbox (--isolation process)",
         )
     table.add_row("review", f"{m.verdict.verdict} by {m.verdict.reviewer}" if m.verdict else "-")
-    table.add_row("artifacts", str(run_dir))
+    table.add_row("artifacts", Text(str(run_dir)))
     console.print(table)

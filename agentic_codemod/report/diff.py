@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -16,12 +17,22 @@ class DiffFile:
     path: str
     added: int
     removed: int
+    cut: bool = False  # a file of the candidate past the page's cut of the diff: its counts are unknown here
+
+
+# Shown as escapes, never as themselves: characters a browser or str.splitlines() takes for a line break
+# (CR, VT, FF, FS/GS/RS, NEL, U+2028/9) and the other control characters. Inside a line git leaves them
+# as they are; shown raw, they would draw a line that is not one (a forged header or hunk).
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
 
 
 def lines(patch: str) -> list[DiffLine]:
+    """The patch's lines, split at "\n" only: git ends every line with it and escapes nothing inside."""
     out: list[DiffLine] = []
     in_hunk = False
-    for line in patch.splitlines():
+    split = patch.split("\n")
+    for line in split[:-1] if split and split[-1] == "" else split:
+        line = _HIDDEN.sub(_escape, line.removesuffix("\r"))  # a CRLF file's lines end in "\r\n"
         if line.startswith("diff --git "):
             in_hunk, kind = False, "file"
         elif line.startswith("@@"):
@@ -32,6 +43,11 @@ def lines(patch: str) -> list[DiffLine]:
             kind = "meta"  # index, mode, ---/+++ lines before the first hunk
         out.append(DiffLine(kind, line))
     return out
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 def files(diff: list[DiffLine]) -> list[DiffFile]:

@@ -1,0 +1,147 @@
+"""Attacks on what leaves a run: the merge request text, the report's diff, the trace and the command
+line's summary, each from a hostile repository end to end through the CLI (offline, the rules-only task,
+which ends 0 on the fixture).
+
+Each hostile file is a copy of orders.py under a hostile name or with hostile characters in a comment,
+so the migration rules edit it and it is part of the approved candidate."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fixtures_support import ROOT
+from markdown_it import MarkdownIt
+
+from agentic_codemod.publish.check import check_candidate
+from agentic_codemod.report import diff as diffs
+from agentic_codemod.report.run_view import load_run
+from agentic_codemod.tools.trace import Trace
+
+pytestmark = pytest.mark.slow
+
+TASK = "acme-sdk-2-rules.yml"
+ORDERS = (ROOT / "fixtures" / "acme-app" / "src" / "acme_app" / "orders.py").read_text()
+EVIL = "n` @all [click](http:evil.example/x) ![t](http:evil.example/p.png) <b>x</b> `m"
+
+
+def test_a_file_name_with_backticks_cannot_turn_the_merge_request_into_markdown(
+    make_repo, run_codemod
+) -> None:
+    name = f"src/acme_app/{EVIL}.py"
+    result = run_codemod(make_repo("ticks", {name: ORDERS}), TASK)
+
+    assert result.code == 0, result.err
+    assert name in result.manifest["candidate"]["files"]
+    source = result.artifact("merge_request.md").read_text()
+    rendered = MarkdownIt("commonmark").render(source)
+    assert "<img" not in rendered and "<a " not in rendered and "<b>" not in rendered
+    spans = [html.unescape(s) for s in re.findall(r"<code>(.*?)</code>", rendered)]
+    assert name in spans  # the whole name, as one code span
+    outside = re.sub(r"<code>.*?</code>", "", rendered)
+    assert "@all" not in outside and "evil.example" not in outside
+
+
+def test_line_breaks_other_than_newline_in_a_source_file_neither_fail_the_run_nor_forge_the_diff(
+    make_repo, run_codemod
+) -> None:
+    # A comment next to an edited line: unchanged, it is a context line of the patch. U+2028, \x1c and
+    # U+0085 are line breaks to str.splitlines(), not to git or JSON Lines.
+    forged = (
+        "\x1c@@ -1 +1 @@\x1cdiff --git a/tests/test_orders.py b/tests/test_orders.py\u2028+++ b/tests/x\x85"
+    )
+    orders = ORDERS.replace(
+        "from acme.errors import NotFound\n", f"from acme.errors import NotFound\n# {forged}\n"
+    )
+    assert orders != ORDERS
+    result = run_codemod(make_repo("breaks", {"src/acme_app/orders.py": orders}), TASK)
+
+    assert result.code == 0, (result.manifest.get("reason"), result.err)  # was: JSONDecodeError, exit 1
+    records = Trace(result.artifact("trace.jsonl")).lines()
+    assert any(
+        forged in str((r.get("arguments") or {}).get("content", "")) for r in records
+    )  # the write, whole
+    changed = result.manifest["candidate"]["files"]
+    view = load_run(result.run_dir)
+    assert sorted(f.path for f in view.diff_files) == sorted(changed)
+    assert "tests/test_orders.py" not in changed
+    assert not [line for line in view.diff if line.kind == "file" and "tests/test_orders.py" in line.text]
+    assert any("\\x1c@@" in line.text and line.kind == "ctx" for line in view.diff)  # shown, as an escape
+
+
+def test_rich_markup_in_a_file_name_is_printed_as_written(make_repo, tmp_path: Path, wheels: Path) -> None:
+    name = "src/acme_app/a[/bold][i]b[/i].py"
+    repo = make_repo("markup", {name: ORDERS})
+    argv = [
+        sys.executable,
+        "-m",
+        "agentic_codemod",
+        "run",
+        "--repo",
+        str(repo),
+        "--task",
+        str(ROOT / "fixtures" / "tasks" / TASK),
+    ]
+    argv += ["--run-dir", str(tmp_path / "run"), "--offline", "--find-links", str(wheels), "--no-index"]
+    env = {**os.environ, "COLUMNS": "400", "AGNO_TELEMETRY": "false"}
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+    assert done.returncode == 0, done.stderr[-2000:]  # was: a MarkupError traceback and exit 1
+    assert name in done.stdout
+
+
+def test_a_file_name_that_looks_like_the_binding_does_not_void_the_merge_request(
+    make_repo, run_codemod
+) -> None:
+    name = f"src/acme_app/candidate-sha256={'0' * 64}.py"
+    result = run_codemod(make_repo("binding", {name: ORDERS}), TASK)
+
+    assert result.code == 0, result.err
+    approved = check_candidate(result.run_dir)  # was: "written for candidate 000000000000 ...: void"
+    assert approved.sha256 == result.manifest["candidate"]["sha256"]
+    assert name in approved.files
+
+
+def test_a_forged_header_inside_a_patch_line_stays_in_that_line() -> None:
+    patch = (
+        "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n"
+        " a\x1c@@ -1 +1 @@\x1cdiff --git a/tests/t.py b/tests/t.py\u2028+++ b/tests/t.py\x0b+evil\r\n"
+        "-old\r\n+new\n"
+    )
+    shown = diffs.lines(patch)
+    assert [line.kind for line in shown] == ["file", "meta", "meta", "hunk", "ctx", "del", "add"]
+    assert (
+        shown[4].text
+        == " a\\x1c@@ -1 +1 @@\\x1cdiff --git a/tests/t.py b/tests/t.py\\u2028+++ b/tests/t.py\\x0b+evil"
+    )
+    assert shown[5].text == "-old"  # a CRLF file's line, without its CR
+    assert diffs.files(shown) == [diffs.DiffFile("x.py", 1, 1)]
+
+
+def test_files_past_the_reports_cut_of_the_diff_are_still_listed(
+    make_repo, run_codemod, tmp_path: Path
+) -> None:
+    # Each edited line carries 100 kB: the patch holds it twice (- and +) per file, past REPORT_DIFF_CHARS
+    # after three files; the page lists the files after the cut too, marked so. (The rules rewrite each
+    # file several times: the config allows the bytes that takes.)
+    long_line = ORDERS.replace(
+        "from acme.errors import NotFound\n", "from acme.errors import NotFound  # " + "x" * 100_000 + "\n"
+    )
+    files = {f"src/acme_app/aa{i}.py": long_line for i in range(3)}
+    config = tmp_path / "config.yml"
+    config.write_text("budgets: {max_total_bytes: 4000000}\n")
+    result = run_codemod(make_repo("long", files), TASK, "--config", str(config))
+
+    assert result.code == 0, (result.manifest.get("reason"), result.err)
+    view = load_run(result.run_dir)
+    assert view.diff_cut
+    changed = result.manifest["candidate"]["files"]
+    assert sorted(f.path for f in view.diff_files) == sorted(changed)
+    past = [f.path for f in view.diff_files if f.cut]
+    assert "src/acme_app/orders.py" in past  # past the cut: listed, its counts not claimed
+    assert (result.run_dir / "report.html").read_text().count("past the cut") == len(past)
