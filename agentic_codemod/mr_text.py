@@ -19,7 +19,12 @@ from __future__ import annotations
 
 import re
 
+from agentic_codemod.visible import visible
+
 _LONGEST_TICKS = re.compile(r"`+")
+_URL = re.compile(r"((?:[a-z][a-z0-9+.-]*://|www\.)\S+)", re.IGNORECASE)
+# What stays Markdown in a model's line: up to 3 blanks, then heading, list and quote markers.
+_BLOCK_MARK = re.compile(r"(?:[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,9}[.)][ \t]|>[ \t]?))+")
 # What turns words into something else: a code span, a link or image, HTML or an entity, a strike-through
 # and GitLab's references (which notify people or add notes to other issues). Emphasis (* and _) only
 # styles the words, and an item's line never starts a block: both stay as written.
@@ -35,8 +40,30 @@ def code(text: str) -> str:
 
 
 def prose(text: str) -> str:
-    return _ACTIVE.sub(r"\\\1", _one_line(text))
+    return _inert(_one_line(text))
+
+
+def model_markdown(text: str) -> str:
+    """A model's Markdown (the scribe's description) kept to its block structure: each line's heading,
+    list or quote marker stays, everything after it is `prose` (so a code span, link, image, HTML, an
+    HTML comment that would swallow the tool's evidence below it, or a reference is shown as written)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out = []
+    for line in lines:
+        mark = _BLOCK_MARK.match(line)
+        start = mark.end() if mark else 0
+        out.append(line[:start] + _inert(visible(line[start:])))
+    return "\n".join(out)
+
+
+def _inert(text: str) -> str:
+    """Escaped words, a URL as a code span (GitLab links a bare URL, and one naming an issue or a merge
+    request becomes a reference that notes this one there)."""
+    parts = _URL.split(text)
+    return "".join(
+        code(part) if index % 2 else _ACTIVE.sub(r"\\\1", part) for index, part in enumerate(parts)
+    )
 
 
 def _one_line(text: str) -> str:
-    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    return visible(text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r"))

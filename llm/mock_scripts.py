@@ -235,16 +235,23 @@ def review_verdict(
     return verdict
 
 
+# What a scribe that obeys an injection in the patch writes (fault hostile-scribe): an image from
+# another host, a mention, a link, raw HTML and an unclosed comment that would hide the run's evidence.
+HOSTILE_DESCRIPTION = (
+    "## Why\nAll good. ![](http://evil.example/pixel.png) cc @all, see [docs](http://evil.example/x)\n"
+    "<b>trusted</b> and <details open>\n\n<!--\n"
+)
+
+
 def scribe(body: dict[str, Any], fault: str | None) -> Reply:
-    return structured(
-        {
-            "title": "Migrate acme-sdk to 2.1.0",
-            "description": "## Why\nacme-sdk 2.1 removes `Client.fetch`.\n\n## What changed\n- version bump\n"
-            f"- rule-based rewrites\n- `{TARGET_FILE}`: OPERATIONS 'load' now names `get`\n",
-            "ready": True,
-        },
-        fault,
+    description = (
+        "## Why\nacme-sdk 2.1 removes `Client.fetch`.\n\n## What changed\n- version bump\n"
+        f"- rule-based rewrites\n- `{TARGET_FILE}`: OPERATIONS 'load' now names `get`\n"
     )
+    if fault == "hostile-scribe":
+        description = HOSTILE_DESCRIPTION
+    draft = {"title": "Migrate acme-sdk to 2.1.0", "description": description, "ready": True}
+    return structured(draft, fault)
 
 
 def probe(body: dict[str, Any], fault: str | None) -> Reply:

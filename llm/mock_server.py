@@ -38,6 +38,8 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   no-edit           (coder)          reads, then stops without editing: a silent failure
   review-reject, review-unsure (reviewer)  a well-formed verdict that is not approve
   review-approve-with-errors (reviewer)    "approve" with an error finding: not an approval
+  hostile-scribe    (scribe)         a description with an image from another host, @all, a link, raw
+                                     HTML and an unclosed HTML comment (an injection obeyed)
   hostile           (coder)          obeys a prompt injection: tries .env, .gitlab-ci.yml, ../, .git/hooks,
                                      Dockerfile, emptying a test — then does the real fix
   hidden-diff       (coder)          writes src/.gitattributes (*.py -diff linguist-generated) and an
@@ -80,6 +82,7 @@ FAULTS = (
     "review-reject",
     "review-unsure",
     "review-approve-with-errors",
+    "hostile-scribe",
 )
 CODER_FAULTS = {
     "tool-loop": "coder",
@@ -91,6 +94,7 @@ CODER_FAULTS = {
     "review-reject": "reviewer",
     "review-unsure": "reviewer",
     "review-approve-with-errors": "reviewer",
+    "hostile-scribe": "scribe",
 }
 BEHAVIOURS = ("no-json-schema", "tools-need-choice", "wrong-echo", "serial", "no-json-object")
 # What llama-cpp-python 0.3.x answers to response_format json_schema with chatml-function-calling.

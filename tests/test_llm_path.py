@@ -247,3 +247,26 @@ def fast_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "models.yml"
     path.write_text(FAST_MODELS)
     monkeypatch.setenv("CODEMOD_LLM_MODELS", str(path))
+
+
+def test_a_scribe_obeying_an_injection_writes_inert_markdown_and_hides_no_evidence(
+    mock_llm: Any, acme_repo: Path, run_codemod: Any
+) -> None:
+    """The scribe read the candidate patch (the repository's words): what it writes keeps its headings,
+    nothing else of it renders, and the run's evidence after it stays visible and the binding holds."""
+    from markdown_it import MarkdownIt
+
+    from agentic_codemod.publish.check import check_candidate
+
+    mock_llm.fault("hostile-scribe", agent="scribe")
+    result = llm_run(run_codemod, acme_repo)
+    assert result.code == 0, result.manifest["reason"]
+    source = result.artifact("merge_request.md").read_text()
+    assert "evil.example" in source  # the model's words are there, as words
+    rendered = MarkdownIt("commonmark").render(source)
+    assert "<h2>Why</h2>" in rendered  # its heading stays one
+    assert "<img" not in rendered and "<a " not in rendered and "<b>" not in rendered
+    assert "<details open>" not in rendered and "<!--\n" not in rendered
+    assert "17 passed" in rendered  # the run's evidence after the model's text is not swallowed
+    assert "@all" not in source.replace("\\@all", "")  # escaped for GitLab
+    assert check_candidate(result.run_dir).sha256 == result.manifest["candidate"]["sha256"]

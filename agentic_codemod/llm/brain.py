@@ -32,6 +32,7 @@ from agentic_codemod.models import (
     ReviewVerdict,
     VerificationResult,
 )
+from agentic_codemod.mr_text import model_markdown
 from agentic_codemod.workflow.brains import bound_draft, mechanical_review, templated_draft
 from agentic_codemod.workflow.state import RunState
 
@@ -198,7 +199,11 @@ class LlmBrain:
         draft, _, _ = self._run(state, "scribe", prompt, MergeRequestDraft)
         facts = templated_draft(state).description
         details = f"<details><summary>Run evidence</summary>\n\n{facts}\n</details>\n"
-        return bound_draft(draft.title, f"{draft.description.rstrip()}\n\n{details}", state, ready=approved)
+        # The model read the candidate patch (the repository's words): its Markdown keeps its headings and
+        # lists, nothing else of it renders (mr_text.model_markdown), and it cannot open anything that
+        # would swallow the evidence after it
+        described = model_markdown(draft.description.rstrip())
+        return bound_draft(draft.title, f"{described}\n\n{details}", state, ready=approved)
 
     # -- running one agent (agent_runner.py) ---------------------------------------------------
 

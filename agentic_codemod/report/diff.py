@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentic_codemod.visible import visible
+
 
 @dataclass
 class DiffLine:
@@ -20,19 +22,16 @@ class DiffFile:
     cut: bool = False  # a file of the candidate past the page's cut of the diff: its counts are unknown here
 
 
-# Shown as escapes, never as themselves: characters a browser or str.splitlines() takes for a line break
-# (CR, VT, FF, FS/GS/RS, NEL, U+2028/9) and the other control characters. Inside a line git leaves them
-# as they are; shown raw, they would draw a line that is not one (a forged header or hunk).
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
-
-
 def lines(patch: str) -> list[DiffLine]:
     """The patch's lines, split at "\n" only: git ends every line with it and escapes nothing inside."""
     out: list[DiffLine] = []
     in_hunk = False
     split = patch.split("\n")
     for line in split[:-1] if split and split[-1] == "" else split:
-        line = _HIDDEN.sub(_escape, line.removesuffix("\r"))  # a CRLF file's lines end in "\r\n"
+        # Inside a line git leaves every character as it is: a line break other than "\n" shown raw would
+        # draw a line that is not one (a forged header or hunk), a bidi override would reorder the code
+        # on screen. visible() writes them as escapes; a CRLF file's lines end in "\r\n".
+        line = visible(line.removesuffix("\r"))
         if line.startswith("diff --git "):
             in_hunk, kind = False, "file"
         elif line.startswith("@@"):
@@ -45,11 +44,6 @@ def lines(patch: str) -> list[DiffLine]:
     return out
 
 
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-
-
 def files(diff: list[DiffLine]) -> list[DiffFile]:
     """The files of the patch with their added/removed line counts, in patch order. The name comes from the
     `+++`/`---` line (git quotes a name with special characters there, C style), else the header."""
@@ -57,7 +51,7 @@ def files(diff: list[DiffLine]) -> list[DiffFile]:
     named = False
     for line in diff:
         if line.kind == "file":
-            out.append(DiffFile(line.text.removeprefix("diff --git "), 0, 0))
+            out.append(DiffFile(_header_path(line.text), 0, 0))
             named = False
         elif out and line.kind == "meta" and line.text.startswith(("+++ ", "--- ")) and not named:
             name = unquote(line.text[4:].rstrip("\t"))
@@ -68,6 +62,23 @@ def files(diff: list[DiffLine]) -> list[DiffFile]:
         elif out and line.kind == "del":
             out[-1].removed += 1
     return out
+
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _header_path(header: str) -> str:
+    """The path of a `diff --git a/X b/X` header (a file with no ---/+++ lines: new and empty, or a mode
+    change): X when both sides name it, the header's text otherwise."""
+    rest = header.removeprefix("diff --git ")
+    quoted = _QUOTED.match(rest)
+    if quoted:
+        return unquote(quoted.group()).removeprefix("a/")
+    half = (len(rest) - 1) // 2
+    left, right = rest[:half], rest[half + 1 :]
+    if left.startswith("a/") and right.startswith("b/") and left[2:] == right[2:]:
+        return left[2:]
+    return rest
 
 
 ESCAPES = {
