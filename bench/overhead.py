@@ -117,7 +117,8 @@ def main() -> None:
 def _measured(wall: float, run_dir: Path) -> tuple[float, float, Path, dict[str, Any], list[dict[str, Any]]]:
     """(wall, seconds of its test runs, run dir, run.json, trace) of one offline run."""
     manifest = json.loads((run_dir / "run.json").read_text())
-    trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+    text = (run_dir / "trace.jsonl").read_text(encoding="utf-8")
+    trace = [json.loads(line) for line in text.split("\n") if line.strip()]  # JSON Lines: "\n" only
     verification = sum(v["duration_s"] for v in manifest["verifications"])
     if not verification:
         raise SystemExit(f"bench/overhead.py: the run in {run_dir} recorded no test run")

@@ -125,7 +125,8 @@ for task in ("acme-sdk-2", "acme-worker-sdk-2", "acme-sdk-2+json_object"):
               f"model_calls={r['model_calls']} tool_calls={r['tool_calls']}")
     roles = (m.get("llm") or {}).get("roles") or {}
     print(f"    structured output: {sorted({str(r.get('structured_output')) for r in roles.values()})}")
-    calls = [json.loads(line) for line in (out / task / "run" / "trace.jsonl").read_text().splitlines()]
+    text = (out / task / "run" / "trace.jsonl").read_text(encoding="utf-8")
+    calls = [json.loads(line) for line in text.split("\n") if line.strip()]  # JSON Lines: "\n" only
     model_calls = [c for c in calls if c["tool"] == "model_call"]
     durations = [json.loads(c["result"]).get("duration_s") or 0 for c in model_calls if c["result"]]
     print(f"    model calls traced: {len(model_calls)}, total {round(sum(durations), 1)}s")

@@ -75,10 +75,12 @@ class RunView:
         return sum(s.duration_s or 0.0 for s in self.steps)
 
 
-def _diff_files(lines: list[DiffLine], manifest: RunManifest) -> list[DiffFile]:
-    """The files of the diff as shown, then every other file of the candidate (run.json): a diff cut for the
-    page must not drop a changed file from the list."""
+def _diff_files(lines: list[DiffLine], manifest: RunManifest, cut: bool) -> list[DiffFile]:
+    """The files of the diff as shown; where the page cut the diff, then every other file of the candidate
+    (run.json): the cut must not drop a changed file from the list."""
     shown = diffs.files(lines)
+    if not cut:
+        return shown
     listed = {f.path for f in shown}
     changed = manifest.candidate.files if manifest.candidate else []
     return shown + [DiffFile(f, 0, 0, cut=True) for f in changed if f not in listed]
@@ -101,7 +103,7 @@ def load_run(run_dir: Path) -> RunView:
         review=review,
         plan=plan,
         diff=lines,
-        diff_files=_diff_files(lines, manifest),
+        diff_files=_diff_files(lines, manifest, patch.cut),
         diff_cut=patch.cut,
         trace=read_trace(run_dir / "trace.jsonl"),
         merge_request=read_text(run_dir / "merge_request.md", REPORT_TEXT_CHARS),

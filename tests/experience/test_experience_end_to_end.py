@@ -48,7 +48,9 @@ def proposed(run_dir: Path) -> list[Lesson]:
 
 def published() -> Lesson:
     [lesson] = [
-        Lesson.model_validate_json(x) for x in (PACKAGE_CONTEXT / "lessons.jsonl").read_text().splitlines()
+        Lesson.model_validate_json(x)
+        for x in (PACKAGE_CONTEXT / "lessons.jsonl").read_text(encoding="utf-8").split("\n")
+        if x.strip()
     ]
     return lesson
 

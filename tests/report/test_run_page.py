@@ -10,7 +10,8 @@ from report_runs import Runs
 
 
 def _trace(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines() if line.strip()]
+    text = (run_dir / "trace.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line.strip()]  # JSON Lines: "\n" only
 
 
 def test_every_run_leaves_a_report(runs: Runs) -> None:
