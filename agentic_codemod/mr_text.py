@@ -23,6 +23,8 @@ from agentic_codemod.visible import visible
 
 _LONGEST_TICKS = re.compile(r"`+")
 _URL = re.compile(r"((?:[a-z][a-z0-9+.-]*://|www\.)\S+)", re.IGNORECASE)
+# A line GitLab may take for the start or end of front matter (---, +++, ;;;) or a setext underline.
+_DELIMITER = re.compile(r"[ \t]*(?:-{3,}|\+{3,}|;{3,}|={3,})[ \t]*")
 # What stays Markdown in a model's line: up to 3 blanks, then heading, list and quote markers.
 _BLOCK_MARK = re.compile(r"(?:[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,9}[.)][ \t]|>[ \t]?))+")
 # What turns words into something else: a code span, a link or image, HTML or an entity, a strike-through
@@ -50,9 +52,16 @@ def model_markdown(text: str) -> str:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out = []
     for line in lines:
-        mark = _BLOCK_MARK.match(line)
+        mark = (
+            None if line.lstrip().startswith(">>>") else _BLOCK_MARK.match(line)
+        )  # GitLab's multi-line quote
         start = mark.end() if mark else 0
-        out.append(line[:start] + _inert(visible(line[start:])))
+        rest = _inert(visible(line[start:]))
+        if start == 0 and _DELIMITER.fullmatch(
+            rest
+        ):  # front matter (GitLab, at the top) or a setext underline
+            rest = "\\" + rest.lstrip()
+        out.append(line[:start] + rest)
     return "\n".join(out)
 
 

@@ -14,10 +14,12 @@ import re
 # C0 but tab, DEL, C1 (U+0085 among them), and Unicode's Cf characters that change what is shown
 # (the ranges of the Cf category that occur in text: soft hyphen, Arabic letter mark, Mongolian vowel
 # separator, zero-width and direction marks, bidi embeddings/overrides/isolates, invisible operators,
-# byte-order mark, interlinear annotation, tag characters) plus the line and paragraph separators.
+# byte-order mark, interlinear annotation, tag characters) plus the line and paragraph separators, the
+# Hangul fillers (blank letters: an identifier nobody sees) and the variation selectors but the emoji one
+# (they carry data and show nothing).
 _HIDDEN = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
-    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u206f\u3164\ufe00-\ufe0e\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 
 

@@ -237,8 +237,9 @@ def review_verdict(
 
 # What a scribe that obeys an injection in the patch writes (fault hostile-scribe): an image from
 # another host, a mention, a link, raw HTML and an unclosed comment that would hide the run's evidence.
+HOSTILE_TITLE = "Done @all #1 https://gitlab.example/g/p/-/issues/7"
 HOSTILE_DESCRIPTION = (
-    "## Why\nAll good. ![](http://evil.example/pixel.png) cc @all, see [docs](http://evil.example/x)\n"
+    "---\n## Why\nAll good. ![](http://evil.example/pixel.png) cc @all, see [docs](http://evil.example/x)\n"
     "<b>trusted</b> and <details open>\n\n<!--\n"
 )
 
@@ -248,9 +249,10 @@ def scribe(body: dict[str, Any], fault: str | None) -> Reply:
         "## Why\nacme-sdk 2.1 removes `Client.fetch`.\n\n## What changed\n- version bump\n"
         f"- rule-based rewrites\n- `{TARGET_FILE}`: OPERATIONS 'load' now names `get`\n"
     )
+    title = "Migrate acme-sdk to 2.1.0"
     if fault == "hostile-scribe":
-        description = HOSTILE_DESCRIPTION
-    draft = {"title": "Migrate acme-sdk to 2.1.0", "description": description, "ready": True}
+        title, description = HOSTILE_TITLE, HOSTILE_DESCRIPTION
+    draft = {"title": title, "description": description, "ready": True}
     return structured(draft, fault)
 
 

@@ -38,8 +38,9 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   no-edit           (coder)          reads, then stops without editing: a silent failure
   review-reject, review-unsure (reviewer)  a well-formed verdict that is not approve
   review-approve-with-errors (reviewer)    "approve" with an error finding: not an approval
-  hostile-scribe    (scribe)         a description with an image from another host, @all, a link, raw
-                                     HTML and an unclosed HTML comment (an injection obeyed)
+  hostile-scribe    (scribe)         a title with @all, #1 and an issue URL; a description opening front
+                                     matter, with an image from another host, @all, a link, raw HTML and
+                                     an unclosed HTML comment (an injection obeyed)
   hostile           (coder)          obeys a prompt injection: tries .env, .gitlab-ci.yml, ../, .git/hooks,
                                      Dockerfile, emptying a test — then does the real fix
   hidden-diff       (coder)          writes src/.gitattributes (*.py -diff linguist-generated) and an

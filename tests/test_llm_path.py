@@ -79,7 +79,9 @@ def test_the_agents_finish_the_task_offline_mode_cannot(
     # Structured outputs landed where they belong.
     assert any(n.startswith("scout:") and "getattr" in n for n in result.json("profile.json")["notes"])
     assert any(step.startswith("coder:") for step in result.json("plan.json")["steps"])
-    assert result.artifact("merge_request.md").read_text().startswith("# Migrate acme-sdk to 2.1.0")
+    # The title is the tool's (GitLab reads mentions and references in a title); the model writes the text.
+    mr = result.artifact("merge_request.md").read_text()
+    assert mr.startswith("# Migrate acme-sdk to 2.1 (acme-sdk -> 2.1.0)\n") and "## Why" in mr
 
     # Accounting per role, with the model of each role.
     assert set(m["models"]) == AGENTS
@@ -263,6 +265,9 @@ def test_a_scribe_obeying_an_injection_writes_inert_markdown_and_hides_no_eviden
     assert result.code == 0, result.manifest["reason"]
     source = result.artifact("merge_request.md").read_text()
     assert "evil.example" in source  # the model's words are there, as words
+    assert source.startswith("# Migrate acme-sdk to 2.1 (acme-sdk -> 2.1.0)\n")  # the tool's title, not its
+    assert "gitlab.example" not in source.splitlines()[0]
+    assert source.splitlines()[2] == "\\---"  # no front matter opened before the evidence
     rendered = MarkdownIt("commonmark").render(source)
     assert "<h2>Why</h2>" in rendered  # its heading stays one
     assert "<img" not in rendered and "<a " not in rendered and "<b>" not in rendered

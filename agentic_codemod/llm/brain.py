@@ -197,13 +197,14 @@ class LlmBrain:
             ("Ask", "Write the merge request. Answer with a MergeRequestDraft."),
         )
         draft, _, _ = self._run(state, "scribe", prompt, MergeRequestDraft)
-        facts = templated_draft(state).description
-        details = f"<details><summary>Run evidence</summary>\n\n{facts}\n</details>\n"
+        templated = templated_draft(state)
+        details = f"<details><summary>Run evidence</summary>\n\n{templated.description}\n</details>\n"
         # The model read the candidate patch (the repository's words): its Markdown keeps its headings and
         # lists, nothing else of it renders (mr_text.model_markdown), and it cannot open anything that
-        # would swallow the evidence after it
+        # would swallow the evidence after it. The title is the tool's: GitLab reads mentions, references
+        # and links in a title with no Markdown step an escape could stop.
         described = model_markdown(draft.description.rstrip())
-        return bound_draft(draft.title, f"{described}\n\n{details}", state, ready=approved)
+        return bound_draft(templated.title, f"{described}\n\n{details}", state, ready=approved)
 
     # -- running one agent (agent_runner.py) ---------------------------------------------------
 

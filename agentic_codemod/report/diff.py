@@ -46,17 +46,20 @@ def lines(patch: str) -> list[DiffLine]:
 
 def files(diff: list[DiffLine]) -> list[DiffFile]:
     """The files of the patch with their added/removed line counts, in patch order. The name comes from the
-    `+++`/`---` line (git quotes a name with special characters there, C style), else the header."""
+    `+++`/`---` line (git quotes a name with special characters there, C style), else from a `rename to`
+    or `copy to` line, else from the header; shown with nothing hidden (visible.py)."""
     out: list[DiffFile] = []
     named = False
     for line in diff:
         if line.kind == "file":
-            out.append(DiffFile(_header_path(line.text), 0, 0))
+            out.append(DiffFile(visible(_header_path(line.text)), 0, 0))
             named = False
+        elif out and line.kind == "meta" and line.text.startswith(("rename to ", "copy to ")) and not named:
+            out[-1].path = visible(unquote(line.text.split(" to ", 1)[1]))
         elif out and line.kind == "meta" and line.text.startswith(("+++ ", "--- ")) and not named:
             name = unquote(line.text[4:].rstrip("\t"))
             if name != "/dev/null":
-                out[-1].path, named = name.split("/", 1)[-1], line.text.startswith("+++ ")
+                out[-1].path, named = visible(name.split("/", 1)[-1]), line.text.startswith("+++ ")
         elif out and line.kind == "add":
             out[-1].added += 1
         elif out and line.kind == "del":

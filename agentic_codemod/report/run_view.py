@@ -20,6 +20,7 @@ from agentic_codemod.report import test_ids
 from agentic_codemod.report.artifacts_read import Text, TraceRows, cut, read_json, read_text, read_trace
 from agentic_codemod.report.diff import DiffFile, DiffLine
 from agentic_codemod.status import Outcome, Status
+from agentic_codemod.visible import visible
 
 # The banner's colour class per fleet outcome; a cancelled run is shown like a paused one (it can run again).
 TONE = {Outcome.DONE: "ok", Outcome.NEEDS_HUMAN: "human", Outcome.PAUSED: "paused", Outcome.FAILED: "fail"}
@@ -81,8 +82,10 @@ def _diff_files(lines: list[DiffLine], manifest: RunManifest, cut: bool) -> list
     shown = diffs.files(lines)
     if not cut:
         return shown
+    if shown:  # the cut falls in the last file shown: its counts are partial
+        shown[-1].cut = True
     listed = {f.path for f in shown}
-    changed = manifest.candidate.files if manifest.candidate else []
+    changed = [visible(f) for f in (manifest.candidate.files if manifest.candidate else [])]
     return shown + [DiffFile(f, 0, 0, cut=True) for f in changed if f not in listed]
 
 

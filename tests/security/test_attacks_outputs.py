@@ -144,24 +144,31 @@ def test_files_past_the_reports_cut_of_the_diff_are_still_listed(
     assert sorted(f.path for f in view.diff_files) == sorted(changed)
     past = [f.path for f in view.diff_files if f.cut]
     assert "src/acme_app/orders.py" in past  # past the cut: listed, its counts not claimed
+    shown = [f.path for f in view.diff_files if not f.cut]
+    assert shown and past[0] not in shown  # the file the cut falls in counts as cut, listed once
     assert (result.run_dir / "report.html").read_text().count("past the cut") == len(past)
 
 
 def test_files_without_content_lines_are_named_once_and_bidi_is_shown(tmp_path: Path) -> None:
-    """A new empty file and a mode change have no ---/+++ lines: named from their header, listed once."""
+    """A new empty file, a mode change and a rename have no ---/+++ lines: named from their header or
+    `rename to` line, listed once; a name's direction characters are shown as escapes."""
     repo = tmp_path / "r"
     repo.mkdir()
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
     (repo / "s.sh").write_text("x\n")
+    (repo / "kept.txt").write_text("the same bytes\n")
     subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-qm", "x"], cwd=repo, check=True)
     (repo / "s.sh").chmod(0o755)
     (repo / "empty.py").write_text("")
     (repo / "b.py").write_text("ok = True  # \u202e\u2066 ;)(kcatta\u2069\n")
+    (repo / "kept.txt").rename(repo / "renamed.txt")
+    (repo / "rep\u202etxt.exe").write_text("x\n")
     subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
     patch = subprocess.run([*git, "diff", "--cached"], cwd=repo, check=True, capture_output=True, text=True)
     shown = diffs.lines(patch.stdout)
-    assert [f.path for f in diffs.files(shown)] == ["b.py", "empty.py", "s.sh"]
+    names = [f.path for f in diffs.files(shown)]
+    assert names == ["b.py", "empty.py", "renamed.txt", "rep\\u202etxt.exe", "s.sh"]
     added = [line.text for line in shown if line.kind == "add"]
-    assert added == ["+ok = True  # \\u202e\\u2066 ;)(kcatta\\u2069"]
+    assert added == ["+ok = True  # \\u202e\\u2066 ;)(kcatta\\u2069", "+x"]
