@@ -3,6 +3,7 @@
     code(text)   one inline code span holding exactly `text` on one line, whatever backticks it holds
     prose(text)  `text` as plain words: nothing in it becomes a link, an image, HTML, a code span, a
                  strike-through or a GitLab reference (@user, @all, #1, !1, ~label, $1, %milestone)
+    model_markdown(text)  a model's Markdown: its headings, lists and quotes stay, the rest is prose
 
 File names, test commands, finding paths and reasons come from the repository (or a model) and go to
 GitLab, whose renderer turns Markdown into links, images loaded from any host, HTML and mentions that
@@ -52,14 +53,11 @@ def model_markdown(text: str) -> str:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     out = []
     for line in lines:
-        mark = (
-            None if line.lstrip().startswith(">>>") else _BLOCK_MARK.match(line)
-        )  # GitLab's multi-line quote
+        # `>>>` opens GitLab's multi-line quote: no marker kept, its `>` are escaped with the rest
+        mark = None if line.lstrip().startswith(">>>") else _BLOCK_MARK.match(line)
         start = mark.end() if mark else 0
         rest = _inert(visible(line[start:]))
-        if start == 0 and _DELIMITER.fullmatch(
-            rest
-        ):  # front matter (GitLab, at the top) or a setext underline
+        if start == 0 and _DELIMITER.fullmatch(rest):  # front matter (at the top) or a setext underline
             rest = "\\" + rest.lstrip()
         out.append(line[:start] + rest)
     return "\n".join(out)

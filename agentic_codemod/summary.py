@@ -10,6 +10,7 @@ from rich.text import Text
 
 from agentic_codemod.fleet.summary import STYLE
 from agentic_codemod.models import RunManifest
+from agentic_codemod.visible import visible
 
 
 def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None) -> None:
@@ -19,10 +20,12 @@ def print_summary(m: RunManifest, run_dir: Path, console: Console | None = None)
     table.add_column()
     table.add_row("status", f"[{STYLE[m.status.outcome]}]{m.status}[/] (exit {m.exit_code})")
     # The reason and the file names come from the repository: Text, never rich markup (a name holding
-    # "[/bold]" would end the run's process with a MarkupError, "[i]x[/i]" would print as "x")
-    table.add_row("reason", Text(m.reason or "-"))
+    # "[/bold]" would end the run's process with a MarkupError, "[i]x[/i]" would print as "x"), with
+    # control and direction characters as escapes (an ANSI sequence would recolour the job log)
+    table.add_row("reason", Text("\n".join(visible(line) for line in (m.reason or "-").split("\n"))))
     files = m.candidate.files if m.candidate else []
-    table.add_row("files changed", Text(f"{len(files)}" + (f": {', '.join(files[:6])}" if files else "")))
+    listed = f"{len(files)}" + (f": {', '.join(files[:6])}" if files else "")
+    table.add_row("files changed", Text(visible(listed)))
     last = m.verifications[-1] if m.verifications else None
     if last is None:
         table.add_row("verification", "not run")

@@ -19,7 +19,7 @@ class DiffFile:
     path: str
     added: int
     removed: int
-    cut: bool = False  # a file of the candidate past the page's cut of the diff: its counts are unknown here
+    cut: bool = False  # the page's cut of the diff falls in or before this file: its counts are not all here
 
 
 def lines(patch: str) -> list[DiffLine]:
