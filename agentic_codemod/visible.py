@@ -1,34 +1,47 @@
-"""Text a person reads, with nothing in it hidden: visible(text) -> text.
+"""Text a person reads, with nothing in it hidden.
 
-Control characters (other than tab), the characters a browser or str.splitlines() takes for a line break
-(CR, VT, FF, \\x1c-\\x1e, U+0085, U+2028/9) and the invisible format characters (bidi overrides and
-isolates that reorder what is shown, zero-width characters, soft hyphen, byte-order mark, tag
-characters) are written as escapes: `\\x1c`, `\\u202e`. Used where repository or model text is shown: the
-report's diff (report/diff.py) and the merge request text (mr_text.py).
+hidden(char) -> bool    the project's one definition of an invisible or direction-changing character:
+                        control characters (Cc), format characters (Cf: bidi overrides and isolates,
+                        zero-width characters, soft hyphen, byte-order mark, tag characters, ...) and
+                        variation selectors other than the emoji one (they carry data, show nothing).
+                        The APM context check refuses them (apm/integrity.py, which allows tab and
+                        line breaks in a file's text).
+visible(text) -> text   every hidden character but tab written as an escape (`\\x1c`, `\\u202e`), and
+                        with them the line and paragraph separators (U+2028/9, which a browser and
+                        str.splitlines() break at) and the Hangul fillers (blank letters: a name
+                        nobody sees). Used where repository or model text is shown on one line: the
+                        report's diff (report/diff.py), the merge request text (mr_text.py) and the
+                        run summary.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-# C0 but tab, DEL, C1 (U+0085 among them), and Unicode's Cf characters that change what is shown
-# (the ranges of the Cf category that occur in text: soft hyphen, Arabic letter mark, Mongolian vowel
-# separator, zero-width and direction marks, bidi embeddings/overrides/isolates, invisible operators,
-# byte-order mark, interlinear annotation, tag characters) plus the line and paragraph separators, the
-# Hangul fillers (blank letters: an identifier nobody sees) and the variation selectors but the emoji one
-# (they carry data and show nothing).
-_HIDDEN = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
-    "\u2066-\u206f\u3164\ufe00-\ufe0e\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
-)
+_EMOJI_PRESENTATION = "\ufe0f"
+_SHOWN_AS_ESCAPES_TOO = frozenset("\u2028\u2029\u115f\u1160\u3164\uffa0")
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\t\x20-\x7e]")  # printable ASCII and tab are never hidden
+
+
+def hidden(char: str) -> bool:
+    if char == _EMOJI_PRESENTATION:
+        return False
+    code = ord(char)
+    if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
+        return True
+    return unicodedata.category(char) in ("Cc", "Cf")
 
 
 def visible(text: str) -> str:
-    return _HIDDEN.sub(_escape, text)
+    return _NOT_PRINTABLE_ASCII.sub(_shown, text)
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
+def _shown(match: re.Match[str]) -> str:
+    char = match.group()
+    if not (hidden(char) or char in _SHOWN_AS_ESCAPES_TOO):
+        return char
+    code = ord(char)
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agentic_codemod.apm.refusal import Violation
+from agentic_codemod.visible import hidden
 
 HASH_EXCLUDED_DIRS = frozenset({".git", "__pycache__"})
 HASH_EXCLUDED_ROOT_FILES = frozenset({".apm-pin"})
@@ -36,7 +37,6 @@ HOOK_FILE_SUFFIXES = (".hooks.json",)
 PLUGIN_MANIFESTS = ("plugin.json", ".claude-plugin/plugin.json", ".github/plugin/plugin.json")
 
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
-_VISIBLE_FORMAT = frozenset({"\ufe0f"})  # emoji presentation selector
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\t\n\r\x20-\x7e]")
 
 
@@ -126,12 +126,7 @@ def scan_package(root: Path, *, package: str, display: str) -> list[Violation]:
 
 
 def _is_hidden(char: str) -> bool:
-    if char in _ALLOWED_CONTROLS or char in _VISIBLE_FORMAT:
-        return False
-    code = ord(char)
-    if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
-        return True
-    return unicodedata.category(char) in ("Cf", "Cc")
+    return char not in _ALLOWED_CONTROLS and hidden(char)
 
 
 def _walk_all(root: Path, *, include_links: bool = False) -> Iterator[str]:
