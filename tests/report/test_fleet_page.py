@@ -36,7 +36,8 @@ def test_fleet_page_counts_rows_links_and_groups(runs: Runs, browser: Browser) -
 
 
 def test_fleet_table_sorts_by_duration(runs: Runs, browser: Browser) -> None:
-    slowest_first = [e["name"] for e in sorted(runs.fleet["repos"], key=lambda e: -e["wall_s"])]
+    # Equal durations (fleet.json keeps two decimals) fall back to the name, A to Z, in either direction.
+    slowest_first = [e["name"] for e in sorted(runs.fleet["repos"], key=lambda e: (-e["wall_s"], e["name"]))]
     dom = browser.open(runs.fleet_dir / "fleet.html", fragment="sort=-duration").dom()
     assert _names(dom.rows("repos")) == slowest_first
     assert dom.all("th", **{"data-col": "duration"})[0].attrs["aria-sort"] == "descending"
@@ -56,3 +57,19 @@ def test_report_command_rewrites_fleet_html(runs: Runs, tmp_path: Path) -> None:
     copy.write_text((runs.fleet_dir / "fleet.json").read_text())
     assert main(["report", "--fleet", str(copy)]) == 0
     assert "4 repositories" in (tmp_path / "fleet.html").read_text()
+
+
+def test_fleet_table_breaks_equal_durations_by_name(runs: Runs, browser: Browser, tmp_path: Path) -> None:
+    """Rows are written A to Z and the sort is stable: repositories of equal duration stay in name order."""
+    from agentic_codemod.cli import main
+
+    fleet = json.loads((runs.fleet_dir / "fleet.json").read_text())
+    for entry in fleet["repos"]:
+        entry["wall_s"] = 2.5
+    fleet["repos"].sort(key=lambda e: e["name"], reverse=True)
+    copy = tmp_path / "fleet.json"
+    copy.write_text(json.dumps(fleet))
+    assert main(["report", "--fleet", str(copy)]) == 0
+    by_name = sorted(e["name"] for e in fleet["repos"])
+    for fragment in ("sort=duration", "sort=-duration"):
+        assert _names(browser.open(tmp_path / "fleet.html", fragment=fragment).dom().rows("repos")) == by_name
