@@ -27,11 +27,15 @@ def lines(patch: str) -> list[DiffLine]:
     out: list[DiffLine] = []
     in_hunk = False
     split = patch.split("\n")
-    for line in split[:-1] if split and split[-1] == "" else split:
+    raw = split[:-1] if split and split[-1] == "" else split
+    crlf = _crlf_files(raw)
+    for number, line in enumerate(raw):
         # Inside a line git leaves every character as it is: a line break other than "\n" shown raw would
         # draw a line that is not one (a forged header or hunk), a bidi override would reorder the code
-        # on screen. visible() writes them as escapes; a CRLF file's lines end in "\r\n".
-        line = visible(line.removesuffix("\r"))
+        # on screen. visible() writes them as escapes. A CRLF file's lines all end in "\r\n": shown
+        # without the "\r"; in a file whose hunks mix endings each "\r" is shown, so that a change of line
+        # ending alone is not two identical lines.
+        line = visible(line.removesuffix("\r") if number in crlf else line)
         if line.startswith("diff --git "):
             in_hunk, kind = False, "file"
         elif line.startswith("@@"):
@@ -42,6 +46,29 @@ def lines(patch: str) -> list[DiffLine]:
             kind = "meta"  # index, mode, ---/+++ lines before the first hunk
         out.append(DiffLine(kind, line))
     return out
+
+
+def _crlf_files(raw: list[str]) -> set[int]:
+    """The indexes of the hunk lines of each file whose hunk lines all end in "\r" (a CRLF file)."""
+    crlf: set[int] = set()
+    body: list[int] = []
+    in_hunk = False
+
+    def close() -> None:
+        if body and all(raw[i].endswith("\r") for i in body):
+            crlf.update(body)
+        body.clear()
+
+    for number, line in enumerate(raw):
+        if line.startswith("diff --git "):
+            close()
+            in_hunk = False
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and line[:1] in ("+", "-", " "):
+            body.append(number)
+    close()
+    return crlf
 
 
 def files(diff: list[DiffLine]) -> list[DiffFile]:

@@ -111,7 +111,7 @@ def test_a_forged_header_inside_a_patch_line_stays_in_that_line() -> None:
     patch = (
         "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n"
         " a\x1c@@ -1 +1 @@\x1cdiff --git a/tests/t.py b/tests/t.py\u2028+++ b/tests/t.py\x0b+evil\r\n"
-        "-old\r\n+new\n"
+        "-old\r\n+new\r\n"
     )
     shown = diffs.lines(patch)
     assert [line.kind for line in shown] == ["file", "meta", "meta", "hunk", "ctx", "del", "add"]
@@ -172,3 +172,23 @@ def test_files_without_content_lines_are_named_once_and_bidi_is_shown(tmp_path: 
     assert names == ["b.py", "empty.py", "renamed.txt", "rep\\u202etxt.exe", "s.sh"]
     added = [line.text for line in shown if line.kind == "add"]
     assert added == ["+ok = True  # \\u202e\\u2066 ;)(kcatta\\u2069", "+x"]
+
+
+def test_a_change_of_line_ending_alone_is_visible_in_the_report_diff(tmp_path: Path) -> None:
+    """A line that gains or loses only its "\r" differs in the diff: its "\r" is shown. A CRLF file with a
+    real change shows its lines without the "\r" that every one of them has."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "core.autocrlf=false"]
+    (repo / "lf.py").write_bytes(b"a = 1\nb = 2\n")
+    (repo / "crlf.py").write_bytes(b"a = 1\r\nb = 2\r\n")
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=repo, check=True)
+    (repo / "lf.py").write_bytes(b"a = 1\r\nb = 2\n")
+    (repo / "crlf.py").write_bytes(b"a = 1\r\nb = 3\r\n")
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    patch = subprocess.run([*git, "diff", "--cached"], cwd=repo, check=True, capture_output=True).stdout
+    shown = diffs.lines(patch.decode())
+    changed = [(line.kind, line.text) for line in shown if line.kind in ("add", "del")]
+    assert changed == [("del", "-b = 2"), ("add", "+b = 3"), ("del", "-a = 1"), ("add", "+a = 1\\x0d")]
