@@ -3,8 +3,9 @@ one grace (config.KILL_GRACE_S).
 
     stop_group(target, grace_s=KILL_GRACE_S, stragglers=None) -> exit code | None
         SIGTERM the group, wait up to grace_s until it is gone, SIGKILL whatever is left; grace_s=0 sends
-        SIGKILL at once. `target` is a Popen (its leader is reaped last, and its exit code returned) or the
-        group id of a group another process of the tool started (`llm:up` -> `llm:down`; returns None).
+        SIGKILL at once, then waits (up to DRAIN_S) until every member has exited. `target` is a Popen
+        (its leader is reaped last, and its exit code returned) or the group id of a group another
+        process of the tool started (`llm:up` -> `llm:down`; returns None).
         `stragglers()` lists more pids that belong to the group's work and get the same signals (a
         verification's daemons that called setsid, found by their run tag).
     leader_exited(proc) -> bool     the leader is gone, checked without reaping it
@@ -55,10 +56,32 @@ def stop_group(
         while time.monotonic() < deadline and (_alive(proc, pgid) or extra()):
             time.sleep(POLL_S)
     _signal(pgid, extra(), signal.SIGKILL)
+    # A SIGKILLed process still runs until the kernel schedules its exit: wait (up to DRAIN_S) until no
+    # member of the group but a zombie is left, so that "killed" means gone when the caller goes on.
     deadline = time.monotonic() + DRAIN_S
-    while time.monotonic() < deadline and extra():
+    while time.monotonic() < deadline and (extra() or _running_members(pgid)):
         time.sleep(POLL_S)
     return proc.wait() if proc is not None else None
+
+
+def _running_members(pgid: int) -> bool:
+    """Some process of the group has not exited yet (zombies have); False where /proc cannot say."""
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return False
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile, or not ours to read
+            if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+                return True
+    return False
 
 
 def _signal(pgid: int, pids: list[int], sig: signal.Signals) -> None:
