@@ -13,9 +13,13 @@ Install commands among commands_pre and commands (pip install, pdm sync -G, uv s
 the most tests is chosen (chosen_command, test_scope.py).
 
 nox (noxfile.py, read with `ast`, never executed): functions decorated with `nox.session` / `session`;
-the literal string arguments of `session.install(...)` and `session.run(...)` (variables, posargs and
-f-strings are left out); a run() that is an install command adds what it names. The session chosen is
-the first whose run() calls a test runner, those named test*/unit*/pytest* first.
+the string arguments of `session.install(...)` and `session.run(...)` that are known without running
+the file: literals, and module-level names built from them (`ROOT = Path(__file__).parent`,
+`ROOT / "test-requirements.txt"`, `REQUIREMENTS["tests"]` of a dict) with the noxfile's folder as ".";
+posargs, f-strings and other expressions are left out, an option (`-r FILE`) whose value is one of
+them with it. Each install() is read on its own; a run() that is an install command adds what it
+names. The session chosen is the first whose run() calls a test runner, those named
+test*/unit*/pytest* first.
 
 tox and nox themselves are never run: they build their own environments and may reach the network.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -206,17 +211,20 @@ def _nox(root: Path) -> CiTestEnv | None:
         return None
     sessions = [f for f in tree.body if isinstance(f, ast.FunctionDef) and _session_name(f)]
     sessions.sort(key=lambda f: not _named_for_tests(_session_name(f) or ""))
+    module_names = _module_names(tree)
     for function in sessions:
-        installs: list[str] = []
+        local = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        names = {name: value for name, value in module_names.items() if name not in local}
+        install_lines: list[str] = []
         runs: list[list[str]] = []
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
-            args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            args = [_static_str(a, names) for a in call.args]
             if call.func.attr == "install":
-                installs += args
+                install_lines += install_commands.pip_lines(_known_args(args)).requirement_lines
             elif call.func.attr == "run":
-                runs.append(args)
+                runs.append([a for a in args if a is not None])
         chosen = chosen_command(root, runs)
         if chosen is not None:
             found = runner_of(chosen[0])
@@ -224,8 +232,7 @@ def _nox(root: Path) -> CiTestEnv | None:
             commanded = _installs(runs)
             return CiTestEnv(
                 source=f"noxfile.py session {_session_name(function)}",
-                requirement_lines=install_commands.pip_lines(installs).requirement_lines
-                + commanded.requirement_lines,
+                requirement_lines=install_lines + commanded.requirement_lines,
                 extras=commanded.extras,
                 groups=commanded.groups,
                 all_groups=commanded.all_groups,
@@ -234,6 +241,83 @@ def _nox(root: Path) -> CiTestEnv | None:
                 note=chosen[1],
             )
     return None
+
+
+# How a noxfile names its own folder (nox runs a session there): "." for the reading below.
+NOXFILE_DIR = frozenset(
+    f"{path}(__file__){step}.parent"
+    for path in ("Path", "pathlib.Path")
+    for step in ("", ".resolve()", ".absolute()")
+) | frozenset(
+    f"os.path.dirname({inner})"
+    for inner in ("__file__", "os.path.abspath(__file__)", "os.path.realpath(__file__)")
+)
+
+
+def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
+    """The noxfile's module-level `NAME = value` bindings, the last one winning."""
+    names: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names.update({t.id: node.value for t in node.targets if isinstance(t, ast.Name)})
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            names[node.target.id] = node.value
+    return names
+
+
+def _static_str(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> str | None:
+    """A session argument's value where the noxfile's text fixes it, a path relative to the noxfile's
+    folder; None where running it would be needed to know (posargs, other calls, f-strings)."""
+    if depth > 20:
+        return None
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        bound = names.get(node.id)
+        return None if bound is None else _static_str(bound, names, depth + 1)
+    if ast.unparse(node) in NOXFILE_DIR:
+        return "."
+    parts: list[ast.expr] = []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" and not node.keywords:
+        parts = list(node.args)
+    elif isinstance(node, ast.Call) and ast.unparse(node.func) == "str" and len(node.args) == 1:
+        return _static_str(node.args[0], names, depth + 1)
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return _static_str(_entry(names.get(node.value.id), node.slice, names, depth), names, depth + 1)
+    values = [_static_str(part, names, depth + 1) for part in parts]
+    if not values or None in values:
+        return None
+    # a path leading out stays as it is, for the check that refuses it (test_requirements.py)
+    return posixpath.normpath(posixpath.join(*(v for v in values if v is not None)))
+
+
+def _entry(table: ast.expr | None, key_node: ast.expr, names: dict[str, ast.expr], depth: int) -> ast.expr:
+    """The value under a literal key of a module-level dict (`{...}` or `dict(k=...)`); else a None."""
+    key = _static_str(key_node, names, depth + 1)
+    if isinstance(table, ast.Dict):
+        for k, v in zip(table.keys, table.values, strict=True):
+            if k is not None and key is not None and _static_str(k, names, depth + 1) == key:
+                return v
+    if isinstance(table, ast.Call) and ast.unparse(table.func) == "dict" and not table.args:
+        for keyword in table.keywords:
+            if keyword.arg is not None and keyword.arg == key:
+                return keyword.value
+    return ast.Constant(value=None)
+
+
+def _known_args(args: list[str | None]) -> list[str]:
+    """An install() call's known arguments; a pip option whose value is unknown is left out with it,
+    so that it cannot take the next argument, or another call's, as its value."""
+    known: list[str] = []
+    for i, arg in enumerate(args):
+        if arg is None:
+            continue
+        if arg in install_commands.PIP_FILE_OPTIONS and (i + 1 == len(args) or args[i + 1] is None):
+            continue
+        known.append(arg)
+    return known
 
 
 def _session_name(function: ast.FunctionDef) -> str | None:

@@ -275,3 +275,43 @@ def test_install_commands_name_groups_extras_and_requirements(tmp_path: Path) ->
         ["freezegun", "pytest>=8", "mock"],
     )
     assert plan.left_out == ["group nowhere (declared nowhere)"]
+
+
+def test_nox_install_of_a_module_level_path_is_read_and_each_install_call_on_its_own(tmp_path: Path) -> None:
+    # referencing 0.36.2's noxfile: `-r` names a file through a module-level dict of paths; a later
+    # install() in the same session names a package. Read as one flat list of literals, `-r` took the
+    # package as its file ("-r coverage[toml]") and the install failed before any test ran.
+    noxfile = (
+        "from pathlib import Path\nimport nox\n\nROOT = Path(__file__).parent\n"
+        "REQUIREMENTS = dict(docs=ROOT / 'docs' / 'requirements.txt', tests=ROOT / 'test-requirements.txt')\n"
+        "PACKAGE = ROOT / 'app'\n\n"
+        "@nox.session\ndef tests(session):\n    session.install('-r', REQUIREMENTS['tests'])\n"
+        "    if session.posargs:\n        session.install('coverage[toml]')\n"
+        "        session.run('coverage', 'run', '-m', 'pytest', PACKAGE)\n"
+        "    else:\n        session.run('pytest', *session.posargs, PACKAGE)\n"
+    )
+    write(
+        tmp_path,
+        {
+            "noxfile.py": noxfile,
+            "pyproject.toml": PROJECT,
+            "test-requirements.txt": "pytest\npytest-subtests\n",
+            "docs/requirements.txt": "sphinx\n",
+            "app/tests/test_app.py": "",
+        },
+    )
+    plan = plan_install(tmp_path, Settings())
+    assert plan.test_source == "noxfile.py session tests"
+    assert (plan.requirement_files, plan.requirements) == (["test-requirements.txt"], ["coverage[toml]"])
+
+
+def test_nox_install_option_whose_value_is_unknown_is_left_out_with_it(tmp_path: Path) -> None:
+    noxfile = (
+        "import nox\n\n@nox.session\ndef tests(session):\n"
+        "    session.install('-r', requirements_of(session))\n"
+        "    session.install('-c', f'constraints-{session.python}.txt', 'freezegun')\n"
+        "    session.install('mock')\n    session.run('pytest')\n"
+    )
+    write(tmp_path, {"noxfile.py": noxfile, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirement_files, plan.requirements) == ([], ["freezegun", "mock", "pytest"])
