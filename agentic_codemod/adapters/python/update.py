@@ -14,6 +14,8 @@ test-minimum pin in the same file stays); without it, every declaration of the d
 Only the specifier changes: name, extras, markers, comments, quoting and every other line stay byte for
 byte. Lockfiles are refreshed by the ecosystem's own tool, run in the lockfile's directory after the
 pipeline has written the bumped file; a missing tool or a failing tool comes back as an ArtifactNotice.
+The lock tool gets the caller's certificates and proxy from pip's configuration, as the installs do
+(lock_env): the sandbox it runs in sees neither the machine's variables nor a file outside the copy.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from packaging.version import InvalidVersion, Version
 from agentic_codemod.adapters.python import (
     LOCKFILES,
     pep508,
+    pip_config,
     pyproject,
     ranges,
     requirements_file,
@@ -115,6 +118,18 @@ def update_lockfiles(
     return [_refresh(root, lockfile, dependency, runner, target) for lockfile in present]
 
 
+def lock_env(root: Path, cwd: Path) -> dict[str, str]:
+    """The caller's certificate files (copied into `root`, the disposable copy the lock tool runs on, and
+    named relative to its working directory `cwd`: the sandbox shows the copy elsewhere), proxy, timeout
+    and retries from pip's configuration, as the variables uv reads (SSL_CERT_FILE, HTTPS_PROXY ...; pdm
+    and poetry read the first two too). Not the index: a lockfile records where each package came from,
+    and another index would rewrite every entry."""
+    caller = pip_config.read_caller_config(os.environ)
+    network: dict[str, str] = {k: caller[k] for k in ("proxy", "timeout", "retries") if k in caller}
+    copies = pip_config.cert_copies(caller, root).items()
+    return pip_config.uv_env(network, {key: os.path.relpath(root / rel, cwd) for key, rel in copies})
+
+
 def lock_command(
     lockfile: str, dependency: Dependency, tool_version: str = "", target: str = ""
 ) -> list[str]:
@@ -158,9 +173,9 @@ def _refresh(
     if program is None:
         command = " ".join(lock_command(lockfile.name, dependency, target=target))
         return ArtifactNotice(name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`")
-    version = ""
+    version, env = "", lock_env(root, lockfile.parent)
     if tool == "poetry":
-        probe = runner([program, "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
+        probe = runner([program, "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
         version = probe.output_tail if probe.ok else ""
     argv = lock_command(lockfile.name, dependency, version, target)
     command = " ".join(argv)
@@ -173,7 +188,7 @@ def _refresh(
             out.write(f"{dependency.name}=={target}\n")
         argv[argv.index(PDM_OVERRIDE)] = str(override)
     before = lockfile.read_bytes()
-    result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S)
+    result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
         return ArtifactNotice(name, False, f"`{command}` failed: {_failure(result)}")
     if lockfile.is_file() and lockfile.read_bytes() == before:

@@ -17,6 +17,8 @@ import pytest
 from agentic_codemod.adapters.python.update import lock_command, update_lockfiles
 from agentic_codemod.adapters.types import ArtifactNotice, Runner, refreshed_message, refreshed_sha256
 from agentic_codemod.models import Dependency
+from agentic_codemod.tools.sandbox import Policy, probe
+from agentic_codemod.tools.verification import SandboxRunner
 
 DEP = Dependency(name="acme-sdk", specifier="==1.4.0", file="pyproject.toml", kind="pep621", line=5)
 
@@ -201,3 +203,39 @@ def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_
     assert victim.read_text() == "untouched\n"
     override = repo / ".agentic-codemod-pdm-override.txt"
     assert not override.is_symlink() and override.read_text() == "acme-sdk==2.0.0\n"
+
+
+@pytest.mark.skipif(probe() is not None, reason="bubblewrap cannot start here")
+def test_the_sandboxed_lock_tool_gets_the_callers_certificate_as_the_installs_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sandbox clears the machine's variables and shows the copy at another path: without pip's `cert`
+    handed over, a real uv lock met a TLS proxy's certificate as unknown (referencing 0.36.2: "invalid
+    peer certificate: UnknownIssuer") while the installs, which pass it, worked. The lockfile here lies
+    beside a dependency file in a subfolder (the tool's working directory); the index is not passed."""
+    cert = tmp_path / "corporate-ca.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\nfake\n-----END CERTIFICATE-----\n")
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_CERT", str(cert))
+    monkeypatch.setenv("PIP_INDEX_URL", "https://mirror.example.invalid/simple")
+    env_dir = tmp_path / "env"
+    bin_dir = env_dir / "bin"  # the install box mounts the env dir: the stand-in uv is seen there
+    env_dir.mkdir()
+    tool(
+        bin_dir,
+        "uv",
+        'cat "$SSL_CERT_FILE" > seen.pem\necho "[$UV_DEFAULT_INDEX]" > index.txt\necho new >> uv.lock',
+    )
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), "/bin", "/usr/bin"]))
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / "sub" / "uv.lock").write_text("version = 1\n")
+    dep = DEP.model_copy(update={"file": "sub/pyproject.toml"})
+    box = Policy("sandbox", env_dir, index_network=True).for_install(repo)
+    runner = SandboxRunner(env={"PATH": os.environ["PATH"]}, tail_bytes=20_000).boxed(box)
+    [notice] = update_lockfiles(repo, dep, "2.0.0", runner) or []
+    assert notice.updated, notice.message
+    assert (repo / "sub" / "seen.pem").read_text() == cert.read_text()
+    assert (repo / "sub" / "index.txt").read_text() == "[]\n"
