@@ -3,7 +3,8 @@
     prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
         the environment template of the plan's registry part copied in when there is one (built now
         when missing, env_template.py), else `uv venv` / `python -m venv --without-pip`; then the
-        whole install plan (see install_plan for what) installed on top by installer.py
+        whole install plan (see install_plan for what) installed on top by installer.py; the venv
+        writes no bytecode, in any of its interpreters (no_bytecode)
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
         the baseline environment plus the change the bump makes: only `pins`, nothing else upgraded
 
@@ -84,6 +85,7 @@ def prepare_environment(
         env.install_log.append(created)
         if not created.ok:
             return env
+    no_bytecode(env_dir)
     if not plan.empty:
         env.install_log.append(_install(root, env, settings, runner, plan, caller))
     return env
@@ -181,6 +183,21 @@ def pip_install_command(python: Path, settings: Settings, plan: InstallPlan, *, 
     """This interpreter's pip, installing `plan` into the environment whose interpreter is `python`."""
     argv = installer.PIP.install_command(python, settings, InstallPlan(), None)
     return argv + (["--upgrade"] if upgrade else []) + plan.pip_args()
+
+
+# A start-up line of the venv (site runs it in every interpreter of the venv): no .pyc is written beside
+# the repository's modules, also by a test's child process whose environment has no PYTHONDONTWRITEBYTECODE
+# (jupyter_core runs `python jupyter witness` with env={"PATH": ""}): such bytecode in the test copy is
+# what the shadowing check must refuse, since it cannot tell it from planted code.
+NO_BYTECODE_PTH = "_agentic_codemod_no_bytecode.pth"
+
+
+def no_bytecode(env_dir: Path) -> None:
+    """Write NO_BYTECODE_PTH into the venv's site-packages (the tests mount the venv read-only)."""
+    for site_packages in sorted(env_dir.glob("lib/python*/site-packages")) or sorted(
+        env_dir.glob("Lib/site-packages")
+    ):
+        (site_packages / NO_BYTECODE_PTH).write_text("import sys; sys.dont_write_bytecode = True\n")
 
 
 def venv_python(env_dir: Path) -> Path:

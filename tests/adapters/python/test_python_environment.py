@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -151,6 +152,35 @@ def test_real_environment_installs_from_local_wheels_and_reinstalls_after_a_bump
     assert result.ok, result.output_tail
     assert env.install_log[-1] is result
     assert imported_version(env.interpreter, runner, repo) == "0.2.0"
+
+
+@pytest.mark.slow
+def test_a_test_child_process_with_a_scrubbed_environment_writes_no_bytecode_beside_the_code(
+    tmp_path: Path, runner: Runner
+) -> None:
+    """jupyter_core's tests run `python jupyter witness` with env={"PATH": ""}: PYTHONDONTWRITEBYTECODE is
+    gone there, and the child's .pyc files beside the repository's modules ended the run as planted code
+    (the test copy's shadowing check). The venv itself says it: no bytecode, in every interpreter of it;
+    the installed packages keep what the install compiled."""
+    wheels = tmp_path / "wheels"
+    build_wheel(tmp_path, wheels, "0.1.0", runner)
+    repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg==0.1.0\n", "app/__init__.py": "X = 1\n"})
+    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
+    env = prepare_environment(repo, tmp_path / "env", config, runner, [])
+    assert [r.ok for r in env.install_log] == [True, True], env.install_log[-1].output_tail
+
+    child = subprocess.run(
+        [str(env.interpreter), "-c", "import app, tinypkg; print(app.X)"],
+        cwd=repo,
+        env={"PATH": ""},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert child.stdout.strip() == "1", child.stderr
+    assert not list(repo.rglob("*.pyc")), "the child wrote bytecode into the repository"
+    assert list((tmp_path / "env").rglob("tinypkg/__pycache__/*.pyc")), "the install compiled nothing"
 
 
 @pytest.mark.slow
