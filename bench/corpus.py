@@ -8,11 +8,17 @@ repository in a temp dir (git init + one commit); a task without `migration:` (a
 has no migration packages) is written for the case; `agentic-codemod run --offline` runs on it with the
 project's own context and the machine's pip configuration for the index, bounded by --timeout. npm cases
 (`ecosystem: npm`) are the same with the package's published tarball (`npm pack`) and npm's registry
-configuration; their versions are read with node-semver.
+configuration; their versions are read with node-semver. An npm case with `lockfile: generated` commits the
+package-lock.json its owner would have (bench/corpus/fetch.py `generate_lockfile`: `npm install
+--package-lock-only --ignore-scripts` in the unpacked package before the commit, npm's major checked
+against the case's `lockfile_npm`, the dependency locked at `measure_from`, any failure fatal), the same
+file bench/corpus/measure.py measures with `npm ci`.
 
 A false success is exit 0 on a breaking case, or exit 0 where run.json does not prove that the tests ran
 on both versions: a baseline environment whose version of the dependency lies in `from`, an after
-environment holding exactly `to`, and both verifications with at least one test run. Breaking honest is
+environment holding exactly `to`, and both verifications with at least one test run; with a lockfile, also
+a baseline on exactly the locked `measure_from`, and a candidate whose package-lock.json locks exactly `to`
+(the run's worktree, run/worktree). Breaking honest is
 exit 1 or 3 with a reason that names a failing test or the missing migration. The last line:
 
     corpus: N cases, false successes F, safe green S/s, breaking honest B/b
@@ -68,6 +74,8 @@ GIT = ["git", "-c", "user.name=corpus", "-c", "user.email=corpus@example.invalid
 
 def make_repo(case: dict[str, Any], work: Path) -> Path:
     repo = fetch.unpack(case, work / "unpacked")
+    if fetch.has_lockfile(case):
+        fetch.generate_lockfile(case, repo)
     for argv in (["init", "-q"], ["add", "-A", "-f"], ["commit", "-q", "-m", f"{case['project']} sdist"]):
         subprocess.run([*GIT, *argv], cwd=repo, check=True, capture_output=True)
     return repo
@@ -117,7 +125,7 @@ def run_case(case: dict[str, Any], work: Path, timeout: int) -> dict[str, Any]:
         "seconds": seconds,
         "status": manifest.get("status", "no run.json"),
         "reason": reason if isinstance(reason, str) else reason[0],
-        "proof": proof(case, manifest),
+        "proof": proof(case, manifest) or locked_proof(case, manifest, run_dir / "worktree"),
         "manifest": manifest,
     }
 
@@ -136,6 +144,22 @@ def proof(case: dict[str, Any], manifest: dict[str, Any]) -> str:
     if ran != {True, False}:
         return "no verification with a test run on both versions"
     return ""
+
+
+def locked_proof(case: dict[str, Any], manifest: dict[str, Any], worktree: Path) -> str:
+    """`lockfile: generated`: '' when the baseline tested the locked measure_from and the candidate's
+    package-lock.json locks exactly `to`, else what is wrong."""
+    if not fetch.has_lockfile(case):
+        return ""
+    base = ((manifest.get("environments") or {}).get("baseline") or {}).get(case["dep"])
+    if base != case["measure_from"]:
+        return f"baseline {case['dep']} {base or 'unrecorded'} is not the locked {case['measure_from']}"
+    try:
+        packages = json.loads((worktree / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+        locked = packages[f"node_modules/{case['dep']}"]["version"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"the candidate's package-lock.json cannot be read: {exc!r}"
+    return "" if locked == case["to"] else f"the candidate's package-lock.json locks {case['dep']} {locked}"
 
 
 def in_range(case: dict[str, Any], version: str, written: str) -> bool:
@@ -201,6 +225,7 @@ def validate(cases: list[dict[str, Any]]) -> int:
             if case.get("ecosystem", "python") not in ("python", "npm"):
                 problems.append(f"{where}: field 'ecosystem' must be python or npm")
                 continue
+            problems += _lockfile_fields(case, where)
             try:
                 if fetch.is_npm(case):
                     problems += _npm_versions(case, where)
@@ -245,6 +270,21 @@ def _npm_versions(case: dict[str, Any], where: str) -> list[str]:
     if case["tarball"] != packed:
         problems.append(f"{where}: field 'tarball' is {case['tarball']!r}; npm pack names it {packed!r}")
     return problems
+
+
+def _lockfile_fields(case: dict[str, Any], where: str) -> list[str]:
+    """`lockfile: generated` (npm cases only) and the npm version that generated it (`lockfile_npm`)."""
+    from agentic_codemod.adapters.npm import versioning
+
+    if "lockfile" not in case:
+        return [f"{where}: field 'lockfile_npm' without 'lockfile'"] if "lockfile_npm" in case else []
+    if not fetch.is_npm(case):
+        return [f"{where}: field 'lockfile' is for npm cases only"]
+    if case["lockfile"] != "generated":
+        return [f"{where}: field 'lockfile' must be generated (a lockfile npm writes before the commit)"]
+    if not versioning.is_version(str(case.get("lockfile_npm", ""))):
+        return [f"{where}: field 'lockfile_npm' must be the npm version that generated the lockfile"]
+    return []
 
 
 def main() -> int:

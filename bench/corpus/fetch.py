@@ -8,6 +8,18 @@ with npm's own configuration (registry, .npmrc), which also checks the registry'
 whose sha256 (npm: or sha512 integrity) differs from the manifest is deleted and the script exits 1.
 Nothing is committed but the manifest and the scripts. Also used by bench/corpus/measure.py and
 bench/corpus.py (`prepare`).
+
+npm cases with `lockfile: generated`: `generate_lockfile` writes the package-lock.json the package's owner
+would commit, in the unpacked package, the same way for the measurement and the run:
+
+    npm install --package-lock-only --ignore-scripts --no-audit --no-fund \
+        --omit-lockfile-registry-resolved=false
+
+It fails loudly (SystemExit) when the running npm's major is not the one of `lockfile_npm` (the npm that
+generated the lockfile the case was measured with), when the tarball ships a lockfile already, when npm
+fails, or when the lock's version of the dependency is not `measure_from` (a release since the
+measurement moved it: measure again). npm's --before cannot pin the rest of the tree: the registry's
+publish times are not reliable enough (this machine's registry finds no mocha 2 before 2024-09).
 """
 
 from __future__ import annotations
@@ -15,6 +27,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -28,6 +41,18 @@ ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = Path(__file__).resolve().parent / "manifest.yml"
 CACHE = ROOT / ".cache" / "corpus"
 DOWNLOAD_TIMEOUT_S = 600
+# npm's own lockfile defaults, whatever the user config says (this machine's omits `resolved` URLs; an
+# owner's lockfile carries them, and so does the one the tool refreshes, which reads no such user key).
+LOCK_COMMAND = [
+    "npm",
+    "install",
+    "--package-lock-only",
+    "--ignore-scripts",
+    "--no-audit",
+    "--no-fund",
+    "--omit-lockfile-registry-resolved=false",
+]
+NPM_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
 
 
 def load_cases(only: list[str] | None = None) -> list[dict[str, Any]]:
@@ -97,6 +122,40 @@ def unpack(case: dict[str, Any], dest: Path) -> Path:
         tar.extractall(dest, filter="data")
     (top,) = [p for p in dest.iterdir() if p.is_dir()]
     return top
+
+
+def has_lockfile(case: dict[str, Any]) -> bool:
+    """Whether the case's repository commits a generated package-lock.json (`lockfile: generated`)."""
+    return is_npm(case) and case.get("lockfile") == "generated"
+
+
+def npm_version() -> str:
+    done = subprocess.run(["npm", "--version"], capture_output=True, text=True, timeout=60)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def generate_lockfile(case: dict[str, Any], src: Path) -> str:
+    """`lockfile: generated`: write src/package-lock.json (module docstring); the version it locks the
+    dependency at. SystemExit, naming the case, on anything that would make it another tree."""
+    have, recorded = npm_version(), str(case["lockfile_npm"])
+    if have.split(".")[0] != recorded.split(".")[0]:
+        raise SystemExit(f"{case['id']}: the lockfile was measured with npm {recorded}; this npm is {have!r}")
+    shipped = [name for name in NPM_LOCKFILES if (src / name).exists()]
+    if shipped:
+        raise SystemExit(f"{case['id']}: the tarball ships {shipped[0]}: generating one would replace it")
+    argv = LOCK_COMMAND
+    done = subprocess.run(argv, cwd=src, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
+    lock = src / "package-lock.json"
+    if done.returncode != 0 or not lock.is_file():
+        raise SystemExit(f"{case['id']}: {' '.join(argv)} failed: {(done.stderr or done.stdout)[-600:]}")
+    packages = json.loads(lock.read_text(encoding="utf-8")).get("packages", {})
+    locked = str(packages.get(f"node_modules/{case['dep']}", {}).get("version", ""))
+    if locked != str(case["measure_from"]):
+        raise SystemExit(
+            f"{case['id']}: the generated package-lock.json locks {case['dep']} {locked or '(nothing)'}, "
+            f"not measure_from {case['measure_from']}"
+        )
+    return locked
 
 
 def main() -> int:

@@ -7,9 +7,12 @@ Per case: the sdist unpacked into a temp dir, a fresh venv, `pip install <sdist 
 dep==measure_from`, the case's test_command in the sdist dir; then `pip install dep==to` in the same venv
 and the test command again. npm cases (`ecosystem: npm`): the tarball unpacked, `npm install
 --no-package-lock --ignore-scripts` in it, `npm install --no-save dep@measure_from`, the test command, then
-`npm install --no-save dep@to` and the test command again. Prints one line per case and writes
-.cache/corpus/measured.json; the `expected`/`measured` fields of manifest.yml are copied from there by
-hand after a look at the output.
+`npm install --no-save dep@to` and the test command again. With `lockfile: generated`: the package-lock.json
+bench/corpus/fetch.py generates (the one the run's repository commits), and `npm ci --ignore-scripts` from
+it instead of the first two installs, so `from` is the version that lockfile holds (measure_from, checked).
+An npm phase checks that node_modules holds exactly its version before the tests run. Prints one line per
+case and writes .cache/corpus/measured.json; the `expected`/`measured` fields of manifest.yml are copied
+from there by hand after a look at the output.
 """
 
 from __future__ import annotations
@@ -49,14 +52,20 @@ def _summary(output: str) -> str:
 def measure_npm(case: dict[str, Any], work: Path) -> dict[str, Any]:
     src = fetch.unpack(case, work / "src")
     env = {**os.environ, "PATH": f"{src / 'node_modules' / '.bin'}:{os.environ['PATH']}"}
-    npm = ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts"]
+    quiet = ["--no-audit", "--no-fund", "--ignore-scripts"]
+    npm = ["npm", "install", *quiet]
     result: dict[str, Any] = {"id": case["id"]}
+    install = lambda version: [*npm, "--no-save", f"{case['dep']}@{version}"]  # noqa: E731
+    if fetch.has_lockfile(case):  # the tree the run's baseline gets: npm ci from the same lockfile
+        result["lockfile"] = {"npm": fetch.npm_version(), "locks": fetch.generate_lockfile(case, src)}
+        code, out = _run(["npm", "ci", *quiet], src, env, INSTALL_TIMEOUT_S)
+        if code != 0:
+            return {**result, "error": f"npm ci: {out[-500:]}"}
+        return _both_phases(case, src, env, result, install, first=False)
     code, out = _run([*npm, "--no-package-lock"], src, env, INSTALL_TIMEOUT_S)
     if code != 0:
         return {**result, "error": f"npm install: {out[-500:]}"}
-    return _both_phases(
-        case, src, env, result, lambda version: [*npm, "--no-save", f"{case['dep']}@{version}"], first=True
-    )
+    return _both_phases(case, src, env, result, install, first=True)
 
 
 def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
@@ -98,6 +107,10 @@ def _both_phases(
             code, out = _run(install(version), src, env, INSTALL_TIMEOUT_S)
             if code != 0:
                 return {**result, "error": f"install {phase}: {out[-500:]}"}
+        installed = _installed(src, case["dep"]) if fetch.is_npm(case) else version
+        if installed != version:
+            found = f"{case['dep']} {installed or '(nothing)'}"
+            return {**result, "error": f"{phase}: node_modules holds {found}, not {version}"}
         started = time.monotonic()
         code, out = _run(shlex.split(case["test_command"]), src, env, TEST_TIMEOUT_S)
         result[phase] = {
@@ -108,6 +121,14 @@ def _both_phases(
         }
     result["expected"] = "green" if result["to"]["exit"] == 0 else "red"
     return result
+
+
+def _installed(src: Path, name: str) -> str:
+    """The version of `name` in src/node_modules (its package.json), '' when it is not there."""
+    try:
+        return str(json.loads((src / "node_modules" / name / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return ""
 
 
 def main() -> int:
