@@ -153,6 +153,10 @@ class Budgets(BaseModel):
     max_changed_files: int = Field(20, ge=1)
     max_file_bytes: int = Field(256_000, ge=1)
     max_total_bytes: int = Field(1_000_000, ge=1)
+    # A lockfile its own tool refreshed during the bump (package-lock.json, poetry.lock ...): tool output,
+    # pinned by sha256 in the manifest gate, never an edit; real ones run to megabytes, so it is charged
+    # here instead of max_file_bytes and max_total_bytes.
+    max_lockfile_bytes: int = Field(64_000_000, ge=1)
     max_tool_calls: int = Field(80, ge=1)  # per actor (role or deterministic step)
     role_tool_calls: dict[str, int] = Field(default_factory=dict)  # per-role override, e.g. {coder: 120}
     max_run_tool_calls: int = Field(400, ge=1)  # all actors of one run together

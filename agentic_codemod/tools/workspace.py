@@ -6,6 +6,7 @@ API (contract used by the pipeline and the agents' tools):
     ws.resolve(rel, write=False) -> Path         # raises Refused(reason) ; Refused subclasses PermissionError
     ws.read(rel, actor) -> str
     ws.write(rel, content, actor) -> None        # whole-file write; creates parent dirs inside root
+    ws.write_refreshed(rel, content, actor)      # a lockfile as its own tool wrote it: max_lockfile_bytes
     ws.replace(rel, old, new, actor) -> None     # exact-string replace; `old` must occur exactly once
     ws.delete(rel, actor) -> None
     ws.list(rel=".", actor) -> list[str]         # repo-relative POSIX paths, .git excluded
@@ -132,6 +133,17 @@ class Workspace:
 
         self._traced(actor, "write", {"path": rel, "content": content}, action)
 
+    def write_refreshed(self, rel: str, content: str, actor: str) -> None:
+        """`write` for a lockfile its own tool refreshed (the bump's update_lockfiles): the same path
+        checks, but the size is held to max_lockfile_bytes and left out of max_total_bytes: it is tool
+        output the manifest gate pins by sha256, and real lockfiles outgrow max_file_bytes."""
+
+        def action() -> tuple[None, str]:
+            self._write(self._checked_path(rel, write=True), content, refreshed=True)
+            return None, f"wrote {len(content.encode())} bytes sha256={_sha(content)} (refreshed lockfile)"
+
+        self._traced(actor, "write", {"path": rel, "content": content}, action)
+
     def replace(self, rel: str, old: str, new: str, actor: str) -> None:
         def action() -> tuple[None, str]:
             norm = self._checked_path(rel, write=True)
@@ -253,23 +265,26 @@ class Workspace:
             return False
         return True
 
-    def _charge(self, norm: str, size: int) -> None:
+    def _charge(self, norm: str, size: int, *, refreshed: bool = False) -> None:
         limits = self.budgets
-        if size > limits.max_file_bytes:
+        if refreshed and size > limits.max_lockfile_bytes:
+            raise BudgetExceeded("max_lockfile_bytes", limits.max_lockfile_bytes, size)
+        if not refreshed and size > limits.max_file_bytes:
             raise BudgetExceeded("max_file_bytes", limits.max_file_bytes, size)
         if norm not in self.changed_files and len(self.changed_files) + 1 > limits.max_changed_files:
             raise BudgetExceeded("max_changed_files", limits.max_changed_files, len(self.changed_files) + 1)
-        if self.bytes_written + size > limits.max_total_bytes:
+        if not refreshed and self.bytes_written + size > limits.max_total_bytes:
             raise BudgetExceeded("max_total_bytes", limits.max_total_bytes, self.bytes_written + size)
 
-    def _write(self, norm: str, content: str) -> None:
+    def _write(self, norm: str, content: str, *, refreshed: bool = False) -> None:
         if not isinstance(content, str):
             raise ValueError("content must be text (str)")
         data = content.encode("utf-8")
-        self._charge(norm, len(data))
+        self._charge(norm, len(data), refreshed=refreshed)
         self.fs.write_bytes(norm, data)
         self.changed_files.add(norm)
-        self.bytes_written += len(data)
+        if not refreshed:
+            self.bytes_written += len(data)
 
 
 def _naming_hint(glob: str) -> str:

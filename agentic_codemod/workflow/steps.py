@@ -160,7 +160,7 @@ def bump(state: RunState) -> str:
             )
             for notice in notices or []:
                 if notice.updated:  # the refreshed lockfile enters the candidate through the workspace
-                    ws.write(
+                    ws.write_refreshed(
                         notice.file, (paths.copy / notice.file).read_text(encoding="utf-8"), actor="bump"
                     )
                 state.trace.record(

@@ -181,6 +181,21 @@ def test_rewriting_the_same_file_does_not_count_twice(repo: Path) -> None:
     assert not (repo / "src/other.py").exists()
 
 
+def test_a_refreshed_lockfile_is_held_to_max_lockfile_bytes_alone(repo: Path) -> None:
+    budgets = Budgets(max_file_bytes=10, max_total_bytes=10, max_lockfile_bytes=100)
+    ws = make_ws(repo, budgets=budgets, allowed_paths=["src/**", "package-lock.json"])
+    ws.write_refreshed("package-lock.json", "x" * 60, "bump")
+    assert ws.bytes_written == 0 and "package-lock.json" in ws.changed_files
+    assert "refreshed lockfile" in last(ws)["result"]
+    ws.write("src/app.py", "y" * 10, "bump")  # an edit still has its whole budgets
+    with pytest.raises(BudgetExceeded, match="max_file_bytes"):
+        ws.write("package-lock.json", "x" * 60, "coder")
+    with pytest.raises(BudgetExceeded, match="max_lockfile_bytes"):
+        ws.write_refreshed("package-lock.json", "x" * 101, "bump")
+    with pytest.raises(Refused, match="deny glob"):  # the path checks of write still hold
+        make_ws(repo, allowed_paths=["src/**"]).write_refreshed("package-lock.json", "{}", "bump")
+
+
 def test_a_trace_file_inside_the_worktree_is_protected(repo: Path) -> None:
     trace = Trace(repo / "run" / "trace.jsonl")
     ws = make_ws(repo, trace=trace)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 from fixtures_support import ROOT, materialize
 
 from agentic_codemod.tools import sandbox
@@ -41,6 +42,26 @@ def test_plain_bump_is_green(npm_repo: Path, registry: str, run_codemod: Callabl
     assert sorted(m["candidate"]["files"]) == ["package-lock.json", "package.json"]
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert '-    "acme-sdk": "^1.0.0"' in patch and '+    "acme-sdk": "^1.1.0"' in patch
+
+
+def test_a_refreshed_lockfile_larger_than_max_file_bytes_enters_the_candidate(
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object], tmp_path: Path
+) -> None:
+    """Real lockfiles outgrow max_file_bytes (a 6-dependency package's is 270 kB): npm's refresh is tool
+    output the manifest gate pins, charged to max_lockfile_bytes, never the budget of an edit."""
+    lockfile = (npm_repo / "package-lock.json").stat().st_size
+    limit = (npm_repo / "package.json").stat().st_size + 10
+    assert limit < lockfile
+    task = yaml.safe_load((TASKS / "acme-sdk-1.1-plain.yml").read_text())
+    task["budgets"] = {"max_file_bytes": limit, "max_total_bytes": limit}
+    path = tmp_path / "task.yml"
+    path.write_text(yaml.safe_dump(task))
+    result = run_codemod(npm_repo, path, packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert sorted(m["candidate"]["files"]) == ["package-lock.json", "package.json"]
+    patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
+    assert '+      "version": "1.1.0",' in patch, patch
 
 
 def test_breaking_bump_requires_a_human_naming_the_failing_tests(
