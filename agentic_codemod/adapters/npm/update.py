@@ -10,6 +10,16 @@ refreshed by npm itself, in the directory of the root package.json (workspaces s
 
     npm install --package-lock-only --ignore-scripts --no-audit --no-fund
 
+npm locks the newest version the bumped range admits, which need not be the target the run tests (`^5.2.1`
+locks 5.2.5 when that is out). Then the target is locked by name, the root package.json put back as the
+bump wrote it, and the lock refreshed once more (npm keeps a locked version the range admits):
+
+    npm install --package-lock-only --ignore-scripts --no-audit --no-fund NAME@TARGET
+    npm install --package-lock-only --ignore-scripts --no-audit --no-fund
+
+A lockfile that still locks another version at node_modules/NAME is not refreshed (a notice: a human
+looks), never one that ships a version no test ran on.
+
 --package-lock-only installs nothing and --ignore-scripts runs no repository code; it still runs inside
 the install box (the pipeline's runner). The caller's registry settings go in as npm_config_* variables
 and its credentials through a private user config file in the copy, removed when npm ends.
@@ -18,6 +28,7 @@ and its credentials through a private user config file in the copy, removed when
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -73,23 +84,53 @@ def update_lockfiles(
     present = [root / name for name in LOCKFILES if (root / name).is_file()]
     if not present:
         return None
-    return [_refresh(root, lockfile, runner) for lockfile in present]
+    return [_refresh(root, lockfile, dependency.name, target, runner) for lockfile in present]
 
 
-def _refresh(root: Path, lockfile: Path, runner: Runner) -> ArtifactNotice:
+def _refresh(root: Path, lockfile: Path, package: str, target: str, runner: Runner) -> ArtifactNotice:
     name = lockfile.relative_to(root).as_posix()
     command = " ".join(LOCK_COMMAND)
     if shutil.which("npm") is None:
         return ArtifactNotice(name, False, f"npm is not on PATH: {name} not refreshed; run `{command}`")
     before = lockfile.read_bytes()
     result = run_npm(LOCK_COMMAND, root, runner, LOCK_TIMEOUT_S)
+    if result.ok and _locked(lockfile, package) not in (None, target):
+        result = _lock_target(root, f"{package}@{target}", runner)
     if not result.ok:
-        return ArtifactNotice(name, False, f"`{command}` failed: {_failure(result)}")
+        return ArtifactNotice(name, False, f"`{' '.join(result.argv)}` failed: {_failure(result)}")
+    locked = _locked(lockfile, package)
+    if locked not in (None, target):
+        return ArtifactNotice(name, False, f"`{command}` locks {package} {locked}, not {target}")
     after = lockfile.read_bytes() if lockfile.is_file() else b""
     if after == before:
         return ArtifactNotice(name, False, f"`{command}` left {name} unchanged")
     digest = hashlib.sha256(after).hexdigest()
     return ArtifactNotice(name, True, refreshed_message(command, digest), sha256=digest)
+
+
+def _lock_target(root: Path, spec: str, runner: Runner) -> ProcessResult:
+    """Lock `spec` (NAME@TARGET) by name, put the root package.json back as the bump wrote it (npm
+    rewrites its range there, and nowhere else), and refresh once more so the lock's ranges are its own."""
+    manifest = root / "package.json"  # a regular file: dependency_files refuses a symlinked one
+    written = manifest.read_bytes()
+    try:
+        result = run_npm([*LOCK_COMMAND, spec], root, runner, LOCK_TIMEOUT_S)
+    finally:
+        manifest.write_bytes(written)
+    return run_npm(LOCK_COMMAND, root, runner, LOCK_TIMEOUT_S) if result.ok else result
+
+
+def _locked(lockfile: Path, package: str) -> str | None:
+    """The version the lockfile locks at node_modules/<package>; None when it locks none there."""
+    try:
+        entry = (
+            json.loads(lockfile.read_text(encoding="utf-8"))
+            .get("packages", {})
+            .get(f"node_modules/{package}")
+        )
+    except (OSError, ValueError, AttributeError):
+        return None
+    return str(entry.get("version")) if isinstance(entry, dict) and entry.get("version") else None
 
 
 def run_npm(argv: list[str], cwd: Path, runner: Runner, timeout_s: float) -> ProcessResult:

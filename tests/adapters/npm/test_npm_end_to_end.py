@@ -4,6 +4,8 @@ without migration notes ends requires_human naming the failing tests."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -62,6 +64,40 @@ def test_a_refreshed_lockfile_larger_than_max_file_bytes_enters_the_candidate(
     assert sorted(m["candidate"]["files"]) == ["package-lock.json", "package.json"]
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert '+      "version": "1.1.0",' in patch, patch
+
+
+def test_the_refreshed_lockfile_locks_the_tested_target_not_the_newest_in_range(
+    npm_repo: Path,
+    run_codemod: Callable[..., object],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`^1.1.0` admits a newer 1.2.0: npm alone would lock that, a version no test ran on."""
+    packages = tmp_path / "packages"
+    shutil.copytree(ROOT / "fixtures" / "npm-sdk" / "packages", packages)
+    newer = packages / "acme-sdk" / "1.2.0"
+    shutil.copytree(packages / "acme-sdk" / "1.1.0", newer)
+    manifest = json.loads((newer / "package.json").read_text())
+    (newer / "package.json").write_text(json.dumps({**manifest, "version": "1.2.0"}))
+    spec = importlib.util.spec_from_file_location("npm_registry", ROOT / "fixtures/npm-registry/serve.py")
+    assert spec is not None and spec.loader is not None
+    serve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve)
+    server = serve.start(packages)
+    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{server.server_address[1]}/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    try:
+        result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    finally:
+        server.shutdown()
+        server.server_close()
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert m["environments"]["after"] == {"acme-sdk": "1.1.0"}
+    patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
+    assert '+      "version": "1.1.0",' in patch and "1.2.0" not in patch, patch
+    assert '+        "acme-sdk": "^1.1.0"' in patch, patch
 
 
 def test_breaking_bump_requires_a_human_naming_the_failing_tests(
