@@ -60,6 +60,31 @@ def test_a_failure_only_after_the_bump_is_introduced_by_id(make_repo, run_codemo
     ]
 
 
+PLAIN_TASK = """\
+id: acme-sdk-plain
+title: Bump acme-sdk to 2.1
+sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
+allowed_paths: ["src/**", "requirements*.txt"]
+acceptance_criteria:
+  - "the existing test suite passes on acme-sdk 2.1.0"
+"""
+
+
+def test_a_plain_bump_names_its_failures_apart_from_the_baselines(make_repo, run_codemod, tmp_path) -> None:
+    repo = make_repo("unittest-plain", {**UNITTEST_ONLY, "checks/test_app.py": CHECKS.format(extra=ON_1X)})
+    task = tmp_path / "plain.yml"
+    task.write_text(PLAIN_TASK)
+    result = run_codemod(repo, task)
+
+    m = result.manifest
+    assert result.code == 3, m["reason"]
+    assert m["reason"].startswith(
+        "tests fail after the bump and no migration notes exist for acme-sdk: "
+        "checks.test_app.TestApp.test_still_on_1x "
+        "(failing on the baseline too: checks.test_app.TestApp.test_known_broken)"
+    ), m["reason"]
+
+
 def test_a_missing_test_dependency_ends_requires_human_naming_the_module(make_repo, run_codemod) -> None:
     files = {
         **UNITTEST_ONLY,

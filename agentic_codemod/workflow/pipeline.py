@@ -163,7 +163,11 @@ def _plain_bump_red(state: RunState) -> None:
     if last is None or last.passed or verify.classify(state.baseline, last) == "pre-existing":
         return
     failing = last.tests.failing if last.tests else []
-    which = ", ".join(failing) if failing else f"exit {last.exit_code}, no failing test id"
+    before = set(state.baseline.tests.failing) if state.baseline and state.baseline.tests else set()
+    new = [t for t in failing if t not in before]
+    which = ", ".join(new or failing) if failing else f"exit {last.exit_code}, no failing test id"
+    if new and len(new) < len(failing):  # the bump's failures first; the baseline's named as its own
+        which += f" (failing on the baseline too: {', '.join(t for t in failing if t in before)})"
     if len(which) > MR_ITEM_MAX_CHARS:
         which = which[:MR_ITEM_MAX_CHARS] + f" ... ({len(failing)} failing)"
     raise RequiresHuman(
