@@ -127,7 +127,13 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
     sdk, cand, base = state.task.sdk, state.candidate, state.baseline
     touched = set(cand.files) if cand else set()
     bumps = [d for d in (state.profile.sdk_declarations if state.profile else []) if d.file in touched]
-    lines = "".join(f"\n- {code(d.file)}: {code(d.name + d.specifier)} now admits {sdk.to}" for d in bumps)
+    edited = [d for d in bumps if d.role != "lock"]
+    lines = "".join(f"\n- {code(d.file)}: {code(d.name + d.specifier)} now admits {sdk.to}" for d in edited)
+    locks = {d.file: [e.specifier for e in bumps if e.file == d.file] for d in bumps if d.role == "lock"}
+    lines += "".join(  # a lock entry admits nothing: its own tool rewrote the file
+        f"\n- {code(file)}: refreshed by its own tool (it locked {sdk.name} {', '.join(versions)})"
+        for file, versions in locks.items()
+    )
     changes = (
         f"No code change was needed: a plain bump of {sdk.name} ({sdk.from_range} -> {sdk.to}); the task "
         f"names no migration package, so only the version declaration changed.{lines}\n\n{changes}"

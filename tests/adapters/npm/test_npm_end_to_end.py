@@ -44,6 +44,9 @@ def test_plain_bump_is_green(npm_repo: Path, registry: str, run_codemod: Callabl
     assert sorted(m["candidate"]["files"]) == ["package-lock.json", "package.json"]
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert '-    "acme-sdk": "^1.0.0"' in patch and '+    "acme-sdk": "^1.1.0"' in patch
+    mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
+    assert "`package.json`: `acme-sdk^1.0.0` now admits 1.1.0" in mr, mr
+    assert "`package-lock.json`: refreshed by its own tool (it locked acme-sdk 1.0.0)" in mr, mr
 
 
 def test_a_refreshed_lockfile_larger_than_max_file_bytes_enters_the_candidate(
