@@ -2,6 +2,9 @@
 
     pending_declarations(state) -> [Dependency]     (the plan, the bump and the gates use the same list)
     pending(sdk, declarations) -> [Dependency]      (pure; publish re-derives the bump with it)
+    stale_locks(sdk, declarations) -> [Dependency]  (after the bump: lock entries still off `to`, each a
+                                                    human item: a compiled requirements file nobody
+                                                    recompiled, a lock its tool moved past the tested `to`)
 
 Bumped: declarations whose role is runtime, extra, test, dev or build (adapters/<ecosystem>/roles.py), and
 constraint ones (test-minimum pins, constraints files) only in files the task names in `sdk.also_bump`;
@@ -130,6 +133,38 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             f"every declaration of {sdk.name} admits {sdk.to}, but {listed}",
             hint="refresh the lockfile with its own tool (the bump does when it edits a declaration)",
         )
+
+
+def stale_locks(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
+    """After the bump: the lock entries that still lock a version other than `to`. A lockfile its tool
+    refreshed locks `to`; a compiled requirements file (pip-compile, uv pip compile) nobody recompiled, or
+    a lockfile whose tool picked a newer version than the one tested, does not, and the candidate would
+    leave the repository's own installs unable to resolve (or shipping a version no test ran on)."""
+    v = _versioning(sdk)
+    return [
+        d
+        for d in declarations
+        if d.role == "lock"
+        and not _nested_copy(d)
+        and not d.uneditable
+        and v.has_version(d.specifier, d.kind)
+        and not _pins(v, d, sdk.to)
+    ]
+
+
+def _nested_copy(d: Dependency) -> bool:
+    """A lock entry of another package's own copy of the SDK (npm's `node_modules/a/node_modules/sdk`):
+    that package's range decides it, not the repository's declarations. The root's and a workspace's
+    copy (`node_modules/sdk`, `packages/x/node_modules/sdk`) are the repository's."""
+    head, _, _ = (d.section or "").rpartition("node_modules/")
+    return "node_modules/" in head
+
+
+def _pins(v: Versioning, d: Dependency, to: str) -> bool:
+    try:
+        return v.pins(d.specifier, d.kind, to)
+    except ValueError:
+        return False  # unreadable proves nothing
 
 
 def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:

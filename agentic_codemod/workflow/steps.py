@@ -17,7 +17,7 @@ from agentic_codemod.tools.paths import allowed_by
 from agentic_codemod.workflow import codemod, environments, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, candidate_sha256_and_files, freeze
-from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations
+from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations, stale_locks
 from agentic_codemod.workflow.review_gates import judge_candidate
 from agentic_codemod.workflow.state import RunState, need
 from agentic_codemod.workflow.test_runs import timed_tests, untrusted
@@ -176,8 +176,30 @@ def bump(state: RunState) -> str:
                     )
         finally:
             repo_copy.discard(paths.copy)
+    if bumped:
+        _stale_locks(state, plan_)
     environments.install_target(state)
     return f"bumped {bumped} declaration(s); installed {state.task.sdk.name} {target}"
+
+
+def _stale_locks(state: RunState, plan_: ChangePlan) -> None:
+    """Every lock entry of the SDK that still locks another version after the bump is a human's job: a
+    compiled requirements file to recompile, or a lockfile its tool refreshed to a version never tested.
+    A lockfile already reported as not refreshed is named once."""
+    adapter, sdk, root = need(state.adapter), state.task.sdk, state.paths.worktree
+    files = need(state.profile).dependency_files
+    reported = {h.file for h in plan_.requires_human if h.reason.startswith("lockfile not refreshed")}
+    for d in stale_locks(sdk, adapter.extract_dependencies(root, files, sdk.name)):
+        if d.file in reported:
+            continue
+        plan_.requires_human.append(
+            HumanItem(
+                reason=f"{d.file} line {d.line} still locks {sdk.name} {d.specifier} after the bump to "
+                f"{sdk.to}: recompile or refresh it with its own tool (pip-compile, uv pip compile, ...)",
+                file=d.file,
+                line=d.line,
+            )
+        )
 
 
 def apply_codemod(state: RunState) -> str:

@@ -65,3 +65,30 @@ def test_task_fields_are_checked() -> None:
         sdk(import_names=["acme-sdk"])
     with pytest.raises(ValueError, match="escapes"):
         sdk(also_bump=["../outside.txt"])
+
+
+def test_stale_locks_are_the_repositorys_lock_entries_off_the_target(tmp_path) -> None:
+    """Read from a real package-lock.json: the root's and a workspace's copy are the repository's; another
+    package's nested copy is that package's range, never a stale lock of this bump."""
+    import json
+
+    from agentic_codemod.adapters.npm.extract import extract_dependencies
+    from agentic_codemod.workflow.declarations import stale_locks
+
+    lock = {
+        "name": "app",
+        "lockfileVersion": 3,
+        "packages": {
+            "": {"name": "app", "dependencies": {"acme-sdk": "^2.0.0"}},
+            "node_modules/acme-sdk": {"version": "2.0.0"},
+            "node_modules/old-lib/node_modules/acme-sdk": {"version": "1.4.0"},
+            "packages/web/node_modules/acme-sdk": {"version": "2.1.0"},
+        },
+    }
+    (tmp_path / "package-lock.json").write_text(json.dumps(lock, indent=2))
+    found = extract_dependencies(tmp_path, ["package-lock.json"], "acme-sdk")
+    assert len(found) == 3
+    npm = sdk(ecosystem="npm", **{"from": "^1.0.0"})
+    assert [d.section for d in stale_locks(npm, found)] == ["packages/web/node_modules/acme-sdk"]
+    python = [dep("==2.0.0", "uv.lock", "lock"), dep("==1.4.0", "requirements/docs.txt", "lock"), dep(">=2")]
+    assert [d.file for d in stale_locks(sdk(), python)] == ["requirements/docs.txt"]
