@@ -123,6 +123,12 @@ def _item(text: str) -> str:
     return first[:MR_ITEM_MAX_CHARS]
 
 
+def _exit_words(run: VerificationResult) -> str:
+    """The exit code as a reader takes it: the tool's must-fail canary makes a green run's exit non-zero."""
+    canary = ", the tool's must-fail canary test failing as it must" if run.canary == "failed" else ""
+    return f"exit {run.exit_code}{canary}"
+
+
 def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:
     sdk, cand, base = state.task.sdk, state.candidate, state.baseline
     touched = set(cand.files) if cand else set()
@@ -142,7 +148,7 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
         counts = base.tests
         tally = f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
         verification = (
-            f"Before the bump (baseline): exit {base.exit_code} ({tally}).\n\nAfter the bump: {verification}"
+            f"Before the bump (baseline): {_exit_words(base)} ({tally}).\n\nAfter the bump: {verification}"
         )
     return changes, verification
 
@@ -182,7 +188,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         )
         verdict_word = "passed" if last.passed else "failed"  # the exit code includes the must-fail canary
         command = code(" ".join(last.command))
-        verification = f"{command} {verdict_word} (exit {last.exit_code}; {tally}), {last.duration_s}s"
+        verification = f"{command} {verdict_word} ({_exit_words(last)}; {tally}), {last.duration_s}s"
     if plan is not None and plan.verify_only:  # nothing edited: the text says so and shows both test runs
         changes, verification = _verify_only_text(state)
     elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs

@@ -96,7 +96,8 @@ def test_the_coder_fixes_the_method_looked_up_by_name(
     mr = result.artifact("merge_request.md").read_text()
     assert mr.startswith("# Migrate acme-sdk to 2.0.0")
     # The evidence names the whole command that ran (node's runner, not its last flags) and its verdict.
-    assert f"`{' '.join(last['command'])}` passed (exit {last['exit_code']};" in mr
+    canary = "the tool's must-fail canary test failing as it must"
+    assert f"`{' '.join(last['command'])}` passed (exit {last['exit_code']}, {canary};" in mr
     # The by-name usage the rules flagged is listed with what became of it: the coder changed that file.
     assert "`src/reports.js:5` (handed to the coder: the candidate changes this file" in mr
     assert any("src/reports.js:5" in note for note in result.json("profile.json")["notes"])
