@@ -208,3 +208,33 @@ def test_attack_model_adds_dependency_files_with_an_index_of_their_own(
     assert "refused in the candidate: requirements/test.txt line 1: --extra-index-url" in " ".join(messages)
     assert index.requests == []  # pip never asked the smuggled index
     assert state_of(repo) == before
+
+
+@pytest.mark.parametrize("planted", ["folder", "file"])
+def test_attack_a_symlink_where_the_tool_copies_the_callers_certificate(
+    make_repo, run_codemod, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: str
+) -> None:
+    """The caller's pip `cert` (a client cert would be a private key) is copied into each install's copy
+    of the repository, at .codemod-pip/. A repository that commits that folder as a symlink out of it, or
+    a file there as a symlink to a victim, gets the copy written nowhere but inside the copy."""
+    cert = tmp_path / "corporate-ca.pem"
+    cert.write_text("-----BEGIN CERTIFICATE-----\ncaller\n-----END CERTIFICATE-----\n")
+    monkeypatch.setenv("PIP_CERT", str(cert))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "victim.txt"
+    victim.write_text("untouched\n")
+    repo = make_repo("cert-link")
+    if planted == "folder":
+        commit_symlink(repo, ".codemod-pip", str(outside))
+    else:
+        (repo / ".codemod-pip").mkdir()
+        commit_symlink(repo, ".codemod-pip/cert.pem", str(victim))
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 0, result.manifest.get("reason")
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
+    assert victim.read_text() == "untouched\n" and victim.stat().st_mode & 0o777 != 0o600
+    assert state_of(repo) == before

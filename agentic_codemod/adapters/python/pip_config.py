@@ -149,16 +149,27 @@ def cert_args(config: Mapping[str, str], root: Path) -> list[str]:
 
 
 def cert_copies(config: Mapping[str, str], root: Path) -> dict[str, str]:
-    """{cert option: path relative to `root`} of the certificate files copied into `root`."""
+    """{cert option: path relative to `root`} of the certificate files copied into `root`.
+
+    `root` is a copy of the repository: whatever it holds at CERT_DIR (a symlink out of it, a planted
+    file) is removed first, and the folder and files are created new, never following a link, so that a
+    copy cannot land outside the root or overwrite a file there."""
+    sources = {key: Path(config[key]).expanduser() for key in CERT_KEYS if config.get(key)}
+    sources = {key: source for key, source in sources.items() if source.is_file()}
+    if not sources:
+        return {}
+    folder = root / CERT_DIR
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        folder.unlink()
+    elif folder.is_dir():
+        shutil.rmtree(folder)  # its own fd-based walk: never follows a link inside
+    folder.mkdir(mode=0o700)
     copies: dict[str, str] = {}
-    for key in CERT_KEYS:
-        source = Path(config.get(key, "")).expanduser()
-        if not config.get(key) or not source.is_file():
-            continue
-        target = root / CERT_DIR / f"{key}{source.suffix}"
-        target.parent.mkdir(exist_ok=True)
-        shutil.copyfile(source, target)
-        target.chmod(0o600)
+    for key, source in sources.items():
+        target = folder / f"{key}{source.suffix}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(target, flags, 0o600), "wb") as out:
+            out.write(source.read_bytes())
         copies[key] = str(target.relative_to(root))
     return copies
 

@@ -122,12 +122,16 @@ def lock_env(root: Path, cwd: Path) -> dict[str, str]:
     """The caller's certificate files (copied into `root`, the disposable copy the lock tool runs on, and
     named relative to its working directory `cwd`: the sandbox shows the copy elsewhere), proxy, timeout
     and retries from pip's configuration, as the variables uv reads (SSL_CERT_FILE, HTTPS_PROXY ...; pdm
-    and poetry read the first two too). Not the index: a lockfile records where each package came from,
-    and another index would rewrite every entry."""
+    reads the first two too), and the certificate as REQUESTS_CA_BUNDLE for poetry (requests ignores
+    SSL_CERT_FILE). Not the index: a lockfile records where each package came from, and another index
+    would rewrite every entry."""
     caller = pip_config.read_caller_config(os.environ)
     network: dict[str, str] = {k: caller[k] for k in ("proxy", "timeout", "retries") if k in caller}
     copies = pip_config.cert_copies(caller, root).items()
-    return pip_config.uv_env(network, {key: os.path.relpath(root / rel, cwd) for key, rel in copies})
+    env = pip_config.uv_env(network, {key: os.path.relpath(root / rel, cwd) for key, rel in copies})
+    if "SSL_CERT_FILE" in env:
+        env["REQUESTS_CA_BUNDLE"] = env["SSL_CERT_FILE"]
+    return env
 
 
 def lock_command(

@@ -226,7 +226,8 @@ def test_the_sandboxed_lock_tool_gets_the_callers_certificate_as_the_installs_do
     tool(
         bin_dir,
         "uv",
-        'cat "$SSL_CERT_FILE" > seen.pem\necho "[$UV_DEFAULT_INDEX]" > index.txt\necho new >> uv.lock',
+        'cat "$SSL_CERT_FILE" > seen.pem\ncat "$REQUESTS_CA_BUNDLE" > seen-requests.pem\n'
+        'echo "[$UV_DEFAULT_INDEX]" > index.txt\necho new >> uv.lock',
     )
     monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), "/bin", "/usr/bin"]))
     repo = tmp_path / "repo"
@@ -238,4 +239,5 @@ def test_the_sandboxed_lock_tool_gets_the_callers_certificate_as_the_installs_do
     [notice] = update_lockfiles(repo, dep, "2.0.0", runner) or []
     assert notice.updated, notice.message
     assert (repo / "sub" / "seen.pem").read_text() == cert.read_text()
+    assert (repo / "sub" / "seen-requests.pem").read_text() == cert.read_text()  # poetry's requests
     assert (repo / "sub" / "index.txt").read_text() == "[]\n"
