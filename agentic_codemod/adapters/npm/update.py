@@ -141,14 +141,26 @@ def run_npm(argv: list[str], cwd: Path, runner: Runner, timeout_s: float) -> Pro
     userconfig = cwd / USERCONFIG
     argv = list(argv)
     if auth:
-        fd = os.open(userconfig, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # The copy is the repository's: whatever it holds under this name (a symlink out of it, a file
+        # npm would read) goes, and the file is created new, never through a link.
+        _remove(userconfig)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(userconfig, flags, 0o600), "w", encoding="utf-8") as handle:
             handle.write(auth)
         argv += ["--userconfig", str(userconfig)]
     try:
         return runner(argv, cwd=cwd, timeout_s=timeout_s, env=npm_config.install_env(config))
     finally:
-        userconfig.unlink(missing_ok=True)
+        if auth:
+            _remove(userconfig)
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, symlink or folder at `path` without following a link."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
 
 
 def _failure(result: ProcessResult) -> str:

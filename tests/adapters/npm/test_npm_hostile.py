@@ -150,3 +150,38 @@ def test_a_test_run_that_plants_a_module_shadowing_a_candidate_folder_is_never_g
     assert baseline["tampered"] == ["lib/client.js (new code file)"], baseline
     assert not baseline["passed"] and baseline["canary"] == "failed"
     assert "lib/client.js" in m["reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@pytest.mark.parametrize("target", ["new", "existing"])
+def test_a_symlink_where_the_tool_writes_the_callers_npm_token_gets_nothing(
+    npm_repo: Path,
+    registry: str,
+    run_codemod: Callable[..., object],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+) -> None:
+    """The caller's registry token goes into .codemod-npmrc in the copy npm runs on, for one npm call. A
+    repository committing that name as a symlink out of it (to a new file, or over an existing one) gets
+    the token written nowhere outside, and the run goes on with the token where npm reads it."""
+    token = "npm_HOSTILEREPO" + "7" * 20
+    user = tmp_path / "user.npmrc"
+    user.write_text(f"//127.0.0.1/:_authToken={token}\n")
+    monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(user))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "stolen.npmrc"
+    if target == "existing":
+        victim.write_text("untouched\n")
+    os.symlink(victim, npm_repo / ".codemod-npmrc")
+    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "npmrc link"], cwd=npm_repo, check=True)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["verifications"], m["reason"]  # npm ran: installs and both test runs
+    assert [p.name for p in outside.iterdir()] == (["stolen.npmrc"] if target == "existing" else [])
+    if target == "existing":
+        assert victim.read_text() == "untouched\n"
