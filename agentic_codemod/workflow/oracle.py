@@ -117,10 +117,26 @@ def _start_dirs(root: Path, command: TestCommand, start_options: tuple[str, ...]
     directories named on the command line (tests/), else the repository root."""
     argv = command.argv
     for option in start_options:
-        if option in argv[:-1] and (root / argv[argv.index(option) + 1]).is_dir():
-            return [root / argv[argv.index(option) + 1]]
-    named = [root / a for a in argv[1:] if not a.startswith(("-", "{")) and (root / a).is_dir()]
-    return named or [root]
+        if option in argv[:-1]:
+            start = _folder_inside(root, argv[argv.index(option) + 1])
+            if start is not None:
+                return [start]
+    named = [_folder_inside(root, a) for a in argv[1:] if not a.startswith(("-", "{"))]
+    return [d for d in named if d is not None] or [root]
+
+
+def _folder_inside(root: Path, rel: str) -> Path | None:
+    """root/rel when it is a real folder of the copy: no absolute path, no `..`, no symlink on the way
+    (the repository's command names it; the canary is written there by the tool, outside any sandbox)."""
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or ".." in parts:
+        return None
+    path = root
+    for part in parts:
+        path = path / part
+        if path.is_symlink() or not path.is_dir():
+            return None
+    return path
 
 
 def _uncount(tally: Tally) -> None:

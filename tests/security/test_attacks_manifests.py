@@ -238,3 +238,23 @@ def test_attack_a_symlink_where_the_tool_copies_the_callers_certificate(
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
     assert victim.read_text() == "untouched\n" and victim.stat().st_mode & 0o777 != 0o600
     assert state_of(repo) == before
+
+
+def test_attack_a_test_folder_that_is_a_symlink_out_gets_no_canary_written_there(
+    make_repo, run_codemod, tmp_path: Path
+) -> None:
+    """The tool writes its must-fail canary beside a test file of the folder the test command names, from
+    its own process. A repository whose tests/ is a symlink to a folder outside it, named by its own
+    test command, gets no file written in that folder, and the run is not green."""
+    outside = tmp_path / "outside-tests"
+    repo = make_repo("tests-link", {"tox.ini": "[testenv]\ndeps = pytest\ncommands = pytest tests\n"})
+    (repo / "tests").rename(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "tests moved")
+    before = sorted(p.name for p in outside.iterdir())
+    commit_symlink(repo, "tests", str(outside))
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert sorted(p.name for p in outside.iterdir()) == before
+    assert result.code != 0, result.manifest.get("reason")
