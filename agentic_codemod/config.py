@@ -84,6 +84,9 @@ KILL_GRACE_S = 2.0  # SIGTERM -> SIGKILL of a process group the tool started (to
 RUN_STOP_GRACE_S = 10.0  # the same for a whole run (fleet): it stops its own groups, then writes artifacts
 GIT_TIMEOUT_S = 120.0  # one git command of the snapshot/gates
 GIT_REMOTE_TIMEOUT_S = 300.0  # one git command of publish (fetch, push) against a remote
+# Reading a noxfile's session arguments (never run): nodes looked at per session, and the longest value kept.
+NOX_READ_MAX_VISITS = 10_000
+NOX_ARG_MAX_CHARS = 4_096
 MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always one line
 MR_ITEM_MAX_CHARS = 1_000  # one finding, requires-human item or summary in the MR text: its first line
 MIN_SECRET_CHARS = 6  # shorter env values ("1", "true") would redact half the trace

@@ -17,7 +17,8 @@ the string arguments of `session.install(...)` and `session.run(...)` that are k
 the file: literals, and module-level names built from them (`ROOT = Path(__file__).parent`,
 `ROOT / "test-requirements.txt"`, `REQUIREMENTS["tests"]` of a dict) with the noxfile's folder as ".";
 posargs, f-strings and other expressions are left out, an option (`-r FILE`) whose value is one of
-them with it. Each install() is read on its own; a run() that is an install command adds what it
+them with it (each value read within config.NOX_READ_MAX_VISITS nodes and NOX_ARG_MAX_CHARS, else
+unknown). Each install() is read on its own; a run() that is an install command adds what it
 names. The session chosen is the first whose run() calls a test runner, those named
 test*/unit*/pytest* first.
 
@@ -37,6 +38,7 @@ from pathlib import Path, PurePosixPath
 import tomlkit
 
 from agentic_codemod.adapters.python import install_commands, test_scope
+from agentic_codemod.config import NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS
 from agentic_codemod.errors import UNPARSEABLE
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
@@ -217,10 +219,11 @@ def _nox(root: Path) -> CiTestEnv | None:
         names = {name: value for name, value in module_names.items() if name not in local}
         install_lines: list[str] = []
         runs: list[list[str]] = []
+        static = _Static(names)
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
-            args = [_static_str(a, names) for a in call.args]
+            args = [static.value(a) for a in call.args]
             if call.func.attr == "install":
                 install_lines += install_commands.pip_lines(_known_args(args)).requirement_lines
             elif call.func.attr == "run":
@@ -265,46 +268,70 @@ def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
     return names
 
 
-def _static_str(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> str | None:
-    """A session argument's value where the noxfile's text fixes it, a path relative to the noxfile's
-    folder; None where running it would be needed to know (posargs, other calls, f-strings)."""
-    if depth > 20:
-        return None
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
-    if isinstance(node, ast.Name):
-        bound = names.get(node.id)
-        return None if bound is None else _static_str(bound, names, depth + 1)
-    if ast.unparse(node) in NOXFILE_DIR:
-        return "."
-    parts: list[ast.expr] = []
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        parts = [node.left, node.right]
-    elif isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" and not node.keywords:
-        parts = list(node.args)
-    elif isinstance(node, ast.Call) and ast.unparse(node.func) == "str" and len(node.args) == 1:
-        return _static_str(node.args[0], names, depth + 1)
-    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-        return _static_str(_entry(names.get(node.value.id), node.slice, names, depth), names, depth + 1)
-    values = [_static_str(part, names, depth + 1) for part in parts]
-    if not values or None in values:
-        return None
-    # a path leading out stays as it is, for the check that refuses it (test_requirements.py)
-    return posixpath.normpath(posixpath.join(*(v for v in values if v is not None)))
+class _Static:
+    """Session arguments where the noxfile's text fixes them (see `value`). The noxfile is the
+    repository's: each node's value is worked out once (a chain of names that fans out stays linear),
+    the whole reading of a session is held to NOX_READ_MAX_VISITS nodes and each value to
+    NOX_ARG_MAX_CHARS, and a reading past either, or too deep, knows nothing (None)."""
+
+    def __init__(self, names: dict[str, ast.expr]) -> None:
+        self.names = names
+        self.visits = 0
+        self.known: dict[int, str | None] = {}
+
+    def value(self, node: ast.expr) -> str | None:
+        try:
+            return self._value(node, 0)
+        except UNPARSEABLE:
+            return None
+
+    def _value(self, node: ast.expr, depth: int) -> str | None:
+        if id(node) not in self.known:
+            self.visits += 1
+            found = None if depth > 20 or self.visits > NOX_READ_MAX_VISITS else self._read(node, depth)
+            self.known[id(node)] = found if found is None or len(found) <= NOX_ARG_MAX_CHARS else None
+        return self.known[id(node)]
+
+    def _read(self, node: ast.expr, depth: int) -> str | None:
+        """A path relative to the noxfile's folder; None where running it would be needed to know
+        (posargs, other calls, f-strings)."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            bound = self.names.get(node.id)
+            return None if bound is None else self._value(bound, depth + 1)
+        if isinstance(node, ast.Attribute | ast.Call) and ast.unparse(node) in NOXFILE_DIR:
+            return "."
+        parts: list[ast.expr] = []
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" and not node.keywords:
+            parts = list(node.args)
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) == "str" and len(node.args) == 1:
+            return self._value(node.args[0], depth + 1)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            return self._value(self._entry(self.names.get(node.value.id), node.slice, depth), depth + 1)
+        values = [self._value(part, depth + 1) for part in parts]
+        if not values or None in values:
+            return None
+        # a path leading out stays as it is, for the check that refuses it (test_requirements.py)
+        return posixpath.normpath(posixpath.join(*(v for v in values if v is not None)))
+
+    def _entry(self, table: ast.expr | None, key_node: ast.expr, depth: int) -> ast.expr:
+        """The value under a literal key of a module-level dict (`{...}` or `dict(k=...)`); else a None."""
+        key = self._value(key_node, depth + 1)
+        if isinstance(table, ast.Dict):
+            for k, v in zip(table.keys, table.values, strict=True):
+                if k is not None and key is not None and self._value(k, depth + 1) == key:
+                    return v
+        if isinstance(table, ast.Call) and ast.unparse(table.func) == "dict" and not table.args:
+            for keyword in table.keywords:
+                if keyword.arg is not None and keyword.arg == key:
+                    return keyword.value
+        return _NONE
 
 
-def _entry(table: ast.expr | None, key_node: ast.expr, names: dict[str, ast.expr], depth: int) -> ast.expr:
-    """The value under a literal key of a module-level dict (`{...}` or `dict(k=...)`); else a None."""
-    key = _static_str(key_node, names, depth + 1)
-    if isinstance(table, ast.Dict):
-        for k, v in zip(table.keys, table.values, strict=True):
-            if k is not None and key is not None and _static_str(k, names, depth + 1) == key:
-                return v
-    if isinstance(table, ast.Call) and ast.unparse(table.func) == "dict" and not table.args:
-        for keyword in table.keywords:
-            if keyword.arg is not None and keyword.arg == key:
-                return keyword.value
-    return ast.Constant(value=None)
+_NONE = ast.Constant(value=None)
 
 
 def _known_args(args: list[str | None]) -> list[str]:

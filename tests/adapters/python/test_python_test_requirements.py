@@ -315,3 +315,23 @@ def test_nox_install_option_whose_value_is_unknown_is_left_out_with_it(tmp_path:
     write(tmp_path, {"noxfile.py": noxfile, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
     plan = plan_install(tmp_path, Settings())
     assert (plan.requirement_files, plan.requirements) == ([], ["freezegun", "mock", "pytest"])
+
+
+def test_a_hostile_noxfile_is_read_within_bounds(tmp_path: Path) -> None:
+    """The noxfile is the repository's: a value nested 400 deep (unparsed whole, it hit the recursion
+    limit and failed the run), one longer than NOX_ARG_MAX_CHARS, and names that fan out (11 levels of
+    os.path.join(A, A, A, A, A): 5**10 steps read naively) are each unknown, and the session's literal
+    arguments are still read."""
+    fanout = "A0 = 'a'\n" + "".join(
+        f"A{i} = os.path.join({', '.join([f'A{i - 1}'] * 5)})\n" for i in range(1, 12)
+    )
+    noxfile = (
+        f"import nox, os\n{fanout}LONG = '{'x' * 5000}'\n\n@nox.session\ndef tests(session):\n"
+        f"    session.install({' / '.join(['ROOT'] * 400)})\n"
+        "    session.install(A11)\n    session.install(LONG)\n    session.install('mock')\n"
+        "    session.run('pytest')\n"
+    )
+    write(tmp_path, {"noxfile.py": noxfile, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert plan.test_source == "noxfile.py session tests"
+    assert (plan.requirement_files, plan.requirements) == ([], ["mock", "pytest"])
