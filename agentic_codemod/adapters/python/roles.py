@@ -17,7 +17,9 @@ By where it is declared:
                          [build-system] requires                              -> build
     setup.py / setup.cfg install_requires -> runtime, extras_require.X / pbr [extras] X -> extra (or by X's
                          words), tests_require -> test, setup_requires -> build
-    tox.ini              [testenv] deps -> test; [testenv:lint|docs|type|...] -> dev
+    tox.ini              [testenv] deps -> test; [testenv:lint|docs|type|...] -> dev; a deps line
+                         under factor conditions (`django42: Django>=4.2,<4.3`, a version matrix
+                         entry) -> constraint
     lockfiles            lock
 
 The bump edits runtime, extra, test, dev and build declarations; constraint and lock stay as they are
@@ -61,6 +63,8 @@ def role(file: str, kind: str, section: str, *, constraints: frozenset[str], com
         return "extra"
     if section.endswith("tests_require"):
         return "test"
+    if section.startswith("testenv") and section.endswith("]"):  # under factor conditions: a matrix entry
+        return "constraint"
     if section.startswith("testenv"):
         return _by_words(section.partition(":")[2], default="test")
     name = section.rpartition(".")[2] if "." in section else section

@@ -31,20 +31,24 @@ def rewrite(content: str, canonical: str, bump: Bump) -> str:
 
 def deps_lines(content: str) -> Iterator[tuple[int, str, str]]:
     """(1-based line, deps text without factor conditions, section) of every deps value line."""
-    for index, offset, line, section in _deps_values(content):
+    for index, offset, line, section, _factors in _deps_values(content):
         yield index + 1, line[offset:], section
 
 
 def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str, Requirement, str]]:
-    for index, offset, line, section in _deps_values(content):
+    """A deps line under factor conditions (`django42: Django>=4.2,<4.3`) is one entry of a version
+    matrix: its section is `testenv[django42]` (roles.py: a constraint, kept unless the task names
+    tox.ini in sdk.also_bump)."""
+    for index, offset, line, section, factors in _deps_values(content):
         text = COMMENT_RE.sub("", line[offset:]).rstrip()
         requirement = pep508.parse(text) if not text.lstrip().startswith(("-", "{")) else None
         if requirement is not None and pep508.matches(requirement, canonical):
-            yield index, offset, text, requirement, section
+            yield index, offset, text, requirement, f"{section}[{factors}]" if factors else section
 
 
-def _deps_values(content: str) -> Iterator[tuple[int, int, str, str]]:
-    """(line index, offset of the requirement in the line, the line, section) of each deps value line."""
+def _deps_values(content: str) -> Iterator[tuple[int, int, str, str, str]]:
+    """(line index, offset of the requirement in the line, the line, section, factor conditions) of each
+    deps value line."""
     section, key = "", ""
     for index, line in enumerate(content.splitlines()):
         stripped = line.strip()
@@ -63,7 +67,8 @@ def _deps_values(content: str) -> Iterator[tuple[int, int, str, str]]:
             key, offset = line[:equals].strip().lower(), equals + 1
         if key == "deps" and (section == "testenv" or section.startswith("testenv:")):
             factors = FACTORS_RE.match(line, offset)
+            condition = factors.group().strip().rstrip(":").strip() if factors else ""
             offset = factors.end() if factors else offset
             while offset < len(line) and line[offset].isspace():
                 offset += 1
-            yield index, offset, line, section
+            yield index, offset, line, section, condition

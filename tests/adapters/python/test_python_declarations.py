@@ -36,8 +36,8 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def extract(root: Path) -> list[Dependency]:
-    return extract_dependencies(root, find_dependency_files(root), "acme-sdk")
+def extract(root: Path, sdk: str = "acme-sdk") -> list[Dependency]:
+    return extract_dependencies(root, find_dependency_files(root), sdk)
 
 
 def test_setup_py_literals_and_module_level_names_with_roles(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_pyproject_tox_and_lockfile_roles(tmp_path: Path) -> None:
         ("pyproject.toml", 8, "extra", ">=1.2"),
         ("pyproject.toml", 10, "dev", ""),
         ("pyproject.toml", 11, "constraint", "==1.2.0"),
-        ("tox.ini", 6, "test", "==1.4.0"),
+        ("tox.ini", 6, "constraint", "==1.4.0"),  # under a factor condition: a matrix entry
         ("tox.ini", 8, "dev", ">=1"),
         ("uv.lock", 3, "lock", "==1.4.0"),
     ]
@@ -167,3 +167,31 @@ def test_tox_index_options_are_refused_like_requirement_lines(tmp_path: Path) ->
 
     refused = read_dependency_files(tmp_path).refused
     assert [(r.file, r.line) for r in refused] == [("tox.ini", 3)]
+
+
+def test_tox_factor_pins_are_a_version_matrix_the_bump_keeps(tmp_path: Path) -> None:
+    """environs 11.0.0's tox.ini (corpus): the bump to marshmallow 4 rewrote `marshmallowlowest:
+    marshmallow==3.13.0` to ==4.0.0 and made the `marshmallow3` env install 4.x. Factor-conditional deps
+    are constraints: kept unless the task names tox.ini in sdk.also_bump; the plain deps line is bumped."""
+    from agentic_codemod.task import SdkSpec
+    from agentic_codemod.workflow.declarations import pending
+
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "a"\ndependencies = ["marshmallow>=3.13.0"]\n',
+            "tox.ini": "[tox]\nenvlist = py-marshmallow{3,lowest,dev}\n[testenv]\ndeps =\n    pytest\n"
+            "    marshmallow3: marshmallow>=3.0.0,<4.0.0\n    marshmallowlowest: marshmallow==3.13.0\n"
+            "    marshmallowdev: https://github.com/marshmallow-code/marshmallow/archive/dev.tar.gz\n",
+        },
+    )
+    sdk = {"name": "marshmallow", "ecosystem": "python", "from": ">=3,<4", "to": "4.0.0"}
+    found = [d for d in extract(tmp_path, "marshmallow") if d.file == "tox.ini"]
+    assert [(d.line, d.role, d.section) for d in found] == [
+        (6, "constraint", "testenv[marshmallow3]"),
+        (7, "constraint", "testenv[marshmallowlowest]"),
+    ]
+    declarations = extract(tmp_path, "marshmallow")
+    assert [d.file for d in pending(SdkSpec.model_validate(sdk), declarations)] == ["pyproject.toml"]
+    named = SdkSpec.model_validate({**sdk, "also_bump": ["tox.ini"]})
+    assert [d.file for d in pending(named, declarations)] == ["pyproject.toml", "tox.ini", "tox.ini"]
