@@ -9,9 +9,12 @@ adapter's result reader). Nothing here knows a runner.
 
 from __future__ import annotations
 
+import os
+import stat
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
 
 
@@ -29,19 +32,35 @@ def count_case(tally: Tally, test_id: str, case: ET.Element) -> None:
 
 
 def junit_case_ids(path: Path) -> list[str]:
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError:
+    root = _root(path)
+    if root is None:
         return []
     return [f"{c.get('classname', '')}::{c.get('name', '')}" for c in root.iter("testcase")]
 
 
 def read_junit(path: Path) -> Tally | None:
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError:
+    root = _root(path)
+    if root is None:
         return None
     counts = Tally()
     for case in root.iter("testcase"):
         count_case(counts, f"{case.get('classname', '')}::{case.get('name', '')}", case)
     return counts
+
+
+def _root(path: Path) -> ET.Element | None:
+    """The report's document: a regular file (the tests wrote the reports folder: never through a link,
+    never a FIFO or device) of at most MAX_TEST_REPORT_BYTES; None otherwise or unparseable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEST_REPORT_BYTES:
+            return None
+        data = handle.read(MAX_TEST_REPORT_BYTES + 1)
+    try:
+        return ET.fromstring(data) if len(data) <= MAX_TEST_REPORT_BYTES else None
+    except ET.ParseError:
+        return None

@@ -125,7 +125,11 @@ def _item(text: str) -> str:
 
 def _exit_words(run: VerificationResult) -> str:
     """The exit code as a reader takes it: the tool's must-fail canary makes a green run's exit non-zero."""
-    canary = ", the tool's must-fail canary test failing as it must" if run.canary == "failed" else ""
+    canary = (
+        ", the tool's must-fail canary test failing as it must"
+        if run.passed and run.canary == "failed"
+        else ""
+    )
     return f"exit {run.exit_code}{canary}"
 
 

@@ -212,3 +212,21 @@ def test_trial_output_cut_before_the_report_leaves_unnamed_failures_unmatchable(
     assert read is not None
     assert read[0].failing[-1].startswith("<1 failing test(s) not named")
     assert trial_output.read(output.split("\nRan ")[0]) is None  # no summary: the run did not finish
+
+
+def test_a_junit_report_the_tests_made_a_fifo_or_a_link_is_unreadable_not_a_hang(tmp_path: Path) -> None:
+    """The tests write the reports folder: a FIFO at junit.xml blocked the reader (the tool hung), and a
+    symlink made it read a file of the link's choosing. Both read as no report."""
+    import os
+
+    from agentic_codemod.tools.junit import junit_case_ids
+
+    fifo = tmp_path / "fifo.xml"
+    os.mkfifo(fifo)
+    outside = tmp_path / "outside.xml"
+    outside.write_text('<testsuite><testcase classname="a" name="b"/></testsuite>')
+    link = tmp_path / "link.xml"
+    link.symlink_to(outside)
+    for report in (fifo, link):
+        assert read_junit(report) is None and junit_case_ids(report) == []
+    assert read_junit(outside) == Tally(passed=1) and junit_case_ids(outside) == ["a::b"]
