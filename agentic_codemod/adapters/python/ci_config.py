@@ -32,13 +32,14 @@ import configparser
 import posixpath
 import re
 import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import tomlkit
 
 from agentic_codemod.adapters.python import install_commands, test_scope
-from agentic_codemod.config import NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS
+from agentic_codemod.config import CI_CONFIG_MAX_BYTES, NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS
 from agentic_codemod.errors import UNPARSEABLE
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
@@ -160,8 +161,9 @@ def _split(line: str) -> list[str]:
 def _tox_ini(root: Path) -> tuple[configparser.ConfigParser | None, str]:
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        if (root / "tox.ini").is_file():
-            parser.read_string((root / "tox.ini").read_text(encoding="utf-8"))
+        tox_ini = _small_text(root / "tox.ini")
+        if tox_ini is not None:
+            parser.read_string(tox_ini)
             return parser, "tox.ini"
         if (root / "pyproject.toml").is_file():
             tool = tomlkit.parse((root / "pyproject.toml").read_text(encoding="utf-8")).unwrap().get("tool")
@@ -207,10 +209,27 @@ def _named_for_tests(name: str) -> bool:
 
 
 def _nox(root: Path) -> CiTestEnv | None:
+    text = _small_text(root / "noxfile.py")
     try:
-        tree = ast.parse((root / "noxfile.py").read_text(encoding="utf-8"))
-    except (OSError, *UNPARSEABLE):
+        return None if text is None else _nox_sessions(root, ast.parse(text))
+    except UNPARSEABLE:  # too deep for the parser, or for ast.unparse of a decorator
         return None
+
+
+def _small_text(path: Path) -> str | None:
+    """A configuration file of the repository's as text: a regular file (no link, FIFO or device) of at
+    most CI_CONFIG_MAX_BYTES; None otherwise."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > CI_CONFIG_MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
+    visits = _Visits()  # one budget for the whole file, whatever the number of sessions
     sessions = [f for f in tree.body if isinstance(f, ast.FunctionDef) and _session_name(f)]
     sessions.sort(key=lambda f: not _named_for_tests(_session_name(f) or ""))
     module_names = _module_names(tree)
@@ -219,7 +238,7 @@ def _nox(root: Path) -> CiTestEnv | None:
         names = {name: value for name, value in module_names.items() if name not in local}
         install_lines: list[str] = []
         runs: list[list[str]] = []
-        static = _Static(names)
+        static = _Static(names, visits)
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
@@ -268,15 +287,20 @@ def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
     return names
 
 
+@dataclass
+class _Visits:
+    count: int = 0
+
+
 class _Static:
     """Session arguments where the noxfile's text fixes them (see `value`). The noxfile is the
     repository's: each node's value is worked out once (a chain of names that fans out stays linear),
     the whole reading of a session is held to NOX_READ_MAX_VISITS nodes and each value to
     NOX_ARG_MAX_CHARS, and a reading past either, or too deep, knows nothing (None)."""
 
-    def __init__(self, names: dict[str, ast.expr]) -> None:
+    def __init__(self, names: dict[str, ast.expr], visits: _Visits) -> None:
         self.names = names
-        self.visits = 0
+        self.visits = visits
         self.known: dict[int, str | None] = {}
 
     def value(self, node: ast.expr) -> str | None:
@@ -287,8 +311,8 @@ class _Static:
 
     def _value(self, node: ast.expr, depth: int) -> str | None:
         if id(node) not in self.known:
-            self.visits += 1
-            found = None if depth > 20 or self.visits > NOX_READ_MAX_VISITS else self._read(node, depth)
+            self.visits.count += 1
+            found = None if depth > 20 or self.visits.count > NOX_READ_MAX_VISITS else self._read(node, depth)
             self.known[id(node)] = found if found is None or len(found) <= NOX_ARG_MAX_CHARS else None
         return self.known[id(node)]
 

@@ -335,3 +335,26 @@ def test_a_hostile_noxfile_is_read_within_bounds(tmp_path: Path) -> None:
     plan = plan_install(tmp_path, Settings())
     assert plan.test_source == "noxfile.py session tests"
     assert (plan.requirement_files, plan.requirements) == ([], ["mock", "pytest"])
+
+
+@pytest.mark.parametrize("shape", ["deep decorator", "device", "too large"])
+def test_a_noxfile_the_tool_cannot_read_within_bounds_is_no_test_environment(
+    tmp_path: Path, shape: str
+) -> None:
+    """A decorator 400 attributes deep (ast.unparse of it raised RecursionError out of the reading), a
+    noxfile that is a link to /dev/zero (read whole, it took all memory), one over CI_CONFIG_MAX_BYTES:
+    the reading finds no session, and the plan falls back to what else the repository declares."""
+    from agentic_codemod.config import CI_CONFIG_MAX_BYTES
+
+    write(tmp_path, {"pyproject.toml": PROJECT, "tests/test_app.py": ""})
+    session = "def tests(session):\n    session.install('mock')\n    session.run('pytest')\n"
+    if shape == "deep decorator":
+        (tmp_path / "noxfile.py").write_text(f"import nox\n@nox{'.b' * 400}\n{session}")
+    elif shape == "device":
+        (tmp_path / "noxfile.py").symlink_to("/dev/zero")
+    else:
+        (tmp_path / "noxfile.py").write_text(
+            f"import nox\n@nox.session\n{session}#{'x' * CI_CONFIG_MAX_BYTES}\n"
+        )
+    plan = plan_install(tmp_path, Settings())
+    assert not plan.test_source.startswith("noxfile.py") and "mock" not in plan.requirements
