@@ -138,29 +138,36 @@ def run_npm(argv: list[str], cwd: Path, runner: Runner, timeout_s: float) -> Pro
     config file in `cwd`, a disposable copy, removed afterwards)."""
     config = npm_config.read_caller_config(os.environ)
     auth = npm_config.auth_lines(config)
-    userconfig = cwd / USERCONFIG
     argv = list(argv)
-    if auth:
-        # The copy is the repository's: whatever it holds under this name (a symlink out of it, a file
-        # npm would read) goes, and the file is created new, never through a link.
-        _remove(userconfig)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        with os.fdopen(os.open(userconfig, flags, 0o600), "w", encoding="utf-8") as handle:
-            handle.write(auth)
-        argv += ["--userconfig", str(userconfig)]
+    if not auth:
+        return runner(argv, cwd=cwd, timeout_s=timeout_s, env=npm_config.install_env(config))
+    # The copy is the repository's, and install scripts of an earlier npm call could write around it:
+    # the folder is opened without following a link (a swapped-in symlink is refused), whatever it holds
+    # under the name goes, and the file is created new in that very folder.
     try:
+        folder = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        return ProcessResult(argv=argv, exit_code=None, output_tail="", duration_s=0.0, error=f"{cwd}: {exc}")
+    try:
+        _remove_at(folder, USERCONFIG)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(USERCONFIG, flags, 0o600, dir_fd=folder), "w", encoding="utf-8") as handle:
+            handle.write(auth)
+        argv += ["--userconfig", str(cwd / USERCONFIG)]
         return runner(argv, cwd=cwd, timeout_s=timeout_s, env=npm_config.install_env(config))
     finally:
-        if auth:
-            _remove(userconfig)
+        _remove_at(folder, USERCONFIG)
+        os.close(folder)
 
 
-def _remove(path: Path) -> None:
-    """Remove a file, symlink or folder at `path` without following a link."""
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
+def _remove_at(folder: int, name: str) -> None:
+    """Remove the entry `name` of the open folder (a file, a link, or a folder's tree), following no link."""
+    try:
+        os.unlink(name, dir_fd=folder)
+    except FileNotFoundError:
+        pass
+    except (IsADirectoryError, PermissionError):
+        shutil.rmtree(name, dir_fd=folder)
 
 
 def _failure(result: ProcessResult) -> str:

@@ -185,3 +185,25 @@ def test_a_symlink_where_the_tool_writes_the_callers_npm_token_gets_nothing(
     assert [p.name for p in outside.iterdir()] == (["stolen.npmrc"] if target == "existing" else [])
     if target == "existing":
         assert victim.read_text() == "untouched\n"
+
+
+def test_the_token_is_never_written_through_a_swapped_in_folder_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Install scripts run in a box that can write the run's environment folder: one could replace the
+    copy npm runs in (ENV/project) with a symlink out of it before the next npm call. The call is then
+    refused, and the caller's token lands nowhere."""
+    from agentic_codemod.adapters.npm.update import run_npm
+    from agentic_codemod.tools.verification import SandboxRunner
+
+    user = tmp_path / "user.npmrc"
+    user.write_text("//registry.example/:_authToken=npm_SWAPPED" + "9" * 20 + "\n")
+    monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(user))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "env" / "project"
+    project.parent.mkdir()
+    project.symlink_to(outside)
+    result = run_npm(["npm", "--version"], project, SandboxRunner({"PATH": "/usr/bin:/bin"}, 2000), 30)
+    assert not result.ok and "project" in (result.error or "")
+    assert list(outside.iterdir()) == []
