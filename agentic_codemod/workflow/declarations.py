@@ -126,7 +126,11 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             )
     if found:
         return
-    stale = [d for d in declarations if d.role == "lock" and d.specifier and not _admits(v, d, sdk.to)]
+    stale = [
+        d
+        for d in declarations
+        if d.role == "lock" and not _nested_copy(d) and d.specifier and not _admits(v, d, sdk.to)
+    ]
     if stale:
         listed = "; ".join(f"{d.file} line {d.line} locks {d.specifier}" for d in stale)
         raise RequiresHuman(
@@ -170,7 +174,11 @@ def _pins(v: Versioning, d: Dependency, to: str) -> bool:
 def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
     """The declarations that decide which version gets installed: what the bump edits, lock entries, and
     computed values nobody can read. Constraint files and test-minimum pins stay as they are on purpose."""
-    return [d for d in declarations if d.uneditable or d.role == "lock" or bumped(sdk, d)]
+    return [
+        d
+        for d in declarations
+        if d.uneditable or (d.role == "lock" and not _nested_copy(d)) or bumped(sdk, d)
+    ]
 
 
 def doubts(sdk: SdkSpec, declarations: list[Dependency]) -> list[str]:

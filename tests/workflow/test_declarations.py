@@ -92,3 +92,30 @@ def test_stale_locks_are_the_repositorys_lock_entries_off_the_target(tmp_path) -
     assert [d.section for d in stale_locks(npm, found)] == ["packages/web/node_modules/acme-sdk"]
     python = [dep("==2.0.0", "uv.lock", "lock"), dep("==1.4.0", "requirements/docs.txt", "lock"), dep(">=2")]
     assert [d.file for d in stale_locks(sdk(), python)] == ["requirements/docs.txt"]
+
+
+def test_a_nested_copy_on_an_old_version_neither_blocks_nor_decides_when_the_root_is_on_the_target(
+    tmp_path,
+) -> None:
+    """The repository already locks the target at its root; another package keeps its own older copy.
+    The plan neither stops for a human nor counts that copy among the declarations that decide."""
+    import json
+
+    from agentic_codemod.adapters.npm.extract import extract_dependencies
+    from agentic_codemod.workflow.declarations import deciding, doubts
+
+    lock = {
+        "lockfileVersion": 3,
+        "packages": {
+            "": {"name": "app", "dependencies": {"acme-sdk": "2.0.0"}},
+            "node_modules/acme-sdk": {"version": "2.0.0"},
+            "node_modules/old-lib/node_modules/acme-sdk": {"version": "1.4.0"},
+        },
+    }
+    (tmp_path / "package-lock.json").write_text(json.dumps(lock, indent=2))
+    (tmp_path / "package.json").write_text(json.dumps({"name": "app", "dependencies": {"acme-sdk": "2.0.0"}}))
+    found = extract_dependencies(tmp_path, ["package.json", "package-lock.json"], "acme-sdk")
+    npm = sdk(ecosystem="npm", **{"from": "^1.0.0"})
+    assert pending(npm, found) == []
+    assert [d.section for d in deciding(npm, found) if d.role == "lock"] == ["node_modules/acme-sdk"]
+    assert doubts(npm, found) == []

@@ -6,7 +6,8 @@ By where it is declared:
 
     requirements files   by name (path words): `*min*`/`minimum`/`oldest`/`lowest` or `constraints*`, or
                          reached through `-c`                        -> constraint
-                         a pip-compile / uv pip compile output       -> lock
+                         a pip-compile / uv pip compile output (one used as constraints
+                         too, not a minimum-pins file)               -> lock
                          test, tests, testing                        -> test
                          dev, lint, docs, typing, style, mypy, ...   -> dev
                          build                                       -> build
@@ -87,10 +88,12 @@ def is_compiled(content: str) -> bool:
 
 def _file_role(file: str, *, constraints: frozenset[str], compiled: bool) -> Role:
     words = _words(PurePosixPath(file).as_posix().removesuffix(PurePosixPath(file).suffix))
-    if file in constraints or words & MINIMUM_WORDS or words & CONSTRAINT_WORDS:
+    if words & MINIMUM_WORDS:
         return "constraint"
-    if compiled:
+    if compiled:  # a pip-compile output, also one used as constraints: its own tool recompiles it
         return "lock"
+    if file in constraints or words & CONSTRAINT_WORDS:
+        return "constraint"
     if "build" in words:
         return "build"
     return _by_words(" ".join(sorted(words)), default="runtime")
