@@ -112,20 +112,17 @@ def test_requirements_tree_roles_constraints_minimum_pins_and_compiled_locks(tmp
             "requirements/min-constraints.txt": f"{UV_HEADER}acme-sdk==1.2\n",
         },
     )
-    assert (
-        {d.file: d.role for d in extract(tmp_path)}
-        == {
-            "requirements.txt": "runtime",
-            "constraints/pins.txt": "constraint",
-            "test-requirements.txt": "test",
-            "requirements/tests-min.txt": "constraint",
-            "requirements/docs.txt": "dev",
-            "requirements/prod.in": "runtime",
-            "requirements/prod.txt": "lock",
-            "requirements/constraints.txt": "lock",  # compiled: its own tool recompiles it
-            "requirements/min-constraints.txt": "constraint",  # the oldest versions, on purpose
-        }
-    )
+    assert {d.file: d.role for d in extract(tmp_path)} == {
+        "requirements.txt": "runtime",
+        "constraints/pins.txt": "constraint",
+        "test-requirements.txt": "test",
+        "requirements/tests-min.txt": "constraint",
+        "requirements/docs.txt": "dev",
+        "requirements/prod.in": "runtime",
+        "requirements/prod.txt": "lock",
+        "requirements/constraints.txt": "lock",  # compiled: its own tool recompiles it
+        "requirements/min-constraints.txt": "constraint",  # the oldest versions, on purpose
+    }
 
 
 def test_pyproject_tox_and_lockfile_roles(tmp_path: Path) -> None:
