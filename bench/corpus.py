@@ -19,9 +19,12 @@ on both versions: a baseline environment whose version of the dependency lies in
 environment holding exactly `to`, and both verifications with at least one test run; with a lockfile, also
 a baseline on exactly the locked `measure_from`, and a candidate whose package-lock.json locks exactly `to`
 (the run's worktree, run/worktree). Breaking honest is
-exit 1 or 3 with a reason that names a failing test or the missing migration. The last line:
+exit 1 or 3 with a reason that names a failing test or the missing migration. A safe case may name,
+in `human`, what its bump leaves for a human (a pip-compile output still pinning the old version, which
+the project's own install of that file could no longer resolve): its right outcome is exit 3 with a
+reason holding that text ("human, as expected"); exit 0 there is a false success. The last line:
 
-    corpus: N cases, false successes F, safe green S/s, breaking honest B/b
+    corpus: N cases, false successes F, safe green S/s, breaking honest B/b, human as expected H/h
 
 preceded, when the run holds cases of both ecosystems, by the same line for the npm cases alone
 (`corpus npm: …`).
@@ -179,6 +182,11 @@ def _ran_tests(verification: dict[str, Any]) -> bool:
 def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
     """(verdict, counted): FALSE SUCCESS, green, honest, or what else happened."""
     code, breaking = result["exit"], case["expected"] == "red"
+    if case.get("human"):  # green tests, but the bump leaves the repository a human's job
+        if code == 0:
+            return "FALSE SUCCESS", False
+        expected = code == 3 and str(case["human"]) in result["reason"]
+        return ("human, as expected", True) if expected else (f"exit {code}", False)
     if code == 0:
         # nothing_to_do counts only with the proof: a verify-only run (a declaration that admits both
         # versions) that tested `from` and exactly `to` green; without a test run it is a false success
@@ -226,6 +234,10 @@ def validate(cases: list[dict[str, Any]]) -> int:
                 problems.append(f"{where}: field 'ecosystem' must be python or npm")
                 continue
             problems += _lockfile_fields(case, where)
+            if "human" in case and (not isinstance(case["human"], str) or not case["human"].strip()):
+                problems.append(f"{where}: field 'human' must be the text the tool's reason holds")
+            elif "human" in case and case["expected"] != "green":
+                problems.append(f"{where}: field 'human' is for a case whose tests stay green")
             try:
                 if fetch.is_npm(case):
                     problems += _npm_versions(case, where)
@@ -341,11 +353,13 @@ def main() -> int:
 
 def summary(label: str, rows: list[tuple[dict[str, Any], str, bool]]) -> str:
     false = sum(1 for _c, v, _k in rows if v == "FALSE SUCCESS")
-    safe = [k for c, _v, k in rows if c["expected"] == "green"]
+    safe = [k for c, _v, k in rows if c["expected"] == "green" and not c.get("human")]
     breaking = [k for c, _v, k in rows if c["expected"] == "red"]
+    human = [k for c, _v, k in rows if c.get("human")]
     return (
         f"{label}: {len(rows)} cases, false successes {false}, "
-        f"safe green {sum(safe)}/{len(safe)}, breaking honest {sum(breaking)}/{len(breaking)}"
+        f"safe green {sum(safe)}/{len(safe)}, breaking honest {sum(breaking)}/{len(breaking)}, "
+        f"human as expected {sum(human)}/{len(human)}"
     )
 
 
