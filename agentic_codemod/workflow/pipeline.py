@@ -164,17 +164,30 @@ def _plain_bump_red(state: RunState) -> None:
         return
     failing = last.tests.failing if last.tests else []
     before = set(state.baseline.tests.failing) if state.baseline and state.baseline.tests else set()
-    new = [t for t in failing if t not in before]
-    which = ", ".join(new or failing) if failing else f"exit {last.exit_code}, no failing test id"
-    if new and len(new) < len(failing):  # the bump's failures first; the baseline's named as its own
-        which += f" (failing on the baseline too: {', '.join(t for t in failing if t in before)})"
-    if len(which) > MR_ITEM_MAX_CHARS:
-        which = which[:MR_ITEM_MAX_CHARS] + f" ... ({len(failing)} failing)"
+    which = red_tests(failing, before) if failing else f"exit {last.exit_code}, no failing test id"
     raise RequiresHuman(
         f"tests fail after the bump and no migration notes exist for {state.task.sdk.name}: {which}",
         hint="write a migration package for it (agentic-codemod init, docs/tutorial.md) and name it in "
         "the task's migration:",
     )
+
+
+def red_tests(failing: list[str], before: set[str]) -> str:
+    """The failing tests of a red run, the bump's own first and the baseline's named apart, cut at
+    MR_ITEM_MAX_CHARS with both counts after the cut (the cut may fall before the baseline's part)."""
+    new = [t for t in failing if t not in before]
+    old = [t for t in failing if t in before]
+    which = ", ".join(new or failing)
+    if new and old:
+        which += f" (failing on the baseline too: {', '.join(old)})"
+    if len(which) <= MR_ITEM_MAX_CHARS:
+        return which
+    counts = (
+        f"{len(new)} new, {len(old)} failing on the baseline too"
+        if new and old
+        else f"{len(failing)} failing"
+    )
+    return which[:MR_ITEM_MAX_CHARS] + f" ... ({counts})"
 
 
 class _Guard:

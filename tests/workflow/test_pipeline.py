@@ -115,3 +115,16 @@ def test_unittest_output_is_counted() -> None:
     assert counts is not None and (counts.passed, counts.failed, counts.skipped) == (4, 1, 1)
     assert len(counts.failing) == 1 and "not named in the output" in counts.failing[0]  # no -v lines
     assert counts_from_output("no tests here") is None
+
+
+def test_a_red_reason_cut_short_still_counts_the_bumps_failures_apart() -> None:
+    from agentic_codemod.config import MR_ITEM_MAX_CHARS
+    from agentic_codemod.workflow.pipeline import red_tests
+
+    assert red_tests(["t::a", "t::b"], {"t::b"}) == "t::a (failing on the baseline too: t::b)"
+    assert red_tests(["t::a"], set()) == "t::a"
+    many = [f"tests/test_{i}.py::test_{'x' * 40}" for i in range(40)]
+    cut = red_tests(many, set(many[30:]))
+    assert len(cut) < MR_ITEM_MAX_CHARS + 60 and "failing on the baseline too" not in cut[:MR_ITEM_MAX_CHARS]
+    assert cut.endswith(" ... (30 new, 10 failing on the baseline too)")
+    assert red_tests(many, set()).endswith(" ... (40 failing)")
