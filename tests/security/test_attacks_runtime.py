@@ -156,7 +156,7 @@ def _env(a: Any, environ: dict[str, str]) -> dict[str, str]:
 def daemon_past_timeout(a: Any) -> None:
     pidfile = Path(a.run_dir) / "daemon.pid"
     runner = SandboxRunner(env=_env(a, dict(os.environ)), tail_bytes=2000, trace=a.trace, grace_s=0.5)
-    result = runner([sys.executable, "-c", DAEMON, str(pidfile)], cwd=a.root, timeout_s=1.0)
+    result = runner([sys.executable, "-c", DAEMON, str(pidfile)], cwd=a.root, timeout_s=3.0)
     assert result.timed_out and result.exit_code is None
     pid = int(pidfile.read_text())
     assert _gone(pid), f"daemon {pid} survived the timeout"

@@ -140,7 +140,7 @@ def test_timeout_kills_the_process_group_including_a_double_forked_daemon(tmp_pa
     result = run_process(
         [PY, "-c", code, str(pidfile)],
         cwd=tmp_path,
-        timeout_s=1.0,
+        timeout_s=3.0,
         env=env_for(tmp_path),
         tail_bytes=1000,
         grace_s=0.5,
@@ -176,7 +176,7 @@ def test_the_grace_period_lets_a_command_finish_on_sigterm(tmp_path: Path) -> No
         "print('started', flush=True); time.sleep(60)\n"
     )
     result = run_process(
-        py(code), cwd=tmp_path, timeout_s=1.0, env=env_for(tmp_path), tail_bytes=500, grace_s=3
+        py(code), cwd=tmp_path, timeout_s=3.0, env=env_for(tmp_path), tail_bytes=500, grace_s=3
     )
     assert result.timed_out and "cleaned up" in result.output_tail
 
@@ -193,7 +193,8 @@ def test_a_cancel_during_the_wait_kills_the_group_and_is_reraised(tmp_path: Path
     pidfile = tmp_path / "daemon.pid"
     code = DAEMON.format(escape="pass", leader_sleep=60)
     sig = signal.SIGINT if how == "SIGINT" else signal.SIGTERM
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), sig))
+    # the child must have written its pidfile and installed its handlers first, also on a loaded machine
+    timer = threading.Timer(3.0, os.kill, (os.getpid(), sig))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt if how == "SIGINT" else Stop):
