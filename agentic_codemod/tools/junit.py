@@ -5,6 +5,8 @@ adapter's result reader). Nothing here knows a runner.
                                        (<error>) or passed
     read_junit(path) -> Tally | None   every <testcase>, ids "<classname>::<name>"; None: unreadable
     junit_case_ids(path) -> [id, ...]  the same ids, passing ones too
+    report_root(path) -> Element | None  the document, read only as a regular file (no link, FIFO or
+                                       device) of at most MAX_TEST_REPORT_BYTES: the tests wrote it
 """
 
 from __future__ import annotations
@@ -32,14 +34,14 @@ def count_case(tally: Tally, test_id: str, case: ET.Element) -> None:
 
 
 def junit_case_ids(path: Path) -> list[str]:
-    root = _root(path)
+    root = report_root(path)
     if root is None:
         return []
     return [f"{c.get('classname', '')}::{c.get('name', '')}" for c in root.iter("testcase")]
 
 
 def read_junit(path: Path) -> Tally | None:
-    root = _root(path)
+    root = report_root(path)
     if root is None:
         return None
     counts = Tally()
@@ -48,18 +50,24 @@ def read_junit(path: Path) -> Tally | None:
     return counts
 
 
-def _root(path: Path) -> ET.Element | None:
+def report_root(path: Path) -> ET.Element | None:
     """The report's document: a regular file (the tests wrote the reports folder: never through a link,
     never a FIFO or device) of at most MAX_TEST_REPORT_BYTES; None otherwise or unparseable."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEST_REPORT_BYTES:
             return None
-        data = handle.read(MAX_TEST_REPORT_BYTES + 1)
+        data = bytearray()
+        while len(data) <= MAX_TEST_REPORT_BYTES and (chunk := os.read(fd, 1 << 20)):
+            data += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     try:
         return ET.fromstring(data) if len(data) <= MAX_TEST_REPORT_BYTES else None
     except ET.ParseError:

@@ -17,6 +17,7 @@ from pathlib import Path
 from agentic_codemod.adapters.types import ProcessResult, Runner, TestCommand, TestFacts
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.junit import report_root
 from agentic_codemod.tools.repo_copy import Stamp
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.verification import cut_to
@@ -109,12 +110,13 @@ def run_tests(
 
 
 def without_canary(junit: Path, token: str, dest: Path) -> None:
-    """Copy a JUnit report without the canary's test case (and its counts)."""
-    try:
-        tree = ET.parse(junit)
-    except ET.ParseError:
+    """Copy a JUnit report without the canary's test case (and its counts); nothing when the report is
+    not one the readers read (a link, FIFO, folder or oversized file the tests put there)."""
+    root = report_root(junit)
+    if root is None:
         return
-    for suite in tree.getroot().iter("testsuite"):
+    tree = ET.ElementTree(root)
+    for suite in root.iter("testsuite"):
         for case in [c for c in suite.findall("testcase") if token in c.get("name", "")]:
             suite.remove(case)
             for attr in ("tests", "failures"):

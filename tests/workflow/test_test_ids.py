@@ -230,3 +230,28 @@ def test_a_junit_report_the_tests_made_a_fifo_or_a_link_is_unreadable_not_a_hang
     for report in (fifo, link):
         assert read_junit(report) is None and junit_case_ids(report) == []
     assert read_junit(outside) == Tally(passed=1) and junit_case_ids(outside) == ["a::b"]
+
+
+def test_the_ci_copy_of_a_report_the_tests_made_a_link_fifo_or_folder_is_not_written(tmp_path: Path) -> None:
+    """verify.without_canary copies the report for CI's artifacts: through a link it copied a file of the
+    link's choosing out of the sandbox, a FIFO hung it, a folder raised out of the verification."""
+    import os
+
+    secret = tmp_path / "outside.xml"
+    secret.write_text('<settings><password>s3cr3t</password><testsuite name="x"/></settings>')
+    (tmp_path / "link").mkdir()
+    (tmp_path / "link" / "junit.xml").symlink_to(secret)
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / "junit.xml")
+    (tmp_path / "folder" / "junit.xml").mkdir(parents=True)
+    for case in ("link", "fifo", "folder"):
+        dest = tmp_path / f"junit-{case}.xml"
+        verify.without_canary(tmp_path / case / "junit.xml", "ctoken", dest)
+        assert not dest.exists(), case
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        '<testsuite tests="2" failures="1"><testcase name="test_a"/>'
+        '<testcase name="test_ctoken"><failure/></testcase></testsuite>'
+    )
+    verify.without_canary(report, "ctoken", tmp_path / "junit-ok.xml")
+    assert 'tests="1" failures="0"' in (tmp_path / "junit-ok.xml").read_text()
