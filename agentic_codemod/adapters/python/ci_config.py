@@ -235,10 +235,9 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
     module_names = _module_names(tree)
     for function in sessions:
         local = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        names = {name: value for name, value in module_names.items() if name not in local}
         install_lines: list[str] = []
         runs: list[list[str]] = []
-        static = _Static(names, visits)
+        static = _Static(module_names, local, visits)  # the module's names, less those the session binds
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
@@ -298,10 +297,14 @@ class _Static:
     the whole reading of a session is held to NOX_READ_MAX_VISITS nodes and each value to
     NOX_ARG_MAX_CHARS, and a reading past either, or too deep, knows nothing (None)."""
 
-    def __init__(self, names: dict[str, ast.expr], visits: _Visits) -> None:
-        self.names = names
+    def __init__(self, names: dict[str, ast.expr], local: set[str], visits: _Visits) -> None:
+        self.module_names, self.local = names, local
         self.visits = visits
         self.known: dict[int, str | None] = {}
+
+    def name(self, name: str) -> ast.expr | None:
+        """The module-level value bound to `name`, unless the session binds it itself."""
+        return None if name in self.local else self.module_names.get(name)
 
     def value(self, node: ast.expr) -> str | None:
         try:
@@ -322,7 +325,7 @@ class _Static:
         if isinstance(node, ast.Constant):
             return node.value if isinstance(node.value, str) else None
         if isinstance(node, ast.Name):
-            bound = self.names.get(node.id)
+            bound = self.name(node.id)
             return None if bound is None else self._value(bound, depth + 1)
         if isinstance(node, ast.Attribute | ast.Call) and ast.unparse(node) in NOXFILE_DIR:
             return "."
@@ -334,7 +337,7 @@ class _Static:
         elif isinstance(node, ast.Call) and ast.unparse(node.func) == "str" and len(node.args) == 1:
             return self._value(node.args[0], depth + 1)
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            return self._value(self._entry(self.names.get(node.value.id), node.slice, depth), depth + 1)
+            return self._value(self._entry(self.name(node.value.id), node.slice, depth), depth + 1)
         values = [self._value(part, depth + 1) for part in parts]
         if not values or None in values:
             return None
