@@ -126,10 +126,11 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             )
     if found:
         return
+    others = _others_copies(declarations)
     stale = [
         d
         for d in declarations
-        if d.role == "lock" and not _nested_copy(d) and d.specifier and not _admits(v, d, sdk.to)
+        if d.role == "lock" and d not in others and d.specifier and not _admits(v, d, sdk.to)
     ]
     if stale:
         listed = "; ".join(f"{d.file} line {d.line} locks {d.specifier}" for d in stale)
@@ -144,24 +145,31 @@ def stale_locks(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency
     refreshed locks `to`; a compiled requirements file (pip-compile, uv pip compile) nobody recompiled, or
     a lockfile whose tool picked a newer version than the one tested, does not, and the candidate would
     leave the repository's own installs unable to resolve (or shipping a version no test ran on)."""
-    v = _versioning(sdk)
+    v, others = _versioning(sdk), _others_copies(declarations)
     return [
         d
         for d in declarations
         if d.role == "lock"
-        and not _nested_copy(d)
+        and d not in others
         and not d.uneditable
         and v.has_version(d.specifier, d.kind)
         and not _pins(v, d, sdk.to)
     ]
 
 
-def _nested_copy(d: Dependency) -> bool:
-    """A lock entry of another package's own copy of the SDK (npm's `node_modules/a/node_modules/sdk`):
-    that package's range decides it, not the repository's declarations. The root's and a workspace's
-    copy (`node_modules/sdk`, `packages/x/node_modules/sdk`) are the repository's."""
+def _nested(d: Dependency) -> bool:
     head, _, _ = (d.section or "").rpartition("node_modules/")
     return "node_modules/" in head
+
+
+def _others_copies(declarations: list[Dependency]) -> list[Dependency]:
+    """Lock entries of other packages' own copies of the SDK (npm's `node_modules/a/node_modules/sdk`)
+    in a lockfile that also locks the repository's copy (the root's or a workspace's: `node_modules/sdk`,
+    `packages/x/node_modules/sdk`): those packages' ranges decide them, not the repository's
+    declarations. A lockfile with no copy of the repository's keeps them all: what it installs for the
+    repository is then unknown, and the nested entries are all it says."""
+    own = {d.file for d in declarations if d.role == "lock" and not _nested(d)}
+    return [d for d in declarations if d.role == "lock" and _nested(d) and d.file in own]
 
 
 def _pins(v: Versioning, d: Dependency, to: str) -> bool:
@@ -174,10 +182,9 @@ def _pins(v: Versioning, d: Dependency, to: str) -> bool:
 def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
     """The declarations that decide which version gets installed: what the bump edits, lock entries, and
     computed values nobody can read. Constraint files and test-minimum pins stay as they are on purpose."""
+    others = _others_copies(declarations)
     return [
-        d
-        for d in declarations
-        if d.uneditable or (d.role == "lock" and not _nested_copy(d)) or bumped(sdk, d)
+        d for d in declarations if d.uneditable or (d.role == "lock" and d not in others) or bumped(sdk, d)
     ]
 
 

@@ -119,3 +119,26 @@ def test_a_nested_copy_on_an_old_version_neither_blocks_nor_decides_when_the_roo
     assert pending(npm, found) == []
     assert [d.section for d in deciding(npm, found) if d.role == "lock"] == ["node_modules/acme-sdk"]
     assert doubts(npm, found) == []
+
+
+def test_a_lockfile_with_only_another_packages_copy_still_proves_nothing(tmp_path) -> None:
+    """No copy of the repository's own at the root, only a nested one on 1.4.0: what the lock installs
+    for the repository is unknown, so the run cannot end nothing_to_do on package.json's word alone."""
+    import json
+
+    from agentic_codemod.adapters.npm.extract import extract_dependencies
+    from agentic_codemod.workflow.declarations import doubts, stale_locks
+
+    lock = {
+        "lockfileVersion": 3,
+        "packages": {
+            "": {"name": "app", "dependencies": {"acme-sdk": "2.0.0"}},
+            "node_modules/old-lib/node_modules/acme-sdk": {"version": "1.4.0"},
+        },
+    }
+    (tmp_path / "package-lock.json").write_text(json.dumps(lock, indent=2))
+    (tmp_path / "package.json").write_text(json.dumps({"name": "app", "dependencies": {"acme-sdk": "2.0.0"}}))
+    found = extract_dependencies(tmp_path, ["package.json", "package-lock.json"], "acme-sdk")
+    npm = sdk(ecosystem="npm", **{"from": "^1.0.0"})
+    assert any("does not admit 2.0.0" in d for d in doubts(npm, found))
+    assert [d.section for d in stale_locks(npm, found)] == ["node_modules/old-lib/node_modules/acme-sdk"]
