@@ -22,7 +22,8 @@ a baseline on exactly the locked `measure_from`, and a candidate whose package-l
 exit 1 or 3 with a reason that names a failing test or the missing migration. A safe case may name,
 in `human`, what its bump leaves for a human (a pip-compile output still pinning the old version, which
 the project's own install of that file could no longer resolve): its right outcome is exit 3 with a
-reason holding that text ("human, as expected"); exit 0 there is a false success. The last line:
+reason holding that text, the same proof of both test runs as a green case, and a green candidate
+("human, as expected"); exit 0 there is a false success. The last line:
 
     corpus: N cases, false successes F, safe green S/s, breaking honest B/b, human as expected H/h
 
@@ -185,7 +186,14 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
     if case.get("human"):  # green tests, but the bump leaves the repository a human's job
         if code == 0:
             return "FALSE SUCCESS", False
-        expected = code == 3 and str(case["human"]) in result["reason"]
+        tested = [v for v in result["manifest"].get("verifications", []) if v.get("tests")]
+        expected = (
+            code == 3
+            and str(case["human"]) in result["reason"]
+            and not result["proof"]  # the tests ran on both versions, as for a green case
+            and bool(tested)
+            and bool(tested[-1].get("passed"))  # and the candidate is green: the item is all that is left
+        )
         return ("human, as expected", True) if expected else (f"exit {code}", False)
     if code == 0:
         # nothing_to_do counts only with the proof: a verify-only run (a declaration that admits both
