@@ -5,20 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures_support import stable_ping_files
+from fixtures_support import PLAIN_TASK, stable_ping_files
 
 from agentic_codemod.task import load_task
 
 pytestmark = pytest.mark.slow
-
-PLAIN_TASK = """\
-id: acme-sdk-plain
-title: Bump acme-sdk to 2.1
-sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
-allowed_paths: ["src/**", "requirements*.txt"]
-acceptance_criteria:
-  - "the existing test suite passes on acme-sdk 2.1.0"
-"""
 
 
 def _task(tmp_path: Path) -> Path:

@@ -4,6 +4,7 @@ that lost a test module to a missing test dependency ends requires_human naming 
 from __future__ import annotations
 
 import pytest
+from fixtures_support import PLAIN_TASK
 
 pytestmark = pytest.mark.slow
 
@@ -58,16 +59,6 @@ def test_a_failure_only_after_the_bump_is_introduced_by_id(make_repo, run_codemo
         "checks.test_app.TestApp.test_known_broken",
         "checks.test_app.TestApp.test_still_on_1x",
     ]
-
-
-PLAIN_TASK = """\
-id: acme-sdk-plain
-title: Bump acme-sdk to 2.1
-sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
-allowed_paths: ["src/**", "requirements*.txt"]
-acceptance_criteria:
-  - "the existing test suite passes on acme-sdk 2.1.0"
-"""
 
 
 def test_a_plain_bump_names_its_failures_apart_from_the_baselines(make_repo, run_codemod, tmp_path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures_support import stable_ping_files
+from fixtures_support import PLAIN_TASK, stable_ping_files
 
 from agentic_codemod.models import Dependency
 from agentic_codemod.publish.check import PublishRefused, check_candidate
@@ -15,14 +15,6 @@ from agentic_codemod.workflow.declarations import doubts
 
 ACME_FILES = Path(__file__).parents[1] / "fixtures" / "acme-app"
 
-PLAIN_TASK = """\
-id: acme-sdk-plain
-title: Bump acme-sdk to 2.1
-sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
-allowed_paths: ["src/**", "requirements*.txt"]
-acceptance_criteria:
-  - "the existing test suite passes on acme-sdk 2.1.0"
-"""
 
 BARE = "# Runtime dependencies of acme-app.\nacme-sdk  # whatever the platform ships\n"
 

@@ -30,6 +30,16 @@ RESULT_LINE = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
 # An acme-app module and its test that use only the API every acme-sdk release keeps (Client(url), send,
 # close, acme.testing): a bump to any 2.x leaves them green. Shared by the plain-bump, declaration and
 # verify-only end-to-end tests.
+# A task without `migration:`: a plain bump of acme-sdk to 2.1.0.
+PLAIN_TASK = """\
+id: acme-sdk-plain
+title: Bump acme-sdk to 2.1
+sdk: {name: acme-sdk, ecosystem: python, from: ">=1,<2", to: "2.1.0"}
+allowed_paths: ["src/**", "requirements*.txt"]
+acceptance_criteria:
+  - "the existing test suite passes on acme-sdk 2.1.0"
+"""
+
 STABLE_PING = """\
 import acme
 
