@@ -2,6 +2,7 @@
 
     stamp = fresh_copy(worktree, dest)          dest = the worktree's files (no .git), modes kept,
                                                 symlinks copied as symlinks; dest is emptied first
+    remove(path)                                whatever is at path, never following a link
     touched(dest, stamp, code_suffixes, shadowing=) -> list[str]
                                                 candidate files written, replaced, re-moded or deleted
                                                 since the copy was made — restoring the bytes does not
@@ -48,7 +49,7 @@ Stamp = dict[str, FileStamp]
 def fresh_copy(worktree: Path, dest: Path) -> Stamp:
     """Replace dest with a copy of the worktree's files and return the stamp of every copied entry."""
     if dest.exists() or dest.is_symlink():
-        _remove(dest)
+        remove(dest)
     dest.mkdir(parents=True)
     stamp: Stamp = {}
     for directory, dirs, files in os.walk(worktree):
@@ -123,7 +124,7 @@ def touched(
 
 def discard(dest: Path) -> None:
     if dest.exists() or dest.is_symlink():
-        _remove(dest)
+        remove(dest)
 
 
 class _Candidate:
@@ -169,8 +170,9 @@ def _stamp(path: Path) -> FileStamp:
     return FileStamp(st.st_ino, st.st_ctime_ns, st.st_mtime_ns, st.st_size, st.st_mode)
 
 
-def _remove(path: Path) -> None:
-    """Remove a tree that hostile code may have made read-only or filled with odd modes."""
+def remove(path: Path) -> None:
+    """Remove whatever is at `path` without following a link: a file, link, FIFO or device is unlinked, a
+    folder removed with its tree, which hostile code may have made read-only or filled with odd modes."""
 
     def unlock(func: Any, target: str, _exc: Any) -> None:
         parent = os.path.dirname(target)
@@ -179,8 +181,8 @@ def _remove(path: Path) -> None:
             os.chmod(target, stat.S_IRWXU)
         func(target)
 
-    if path.is_symlink() or path.is_file():
-        path.unlink()
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
         return
     if sys.version_info >= (3, 12):
         shutil.rmtree(path, onexc=unlock)

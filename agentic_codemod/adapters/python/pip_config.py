@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import ast
 import os
-import shutil
 import subprocess
 import sys
 import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
+
+from agentic_codemod.tools import repo_copy
 
 # pip option names passed on to the sandboxed pip as variables.
 PASSED_KEYS = ("index-url", "extra-index-url", "trusted-host", "proxy", "timeout", "retries")
@@ -159,10 +160,7 @@ def cert_copies(config: Mapping[str, str], root: Path) -> dict[str, str]:
     if not sources:
         return {}
     folder = root / CERT_DIR
-    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        folder.unlink()
-    elif folder.is_dir():
-        shutil.rmtree(folder)  # its own fd-based walk: never follows a link inside
+    repo_copy.remove(folder)
     folder.mkdir(mode=0o700)
     copies: dict[str, str] = {}
     for key, source in sources.items():
