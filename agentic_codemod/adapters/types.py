@@ -235,6 +235,8 @@ class Adapter:
     extract_dependencies: Callable[[Path, list[str], str], list[Dependency]]
     update_dependency: Callable[[str, Dependency, str], str]
     update_lockfiles: Callable[[Path, Dependency, str, Runner], list[ArtifactNotice] | None]
+    # (a lockfile's text) -> {name as installed_versions names it: the versions the lockfile locks there}
+    locked_versions: Callable[[str], dict[str, frozenset[str]]]
     detect_test_command: Callable[[Path, Settings | None], TestCommand | None]
     prepare_environment: Callable[[Path, Path, Settings, Runner, Sequence[str]], VerificationEnv]
     install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]

@@ -4,7 +4,9 @@
                                 task's `from` range: the highest version both allow (or the repository's
                                 own pin or lock) — never a fresh resolve that already runs the new major
     install_target(state)       the baseline environment plus the change the bump makes: the package at
-                                exactly `to`, with what it requires; nothing else is upgraded
+                                exactly `to`, with what it requires, and what the refreshed lockfiles
+                                changed at their locked versions (lock_changes.py); nothing else is
+                                upgraded
 
 Each install runs in the sandbox's install box on a disposable copy; run.json `installs` says which
 installer ran (uv, or pip where uv could not start) and the environment template the baseline came
@@ -18,7 +20,9 @@ from __future__ import annotations
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
+from agentic_codemod.models import HumanItem
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.workflow import lock_changes
 from agentic_codemod.workflow.state import RunState, need
 
 
@@ -51,7 +55,39 @@ def install_baseline(state: RunState) -> None:
 
 
 def install_target(state: RunState) -> ProcessResult:
-    adapter, sdk, paths, policy = need(state.adapter), state.task.sdk, state.paths, need(state.policy)
+    adapter, sdk = need(state.adapter), state.task.sdk
+    target = adapter.versioning.requirement(sdk.name, adapter.versioning.exact(sdk.to))
+    locked = lock_changes.pins(state)
+    install = _install(state, [target, *locked])
+    if not install.ok and locked:  # the locked versions do not fit here: the package alone (checked below)
+        install = _install(state, [target])
+    if not install.ok:
+        raise CandidateRejected(
+            f"installing {sdk.name} {sdk.to} failed (exit {install.exit_code})",
+            hint=install.output_tail[-400:].strip(),
+        )
+    _check_target(state)
+    mismatches = lock_changes.untested(state)
+    if mismatches:  # what the package pulled in, at the installer's choice: once more, as locked
+        _install(state, [target, *lock_changes.reinstall(state, mismatches)])
+        _check_target(state)  # listed again whatever the install did: the tests run on what is there
+        mismatches = lock_changes.untested(state)
+    need(state.plan).requires_human.extend(HumanItem(reason=m.reason, file=m.file) for m in mismatches)
+    return install
+
+
+def _check_target(state: RunState) -> None:
+    adapter, sdk = need(state.adapter), state.task.sdk
+    version = _record(state, "after")
+    if version is None or not adapter.version_matches(version, adapter.versioning.exact(sdk.to)):
+        raise CandidateRejected(
+            f"the environment after the bump holds {sdk.name} {version or '(not installed)'}, not {sdk.to}",
+            hint="a run must test exactly the target version",
+        )
+
+
+def _install(state: RunState, pins: list[str]) -> ProcessResult:
+    adapter, paths, policy = need(state.adapter), state.paths, need(state.policy)
     repo_copy.fresh_copy(paths.worktree, paths.copy)
     try:
         install = adapter.install_dependencies(
@@ -59,7 +95,7 @@ def install_target(state: RunState) -> ProcessResult:
             need(state.env),
             state.settings,
             need(state.runner).boxed(policy.for_install(paths.copy)),
-            [adapter.versioning.requirement(sdk.name, adapter.versioning.exact(sdk.to))],
+            pins,
         )
     finally:
         repo_copy.discard(paths.copy)
@@ -70,17 +106,6 @@ def install_target(state: RunState) -> ProcessResult:
         result=f"exit {install.exit_code}",
         decision="allowed",
     )
-    if not install.ok:
-        raise CandidateRejected(
-            f"installing {sdk.name} {sdk.to} failed (exit {install.exit_code})",
-            hint=install.output_tail[-400:].strip(),
-        )
-    version = _record(state, "after")
-    if version is None or not adapter.version_matches(version, adapter.versioning.exact(sdk.to)):
-        raise CandidateRejected(
-            f"the environment after the bump holds {sdk.name} {version or '(not installed)'}, not {sdk.to}",
-            hint="a run must test exactly the target version",
-        )
     return install
 
 

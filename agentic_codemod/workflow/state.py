@@ -94,6 +94,8 @@ class RunState:
     scanner: Scanner | None = None  # the rules' scans of this run, cached per file content
     test_command: TestCommand | None = None
     env: VerificationEnv | None = None
+    # what each refreshed lockfile changed besides the package: {file: {name: version}} (lock_changes.py)
+    lock_changes: dict[str, dict[str, str]] = field(default_factory=dict)
     profile: RepoProfile | None = None
     plan: ChangePlan | None = None
     baseline: VerificationResult | None = None

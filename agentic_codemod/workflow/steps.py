@@ -14,7 +14,8 @@ from agentic_codemod.errors import (
 from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
-from agentic_codemod.workflow import codemod, environments, verify
+from agentic_codemod.tools.snapshot import GitError, read_blob
+from agentic_codemod.workflow import codemod, environments, lock_changes, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, candidate_sha256_and_files, freeze
 from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations, stale_locks
@@ -160,9 +161,9 @@ def bump(state: RunState) -> str:
             )
             for notice in notices or []:
                 if notice.updated:  # the refreshed lockfile enters the candidate through the workspace
-                    ws.write_refreshed(
-                        notice.file, (paths.copy / notice.file).read_text(encoding="utf-8"), actor="bump"
-                    )
+                    refreshed = (paths.copy / notice.file).read_text(encoding="utf-8")
+                    ws.write_refreshed(notice.file, refreshed, actor="bump")
+                    _lock_changes(state, notice.file, refreshed)
                 state.trace.record(
                     actor="bump",
                     tool="update_lockfile",
@@ -180,6 +181,18 @@ def bump(state: RunState) -> str:
         _stale_locks(state, plan_)
     environments.install_target(state)
     return f"bumped {bumped} declaration(s); installed {state.task.sdk.name} {target}"
+
+
+def _lock_changes(state: RunState, file: str, refreshed: str) -> None:
+    """What the refresh of `file` changed besides the package (lock_changes.py), against its text at the
+    base commit (none there: every entry counts as changed)."""
+    try:
+        before = read_blob(state.paths.worktree, state.base_commit, file).decode("utf-8", "replace")
+    except GitError:
+        before = ""
+    entries = lock_changes.changed(need(state.adapter), state.task.sdk.name, before, refreshed)
+    if entries:
+        state.lock_changes[file] = entries
 
 
 def _stale_locks(state: RunState, plan_: ChangePlan) -> None:

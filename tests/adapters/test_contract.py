@@ -16,7 +16,14 @@ from agentic_codemod.adapters.types import Adapter, Shadowing, TestCommand
 from agentic_codemod.errors import InputError
 
 ADAPTERS = sorted(registry().items())
-MODULES = ("dependency_files.py", "extract.py", "update.py", "test_command.py", "environment.py")
+MODULES = (
+    "dependency_files.py",
+    "extract.py",
+    "lockfile.py",
+    "update.py",
+    "test_command.py",
+    "environment.py",
+)
 # Adapter field -> number of positional parameters of the function.
 FUNCTIONS = {
     "is_dependency_file": 1,
@@ -25,6 +32,7 @@ FUNCTIONS = {
     "extract_dependencies": 3,
     "update_dependency": 3,
     "update_lockfiles": 4,
+    "locked_versions": 1,
     "detect_test_command": 2,
     "prepare_environment": 5,
     "install_dependencies": 5,

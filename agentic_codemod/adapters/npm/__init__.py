@@ -29,6 +29,7 @@ from agentic_codemod.adapters.npm.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.npm.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.npm.imports import first_import  # noqa: E402
+from agentic_codemod.adapters.npm.lockfile import locked_versions  # noqa: E402
 from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: E402
 from agentic_codemod.adapters.npm.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
@@ -47,6 +48,7 @@ ADAPTER = Adapter(
     extract_dependencies=extract_dependencies,
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
+    locked_versions=locked_versions,
     detect_test_command=detect_test_command,
     prepare_environment=prepare_environment,
     install_dependencies=install_dependencies,

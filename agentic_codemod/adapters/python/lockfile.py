@@ -1,6 +1,7 @@
 """Lockfiles: where one dependency is locked (poetry.lock, uv.lock, pdm.lock, pylock.toml, Pipfile.lock).
 
     find(content, canonical) -> [Declaration(name, "==<locked version>", line, "lockfile", ...)]
+    locked_versions(content) -> {canonical name: {version, ...}}   every package the lockfile locks
 
 Only read: a lockfile is never edited by this adapter, its own tool refreshes it (update.update_lockfiles).
 TOML lockfiles list `[[package]]` (pylock: `[[packages]]`) tables with `name` and `version`; Pipfile.lock
@@ -25,6 +26,15 @@ PIPFILE_VERSION_RE = re.compile(r"^\s*\"version\"\s*:\s*\"([^\"]*)\"")
 def find(content: str, canonical: str) -> list[Declaration]:
     found = [d for d in _toml_entries(content) if pep508.canonical(d.name) == canonical]
     return found + [d for d in _pipfile_entries(content) if pep508.canonical(d.name) == canonical]
+
+
+def locked_versions(content: str) -> dict[str, frozenset[str]]:
+    """Every package the lockfile locks, by canonical name, with the versions it locks (more than one
+    where the lockfile forks by environment marker); a file this reader does not follow locks nothing."""
+    found: dict[str, set[str]] = {}
+    for d in [*_toml_entries(content), *_pipfile_entries(content)]:
+        found.setdefault(pep508.canonical(d.name), set()).add(d.specifier.removeprefix("=="))
+    return {name: frozenset(versions) for name, versions in sorted(found.items())}
 
 
 def rewrite(content: str, canonical: str, bump: Bump) -> str:
