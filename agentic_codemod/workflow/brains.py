@@ -12,7 +12,7 @@ from string import Template
 from typing import Protocol
 
 from agentic_codemod import __version__
-from agentic_codemod.config import MR_ITEM_MAX_CHARS
+from agentic_codemod.config import MR_ITEM_MAX_CHARS, MR_LOCKED_NAMES
 from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
 from agentic_codemod.mr_text import code, prose
 from agentic_codemod.publish.gitlab import inert_text, inert_title
@@ -133,6 +133,24 @@ def _exit_words(run: VerificationResult) -> str:
     return f"exit {run.exit_code}{canary}"
 
 
+def _tested_locks(state: RunState, file: str) -> str:
+    """What else the refresh changed that the tests ran on, as locked (run.json `locked` has it all)."""
+    adapter = state.adapter
+    if adapter is None:
+        return ""
+    exact, same = adapter.versioning.exact, adapter.version_matches
+    entries = state.manifest.locked.get(file, {}).items()
+    tested = [
+        f"{n} {v['locked']}"
+        for n, v in entries
+        if v["tested"] and same(v["tested"], exact(v["locked"] or ""))
+    ]
+    if not tested:
+        return ""
+    more = f" and {len(tested) - MR_LOCKED_NAMES} more" if len(tested) > MR_LOCKED_NAMES else ""
+    return f"; the tests ran on what else it now locks: {', '.join(tested[:MR_LOCKED_NAMES])}{more}"
+
+
 def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:
     sdk, cand, base = state.task.sdk, state.candidate, state.baseline
     touched = set(cand.files) if cand else set()
@@ -142,6 +160,7 @@ def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[
     locks = {d.file: [e.specifier for e in bumps if e.file == d.file] for d in bumps if d.role == "lock"}
     lines += "".join(  # a lock entry admits nothing: its own tool rewrote the file
         f"\n- {code(file)}: refreshed by its own tool (it locked {sdk.name} {', '.join(versions)})"
+        + _tested_locks(state, file)
         for file, versions in locks.items()
     )
     changes = (

@@ -20,10 +20,14 @@ marker, which version applies here is the lock tool's knowledge, not the tool's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from agentic_codemod.adapters.types import Adapter
 from agentic_codemod.workflow.state import RunState, need
+
+# A package name as both ecosystems write one (npm: an optional @scope/): never an option, a path, a URL
+PLAIN_NAME = re.compile(r"(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*")
 
 
 @dataclass(frozen=True)
@@ -41,17 +45,24 @@ class Mismatch:
         )
 
 
-def changed(adapter: Adapter, sdk: str, before: str, after: str) -> dict[str, str]:
+def changed(adapter: Adapter, sdk: str, before: str, after: str) -> tuple[dict[str, str], list[str]]:
     """Entries of the refreshed lockfile (`after`) whose versions differ from the base one's (`before`),
-    each locked at exactly one version; the bumped package is left out (its own lock entry is held to
-    `to` by declarations.stale_locks)."""
+    each locked at exactly one version, and the changed entries that cannot go on an installer's command
+    line ("name version", as the lockfile writes them: a name that is not a plain package name, a version
+    the ecosystem cannot read; the lockfile is the repository's tool's output, so each is a human's). The
+    bumped package is left out (its own lock entry is held to `to` by declarations.stale_locks)."""
     old, new = adapter.locked_versions(before), adapter.locked_versions(after)
     own = adapter.versioning.canonical_name(sdk)
-    return {
-        name: next(iter(versions))
-        for name, versions in new.items()
-        if len(versions) == 1 and old.get(name) != versions and adapter.versioning.canonical_name(name) != own
-    }
+    found: dict[str, str] = {}
+    unreadable: list[str] = []
+    for name, versions in new.items():
+        if old.get(name) == versions or adapter.versioning.canonical_name(name) == own:
+            continue
+        if not PLAIN_NAME.fullmatch(name) or not all(map(adapter.versioning.is_version, versions)):
+            unreadable.append(f"{name} {' '.join(sorted(versions))}")
+        elif len(versions) == 1:
+            found[name] = next(iter(versions))
+    return found, unreadable
 
 
 def pins(state: RunState) -> list[str]:

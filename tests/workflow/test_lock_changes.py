@@ -90,8 +90,23 @@ def test_changed_leaves_out_the_package_unchanged_entries_and_forks() -> None:
         + '\n[[package]]\nname = "Acme_SDK"\nversion = "2.0.0"\n'
         + '\n[[package]]\nname = "new-dep"\nversion = "0.3"\n'
     )
-    assert changed(adapter, "acme-sdk", before, after) == {"gear-box": "1.1.0", "new-dep": "0.3"}
-    assert changed(adapter, "acme-sdk", after, after) == {}
+    assert changed(adapter, "acme-sdk", before, after) == ({"gear-box": "1.1.0", "new-dep": "0.3"}, [])
+    assert changed(adapter, "acme-sdk", after, after) == ({}, [])
+
+
+def test_a_changed_entry_no_installer_can_be_given_is_set_apart() -> None:
+    """The refreshed lockfile is the repository's tool's output: a name or version that would be an option,
+    a path or a URL on the install's command line never reaches it."""
+    adapter = get_adapter("python")
+    hostile = '[[package]]\nname = "--index-url=http://x.invalid/"\nversion = "1.0"\n'
+    hostile += '[[package]]\nname = "gear"\nversion = "1.0 --pre"\n'
+    hostile += '[[package]]\nname = "ok"\nversion = "2.0"\n'
+    found, unreadable = changed(adapter, "acme-sdk", "", hostile)
+    assert found == {"ok": "2.0"}
+    assert sorted(unreadable) == ["-index-url=http://x-invalid/ 1.0", "gear 1.0 --pre"]  # names canonical
+    npm = get_adapter("npm")
+    lock = {"packages": {"node_modules/-x": {"version": "1.0.0"}, "node_modules/y": {"version": "file:../y"}}}
+    assert changed(npm, "acme-sdk", "", json.dumps(lock)) == ({}, ["-x 1.0.0", "y file:../y"])
 
 
 # --- end to end -------------------------------------------------------------------------------------
@@ -210,6 +225,9 @@ def test_the_after_environment_tests_what_the_refreshed_lockfile_locks(
     assert m["locked"] == {"uv.lock": {"gear": {"locked": "1.1.0", "tested": "1.1.0"}}}
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert m["classification"] == "green"
+    mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
+    lock_line = "`uv.lock`: refreshed by its own tool (it locked widget ==1.0.0); "
+    assert lock_line + "the tests ran on what else it now locks: gear 1.1.0" in mr, mr
     ran = installs(result)
     assert len(ran) == (1 if in_baseline else 2), ran
     assert all("gear==1.1.0" in argv for argv in ran[-1:]), ran
