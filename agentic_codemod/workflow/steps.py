@@ -3,6 +3,7 @@ the brain (rules or agents) is consulted only where the design says the model ma
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
 
 from agentic_codemod import experience
@@ -146,14 +147,19 @@ def baseline(state: RunState) -> str:
 
 
 def bump(state: RunState) -> str:
+    """Every pending declaration edited first, then the lockfiles refreshed by their own tools: once per
+    folder of an edited declaration (each refresh also covers the root's), so the tool sees every edit.
+    A lockfile that a later refresh leaves as an earlier one wrote it is refreshed, not a human's job."""
     adapter, ws, target = need(state.adapter), need(state.workspace), state.task.sdk.to
     plan_ = need(state.plan)
-    bumped = 0
-    runner, policy, paths = need(state.runner), need(state.policy), state.paths
-    for dep in pending_declarations(state):
+    edited = pending_declarations(state)
+    for dep in edited:
         content = ws.read(dep.file, actor="bump")
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
-        bumped += 1
+    runner, policy, paths = need(state.runner), need(state.policy), state.paths
+    refreshed: set[str] = set()
+    folders = {str(PurePosixPath(dep.file).parent): dep for dep in reversed(edited)}
+    for dep in sorted(folders.values(), key=edited.index):
         repo_copy.fresh_copy(paths.worktree, paths.copy)  # the ecosystem's lock tool runs on a copy
         try:
             notices = adapter.update_lockfiles(
@@ -161,9 +167,10 @@ def bump(state: RunState) -> str:
             )
             for notice in notices or []:
                 if notice.updated:  # the refreshed lockfile enters the candidate through the workspace
-                    refreshed = (paths.copy / notice.file).read_text(encoding="utf-8")
-                    ws.write_refreshed(notice.file, refreshed, actor="bump")
-                    _lock_changes(state, notice.file, refreshed)
+                    text = (paths.copy / notice.file).read_text(encoding="utf-8")
+                    ws.write_refreshed(notice.file, text, actor="bump")
+                    _lock_changes(state, notice.file, text)
+                    refreshed.add(notice.file)
                 state.trace.record(
                     actor="bump",
                     tool="update_lockfile",
@@ -171,16 +178,16 @@ def bump(state: RunState) -> str:
                     result=notice.message or "updated",
                     decision="allowed",
                 )
-                if not notice.updated:
+                if not notice.updated and notice.file not in refreshed:
                     plan_.requires_human.append(
                         HumanItem(reason=f"lockfile not refreshed: {notice.message}", file=notice.file)
                     )
         finally:
             repo_copy.discard(paths.copy)
-    if bumped:
+    if edited:
         _stale_locks(state, plan_)
     environments.install_target(state)
-    return f"bumped {bumped} declaration(s); installed {state.task.sdk.name} {target}"
+    return f"bumped {len(edited)} declaration(s); installed {state.task.sdk.name} {target}"
 
 
 def _lock_changes(state: RunState, file: str, refreshed: str) -> None:

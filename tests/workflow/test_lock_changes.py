@@ -256,3 +256,30 @@ def test_a_locked_version_the_environment_cannot_get_is_a_human_item_never_green
     assert "uv.lock locks gear 1.1.0, but the tests ran with gear 1.2.0" in " ".join(reasons), reasons
     mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
     assert "uv.lock locks gear 1.1.0, but the tests ran with gear 1.2.0" in mr
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_two_bumped_declarations_refresh_the_lockfile_once_and_stay_green(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """pyproject.toml and requirements.txt both declare widget: the bump edits both; uv.lock is refreshed
+    by the first and left as it is by the second, which is no reason for a human."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0",))
+    src = tmp_path / "extra-src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT.replace("{wheels}", str(project)))
+    (src / "requirements.txt").write_text("widget>=1,<2\n")
+    (src / "tests" / "test_widget.py").write_text(TEST)
+    env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    subprocess.run([str(UV), "lock", "--quiet"], cwd=src, env=env, check=True)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(TASK.replace('"uv.lock"]', '"uv.lock", "requirements.txt"]'))
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert sorted(m["candidate"]["files"]) == ["pyproject.toml", "requirements.txt", "uv.lock"]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
