@@ -85,7 +85,7 @@ def _problem(
         data = (root / path).read_bytes()
     except OSError as exc:
         return f"dependency manifest {path} cannot be read: {exc.strerror}"
-    if PurePosixPath(path).name in lockfiles:
+    if PurePosixPath(path).name in lockfiles or path in refreshed:  # a lockfile, or a recompiled file
         if refreshed.get(path) == hashlib.sha256(data).hexdigest():
             return None
         return f"lockfile {path} changed, but not to what its own tool wrote during the bump"

@@ -6,12 +6,15 @@ the ast-grep CLI, the app's suite runs in a subprocess. No network after the whe
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -154,3 +157,23 @@ def run_app_suite(python: Path, repo: Path) -> SuiteRun:
     command = [str(python), "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"]
     result = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     return SuiteRun(result.returncode, result.stdout + result.stderr)
+
+
+def wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
+    """A pure-Python wheel holding module `name` (version in __version__), built by hand."""
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": f"__version__ = {version!r}\n",
+        f"{dist}/METADATA": "Metadata-Version: 2.1\n"
+        + f"Name: {name}\nVersion: {version}\n"
+        + "".join(f"Requires-Dist: {r}\n" for r in requires),
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    files[f"{dist}/RECORD"] = "\n".join([*record, f"{dist}/RECORD,,"]) + "\n"
+    with zipfile.ZipFile(dest / f"{name}-{version}-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)

@@ -6,19 +6,16 @@ pulls in. Before, the run tested gear 1.1.0 and shipped a uv.lock locking gear 1
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fixtures_support import materialize
+from fixtures_support import materialize, wheel
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
@@ -110,26 +107,6 @@ def test_a_changed_entry_no_installer_can_be_given_is_set_apart() -> None:
 
 
 # --- end to end -------------------------------------------------------------------------------------
-
-
-def wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
-    """A pure-Python wheel holding module `name` (version in __version__), built by hand."""
-    dist = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": f"__version__ = {version!r}\n",
-        f"{dist}/METADATA": "Metadata-Version: 2.1\n"
-        + f"Name: {name}\nVersion: {version}\n"
-        + "".join(f"Requires-Dist: {r}\n" for r in requires),
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    files[f"{dist}/RECORD"] = "\n".join([*record, f"{dist}/RECORD,,"]) + "\n"
-    with zipfile.ZipFile(dest / f"{name}-{version}-py3-none-any.whl", "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
 
 
 PYPROJECT = """\

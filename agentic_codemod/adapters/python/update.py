@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.adapters.python import (
     LOCKFILES,
+    compiled,
     pep508,
     pip_config,
     pyproject,
@@ -40,6 +42,7 @@ from agentic_codemod.adapters.python import (
     setup_py,
     tox_ini,
 )
+from agentic_codemod.adapters.python.dependency_files import read_dependency_files
 from agentic_codemod.adapters.python.extract import file_format
 from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner, refreshed_message
@@ -110,12 +113,49 @@ def update_dependency(content: str, dependency: Dependency, target: str) -> str:
 def update_lockfiles(
     root: Path, dependency: Dependency, target: str, runner: Runner
 ) -> list[ArtifactNotice] | None:
-    """Refresh each known lockfile beside the dependency file (and at the root); None when there is none."""
+    """Refresh each known lockfile beside the dependency file (and at the root), and recompile each
+    compiled requirements file that pins the dependency (compiled.py); None when there is none."""
     directories = dict.fromkeys([(root / dependency.file).parent, root])
     present = [d / name for d in directories for name in LOCKFILES if (d / name).is_file()]
-    if not present:
+    files = read_dependency_files(root)
+    refused = {r.file for r in files.refused}
+    recompiled = compiled.compiled_files(
+        root, [f for f in files.files if f not in refused], dependency, target
+    )
+    if not present and not recompiled:
         return None
-    return [_refresh(root, lockfile, dependency, runner, target) for lockfile in present]
+    notices = [_refresh(root, lockfile, dependency, runner, target) for lockfile in present]
+    return notices + [_recompile(root, file, dependency, runner, target) for file in recompiled]
+
+
+def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, target: str) -> ArtifactNotice:
+    """uv pip compile once more, as the file's header says, with the dependency at exactly `target`."""
+    path = root / file
+    if path.is_symlink() or not path.parent.resolve().is_relative_to(root.resolve()):
+        return ArtifactNotice(file, False, f"{file} is a symbolic link or lies behind one: not recompiled")
+    before = path.read_bytes()
+    argv = compiled.recompile_command(before.decode("utf-8", "replace"), file, dependency, target)
+    if isinstance(argv, str):
+        return ArtifactNotice(file, False, argv)
+    command = shlex.join(argv)
+    unsafe = compiled.unsafe_paths(argv, path.parent, root)
+    if unsafe:
+        return ArtifactNotice(
+            file, False, f"{file}: its header's {unsafe}; recompile it by hand: `{command}`"
+        )
+    program = lock_tool("uv")
+    if program is None:
+        return ArtifactNotice(file, False, f"uv is not on PATH: {file} not recompiled; run `{command}`")
+    env = lock_env(root, path.parent)
+    result = runner([program, *argv[1:]], cwd=path.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
+    if not result.ok:
+        return ArtifactNotice(file, False, f"`{command}` failed: {_failure(result)}")
+    if path.is_symlink() or not path.is_file():
+        return ArtifactNotice(file, False, f"`{command}` left no regular file at {file}")
+    if path.read_bytes() == before:
+        return ArtifactNotice(file, False, f"`{command}` left {file} unchanged")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return ArtifactNotice(file, True, refreshed_message(command, digest), sha256=digest)
 
 
 def lock_env(root: Path, cwd: Path) -> dict[str, str]:
