@@ -181,8 +181,9 @@ class RunManifest(Artifact):
     # How each environment was installed: {"baseline": {"installer": "uv", "template": key}, "after": ...}
     installs: dict[str, dict[str, str]] = Field(default_factory=dict)
     # What each refreshed lockfile changed besides the bumped package, and the version the after environment
-    # held of each: {file: {package: {"locked": version, "tested": version or null (not installed)}}}
-    locked: dict[str, dict[str, dict[str, str | None]]] = Field(default_factory=dict)
+    # held of each: {file: {package: {"locked": [versions; none: no longer locked], "tested": version or
+    # null (not installed)}}}
+    locked: dict[str, dict[str, dict[str, list[str] | str | None]]] = Field(default_factory=dict)
     error: str | None = None
 
     def end(self, status: Status, reason: str) -> None:

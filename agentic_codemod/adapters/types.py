@@ -131,6 +131,16 @@ class ArtifactNotice:
 
 
 @dataclass(frozen=True)
+class Locked:
+    """What a lockfile locks under one name: its versions (more than one where it forks by environment
+    marker), and whether `name` at that version from the package index is exactly it (False: a git,
+    path or URL source, an npm alias or a copy nested inside another package: compared, never pinned)."""
+
+    versions: frozenset[str]
+    pinnable: bool = True
+
+
+@dataclass(frozen=True)
 class Refusal:
     """A dependency file the adapter will not let any tool read, or one line of it it will not pass on."""
 
@@ -235,8 +245,10 @@ class Adapter:
     extract_dependencies: Callable[[Path, list[str], str], list[Dependency]]
     update_dependency: Callable[[str, Dependency, str], str]
     update_lockfiles: Callable[[Path, Dependency, str, Runner], list[ArtifactNotice] | None]
-    # (a lockfile's text) -> {name as installed_versions names it: the versions the lockfile locks there}
-    locked_versions: Callable[[str], dict[str, frozenset[str]]]
+    # (a lockfile's text) -> {name as installed_versions names it: what the lockfile locks there}
+    locked_versions: Callable[[str], dict[str, Locked]]
+    # (root, env, settings, runner, names) -> remove those packages from the environment
+    uninstall: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]
     detect_test_command: Callable[[Path, Settings | None], TestCommand | None]
     prepare_environment: Callable[[Path, Path, Settings, Runner, Sequence[str]], VerificationEnv]
     install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]

@@ -7,6 +7,7 @@ rules, no implementation beyond the rules, a mechanical review, a templated merg
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from string import Template
 from typing import Protocol
@@ -135,20 +136,33 @@ def _exit_words(run: VerificationResult) -> str:
 
 def _tested_locks(state: RunState, file: str) -> str:
     """What else the refresh changed that the tests ran on, as locked (run.json `locked` has it all)."""
-    adapter = state.adapter
-    if adapter is None:
+    changes = state.lock_changes.get(file)
+    if changes is None or state.adapter is None:
         return ""
-    exact, same = adapter.versioning.exact, adapter.version_matches
-    entries = state.manifest.locked.get(file, {}).items()
+    compare = state.adapter.versioning.compare
     tested = [
-        f"{n} {v['locked']}"
-        for n, v in entries
-        if v["tested"] and same(v["tested"], exact(v["locked"] or ""))
+        code(f"{name} {v['tested']}")
+        for name, v in state.manifest.locked.get(file, {}).items()
+        if name in changes.entries and _among(compare, v["tested"], v["locked"])
     ]
     if not tested:
         return ""
     more = f" and {len(tested) - MR_LOCKED_NAMES} more" if len(tested) > MR_LOCKED_NAMES else ""
     return f"; the tests ran on what else it now locks: {', '.join(tested[:MR_LOCKED_NAMES])}{more}"
+
+
+def _among(compare: Callable[[str, str], int], tested: object, locked: object) -> bool:
+    """`tested` is exactly one of the `locked` versions."""
+    if not isinstance(tested, str) or not isinstance(locked, list):
+        return False
+    for version in locked:
+        try:
+            if compare(tested, version) == 0:
+                return True
+        except ValueError:
+            if tested == version:
+                return True
+    return False
 
 
 def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:

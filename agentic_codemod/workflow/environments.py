@@ -18,7 +18,7 @@ hold exactly `to`, ends the run with the reason — never green.
 from __future__ import annotations
 
 from agentic_codemod.adapters import get_adapter
-from agentic_codemod.adapters.types import ProcessResult
+from agentic_codemod.adapters.types import Adapter, ProcessResult
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.models import HumanItem
 from agentic_codemod.tools import repo_copy
@@ -67,6 +67,10 @@ def install_target(state: RunState) -> ProcessResult:
             hint=install.output_tail[-400:].strip(),
         )
     _check_target(state)
+    gone = lock_changes.removed(state)
+    if gone:  # installers add, never remove: what the lockfile no longer locks goes before the tests
+        _uninstall(state, gone)
+        _check_target(state)
     mismatches = lock_changes.untested(state)
     if mismatches:  # what the package pulled in, at the installer's choice: once more, as locked
         _install(state, [target, *lock_changes.reinstall(state, mismatches)])
@@ -79,11 +83,28 @@ def install_target(state: RunState) -> ProcessResult:
 def _check_target(state: RunState) -> None:
     adapter, sdk = need(state.adapter), state.task.sdk
     version = _record(state, "after")
-    if version is None or not adapter.version_matches(version, adapter.versioning.exact(sdk.to)):
+    if version is None or not _exactly(adapter, version, sdk.to):
         raise CandidateRejected(
             f"the environment after the bump holds {sdk.name} {version or '(not installed)'}, not {sdk.to}",
             hint="a run must test exactly the target version",
         )
+
+
+def _uninstall(state: RunState, names: list[str]) -> None:
+    adapter, paths, policy = need(state.adapter), state.paths, need(state.policy)
+    repo_copy.fresh_copy(paths.worktree, paths.copy)
+    try:
+        box = need(state.runner).boxed(policy.for_install(paths.copy))
+        result = adapter.uninstall(paths.copy, need(state.env), state.settings, box, names)
+    finally:
+        repo_copy.discard(paths.copy)
+    state.trace.record(
+        actor="bump",
+        tool="uninstall",
+        arguments={"argv": result.argv},
+        result=f"exit {result.exit_code}",
+        decision="allowed",
+    )
 
 
 def _install(state: RunState, pins: list[str]) -> ProcessResult:
@@ -128,3 +149,12 @@ def _record(state: RunState, phase: str) -> str | None:
 def sdk_key(state: RunState) -> str:
     """The bumped package's name as an environment listing names it (the adapter's canonical name)."""
     return get_adapter(state.task.sdk.ecosystem).versioning.canonical_name(state.task.sdk.name)
+
+
+def _exactly(adapter: Adapter, version: str, target: str) -> bool:
+    """`version` is `target` (a local build `2.0.0+cu1` is not 2.0.0), and inside its exact range."""
+    try:
+        same = adapter.versioning.compare(version, target) == 0
+    except ValueError:
+        return False
+    return same and adapter.version_matches(version, adapter.versioning.exact(target))

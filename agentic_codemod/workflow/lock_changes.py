@@ -1,68 +1,89 @@
 """What a refreshed lockfile changes besides the bumped package, and proof that the tests ran on exactly it.
 
-    changed(adapter, sdk, before, after) -> {name: version}   entries the refresh moved or added
+    changed(adapter, sdk, before, after) -> Changes   entries the refresh moved, added or removed
     pins(state) -> [requirement]          the changed entries the baseline environment holds, as locked
+    removed(state) -> [name]              entries the refresh removed that the environment still holds
     untested(state) -> [Mismatch]         changed entries the after environment holds at another version
 
 A lock tool resolves on its own terms (the project's whole requires-python range, its own constraints
 and exclude-newer, the project's index), an installer on the environment's. Left alone, the two can pick
 different versions of what the bump pulls along, and the candidate would ship a lockfile locking versions
 no test ran. So the after environment gets the changed entries it already holds at their locked versions
-(with the package at `to`, in one install); afterwards every changed entry the environment holds is
-compared with its lock (a new dependency the package pulled in, too), a difference is installed once more
-at the locked version, and what still differs is a human's (exit 3), never green. An entry the
-environment does not hold (another platform's fork, a group the tests do not install) is not installed:
-run.json `locked` records every changed entry and what the after environment held of it.
+(with the package at `to`, in one install) and loses what the lockfile no longer locks; afterwards every
+changed entry the environment holds is compared with its lock (a new dependency the package pulled in,
+too), a difference is installed once more at the locked version, and what still differs is a human's
+(exit 3), never green. An entry the environment does not hold (a group the tests do not install) is not
+installed: run.json `locked` records every changed entry and what the after environment held of it.
 
-Only an entry locked at one version counts: where the refreshed lockfile forks a package by environment
-marker, which version applies here is the lock tool's knowledge, not the tool's.
+Compared exactly (a local version `1.1.0+cu1` is not `1.1.0`). Pinned only where the adapter says
+`name==version` from the index is the entry (Locked.pinnable) and it is locked at one version: a forked
+entry (by environment marker), a git, path or URL source, an npm alias or nested copy is compared with
+every version it locks, never pinned. A pinnable name or version that could not be a plain package on an
+installer's command line (an option, a path, a URL) is a human's, as is a removed name of that kind.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from agentic_codemod.adapters.types import Adapter
+from agentic_codemod.adapters.types import Adapter, Locked
 from agentic_codemod.workflow.state import RunState, need
 
 # A package name as both ecosystems write one (npm: an optional @scope/): never an option, a path, a URL
 PLAIN_NAME = re.compile(r"(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*")
 
 
+@dataclass
+class Changes:
+    entries: dict[str, Locked] = field(default_factory=dict)  # moved or added
+    removed: list[str] = field(default_factory=list)  # locked before, not any more
+    unreadable: list[str] = field(default_factory=list)  # "name versions" no installer can be given
+
+
 @dataclass(frozen=True)
 class Mismatch:
     file: str
     name: str
-    locked: str
+    locked: tuple[str, ...]  # empty: the lockfile no longer locks it
     installed: str
 
     @property
     def reason(self) -> str:
+        if not self.locked:
+            return (
+                f"{self.file} no longer locks {self.name}, but the tests ran with {self.name} "
+                f"{self.installed} installed: the lockfile would ship without it"
+            )
         return (
-            f"{self.file} locks {self.name} {self.locked}, but the tests ran with {self.name} "
+            f"{self.file} locks {self.name} {' or '.join(self.locked)}, but the tests ran with {self.name} "
             f"{self.installed}: the lockfile would ship a version no test ran"
         )
 
 
-def changed(adapter: Adapter, sdk: str, before: str, after: str) -> tuple[dict[str, str], list[str]]:
+def changed(adapter: Adapter, sdk: str, before: str, after: str) -> Changes:
     """Entries of the refreshed lockfile (`after`) whose versions differ from the base one's (`before`),
-    each locked at exactly one version, and the changed entries that cannot go on an installer's command
-    line ("name version", as the lockfile writes them: a name that is not a plain package name, a version
-    the ecosystem cannot read; the lockfile is the repository's tool's output, so each is a human's). The
-    bumped package is left out (its own lock entry is held to `to` by declarations.stale_locks)."""
+    and those it no longer locks; the bumped package is left out (its own lock entry is held to `to` by
+    declarations.stale_locks)."""
     old, new = adapter.locked_versions(before), adapter.locked_versions(after)
-    own = adapter.versioning.canonical_name(sdk)
-    found: dict[str, str] = {}
-    unreadable: list[str] = []
-    for name, versions in new.items():
-        if old.get(name) == versions or adapter.versioning.canonical_name(name) == own:
+    canonical = adapter.versioning.canonical_name
+    own = canonical(sdk)
+    out = Changes()
+    for name, locked in new.items():
+        if canonical(name) == own or (name in old and old[name].versions == locked.versions):
             continue
-        if not PLAIN_NAME.fullmatch(name) or not all(map(adapter.versioning.is_version, versions)):
-            unreadable.append(f"{name} {' '.join(sorted(versions))}")
-        elif len(versions) == 1:
-            found[name] = next(iter(versions))
-    return found, unreadable
+        if locked.pinnable and not _plain(adapter, name, locked.versions):
+            out.unreadable.append(f"{name} {' '.join(sorted(locked.versions))}")
+        else:
+            out.entries[name] = locked
+    for name in sorted(set(old) - set(new)):
+        if canonical(name) == own:
+            continue
+        if PLAIN_NAME.fullmatch(name):
+            out.removed.append(name)
+        elif old[name].pinnable:  # a nested npm copy's path is not a plain name: npm prunes it itself
+            out.unreadable.append(f"{name} (no longer locked)")
+    return out
 
 
 def pins(state: RunState) -> list[str]:
@@ -75,35 +96,63 @@ def pins(state: RunState) -> list[str]:
 
 
 def reinstall(state: RunState, mismatches: list[Mismatch]) -> list[str]:
-    """The second try: each mismatched entry at its locked version (names locked alike everywhere)."""
+    """The second try: each mismatched pinnable entry at its locked version."""
     wanted = _wanted(state)
     return _requirements(state, {m.name: wanted[m.name] for m in mismatches if m.name in wanted})
 
 
+def removed(state: RunState) -> list[str]:
+    """What no refreshed lockfile locks any more (and none still locks) that the after environment
+    holds: uninstalled before the tests run."""
+    canonical = need(state.adapter).versioning.canonical_name
+    installed = state.manifest.environments.get("after") or {}
+    still = {canonical(n) for changes in state.lock_changes.values() for n in changes.entries}
+    gone = {canonical(n) for changes in state.lock_changes.values() for n in changes.removed}
+    return sorted(n for n in gone - still if n in installed)
+
+
 def untested(state: RunState) -> list[Mismatch]:
-    """Changed entries the after environment holds at a version other than the locked one; records
-    run.json `locked` ({file: {name: {"locked": v, "tested": v or null}}})."""
+    """Changed entries the after environment holds at a version the lockfile does not lock, and removed
+    ones it still holds; records run.json `locked` ({file: {name: {"locked": [versions], "tested": version
+    or null}}})."""
     adapter = need(state.adapter)
+    canonical = adapter.versioning.canonical_name
     installed = state.manifest.environments.get("after") or {}
     found: list[Mismatch] = []
-    for file, entries in sorted(state.lock_changes.items()):
-        record: dict[str, dict[str, str | None]] = {}
-        for name, locked in entries.items():
-            have = installed.get(adapter.versioning.canonical_name(name))
-            record[name] = {"locked": locked, "tested": have}
-            if have is not None and not adapter.version_matches(have, adapter.versioning.exact(locked)):
-                found.append(Mismatch(file, name, locked, have))
+    for file, changes in sorted(state.lock_changes.items()):
+        record: dict[str, dict[str, list[str] | str | None]] = {}
+        wanted = [(n, tuple(sorted(locked.versions))) for n, locked in changes.entries.items()]
+        for name, versions in [*wanted, *((n, ()) for n in changes.removed)]:
+            have = installed.get(canonical(name))
+            record[name] = {"locked": list(versions), "tested": have}
+            if have is not None and not any(_same(adapter, have, v) for v in versions):
+                found.append(Mismatch(file, name, versions, have))
         state.manifest.locked[file] = record
     return found
 
 
+def _same(adapter: Adapter, installed: str, locked: str) -> bool:
+    """Exactly the locked version (`1.0` is `1.0.0`; a local `1.0.0+cu1` is not `1.0.0`)."""
+    try:
+        return adapter.versioning.compare(installed, locked) == 0
+    except ValueError:
+        return installed == locked
+
+
+def _plain(adapter: Adapter, name: str, versions: frozenset[str]) -> bool:
+    return bool(PLAIN_NAME.fullmatch(name)) and all(map(adapter.versioning.is_version, versions))
+
+
 def _wanted(state: RunState) -> dict[str, str]:
-    """name -> locked version, over every refreshed lockfile; a name locked differently by two lockfiles
-    is left out."""
+    """name -> locked version of every pinnable changed entry locked at one version, over every refreshed
+    lockfile; a name locked differently by two lockfiles is left out."""
     versions: dict[str, set[str]] = {}
-    for entries in state.lock_changes.values():
-        for name, version in entries.items():
-            versions.setdefault(name, set()).add(version)
+    for changes in state.lock_changes.values():
+        for name, locked in changes.entries.items():
+            if locked.pinnable and len(locked.versions) == 1:
+                versions.setdefault(name, set()).update(locked.versions)
+            else:
+                versions.setdefault(name, set()).update(locked.versions | {""})  # never pinned
     return {name: next(iter(v)) for name, v in sorted(versions.items()) if len(v) == 1}
 
 

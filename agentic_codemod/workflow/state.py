@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentic_codemod.tools.verification import SandboxRunner
     from agentic_codemod.tools.workspace import Workspace
     from agentic_codemod.workflow.codemod import Rule
+    from agentic_codemod.workflow.lock_changes import Changes
     from agentic_codemod.workflow.scan import Scanner
 
 
@@ -94,8 +95,8 @@ class RunState:
     scanner: Scanner | None = None  # the rules' scans of this run, cached per file content
     test_command: TestCommand | None = None
     env: VerificationEnv | None = None
-    # what each refreshed lockfile changed besides the package: {file: {name: version}} (lock_changes.py)
-    lock_changes: dict[str, dict[str, str]] = field(default_factory=dict)
+    # what each refreshed lockfile changed besides the package, by file (lock_changes.py)
+    lock_changes: dict[str, Changes] = field(default_factory=dict)
     profile: RepoProfile | None = None
     plan: ChangePlan | None = None
     baseline: VerificationResult | None = None

@@ -197,14 +197,14 @@ def _lock_changes(state: RunState, file: str, refreshed: str) -> None:
         before = read_blob(state.paths.worktree, state.base_commit, file).decode("utf-8", "replace")
     except GitError:
         before = ""
-    entries, unreadable = lock_changes.changed(need(state.adapter), state.task.sdk.name, before, refreshed)
-    if entries:
-        state.lock_changes[file] = entries
+    changes = lock_changes.changed(need(state.adapter), state.task.sdk.name, before, refreshed)
+    if changes.entries or changes.removed:
+        state.lock_changes[file] = changes
     need(state.plan).requires_human.extend(
         HumanItem(
             reason=f"{file} locks {entry}, which no installer can be given: check the lockfile", file=file
         )
-        for entry in unreadable
+        for entry in changes.unreadable
     )
 
 

@@ -37,6 +37,7 @@ FUNCTIONS = {
     "prepare_environment": 5,
     "install_dependencies": 5,
     "installed_versions": 3,
+    "uninstall": 5,
     "version_matches": 2,
     "detect": 1,
     "first_import": 4,

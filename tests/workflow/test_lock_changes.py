@@ -6,21 +6,25 @@ pulls in. Before, the run tested gear 1.1.0 and shipped a uv.lock locking gear 1
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fixtures_support import materialize, wheel
+from fixtures_support import ROOT, materialize, wheel
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
 from agentic_codemod.adapters.python.lockfile import locked_versions as python_locked
+from agentic_codemod.adapters.types import Locked
 from agentic_codemod.tools import sandbox
+from agentic_codemod.workflow import environments
 from agentic_codemod.workflow.lock_changes import changed
 
 UV = Path(sys.executable).parent / "uv"
@@ -51,59 +55,105 @@ version = "9.9.9"
 """
 
 
-def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks() -> None:
-    assert python_locked(UV_LOCK) == {
-        "gear-box": frozenset({"1.0.0"}),
-        "numpy": frozenset({"1.26.4", "2.3.0"}),
+def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks_and_sources() -> None:
+    lock = (
+        UV_LOCK + '\n[[package]]\nname = "cog"\nversion = "0.1"\nsource = { git = "https://x.invalid/cog" }\n'
+    )
+    assert python_locked(lock) == {
+        "cog": Locked(frozenset({"0.1"}), pinnable=False),
+        "gear-box": Locked(frozenset({"1.0.0"})),
+        "numpy": Locked(frozenset({"1.26.4", "2.3.0"})),
     }
-    pipfile = '{\n  "default": {\n    "Gear.Box": {\n      "version": "==2.0.0"\n    }\n  }\n}\n'
-    assert python_locked(pipfile) == {"gear-box": frozenset({"2.0.0"})}
+    poetry = '[[package]]\nname = "a"\nversion = "1"\n[package.source]\ntype = "git"\nurl = "x"\n'
+    poetry += '[[package]]\nname = "b"\nversion = "2"\n[package.source]\ntype = "legacy"\nurl = "x"\n'
+    poetry += '[[package]]\nname = "c"\nversion = "3"\n'
+    assert python_locked(poetry) == {
+        "a": Locked(frozenset({"1"}), pinnable=False),
+        "b": Locked(frozenset({"2"})),
+        "c": Locked(frozenset({"3"})),
+    }
+    pipfile = {"default": {"Gear.Box": {"version": "==2.0.0"}}, "develop": {"d": {"git": "x", "ref": "y"}}}
+    assert python_locked(json.dumps(pipfile)) == {"gear-box": Locked(frozenset({"2.0.0"}))}  # d: no version
+    project = '[[package]]\nname = "app"\nsource = { editable = "." }\n'  # a dynamic version: none locked
+    assert python_locked(project) == {}
+    compiled = "# uv pip compile\nattrs==25.4.0 \\\n    --hash=sha256:00\n"
+    compiled += "rpds-py==0.22.3 ; python_version >= '3.9'\n"
+    assert python_locked(compiled) == {
+        "attrs": Locked(frozenset({"25.4.0"})),
+        "rpds-py": Locked(frozenset({"0.22.3"})),
+    }
     assert python_locked("not a lockfile") == {}
 
 
-def test_npm_lockfiles_lock_the_top_level_packages_only() -> None:
+def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages() -> None:
+    registry = "https://registry.npmjs.org"
     v3 = {
         "lockfileVersion": 3,
         "packages": {
             "": {"name": "app", "version": "1.0.0"},
-            "node_modules/ms": {"version": "2.1.3"},
-            "node_modules/@scope/x": {"version": "1.0.0"},
+            "node_modules/ms": {"version": "2.1.3", "resolved": f"{registry}/ms/-/ms-2.1.3.tgz"},
+            "node_modules/@scope/x": {"version": "1.0.0", "resolved": f"{registry}/@scope/x/-/x-1.0.0.tgz"},
             "node_modules/debug/node_modules/ms": {"version": "2.0.0"},
+            "node_modules/gearx": {"name": "gear", "version": "1.1.0"},
+            "node_modules/g": {"version": "1.0.0", "resolved": "git+ssh://git@x.invalid/g.git#abc"},
             "node_modules/local": {"resolved": "packages/local", "link": True},
             "packages/local": {"version": "0.0.1"},
+            "packages/local/node_modules/y": {"version": "0.0.2"},
         },
     }
-    assert npm_locked(json.dumps(v3)) == {"ms": frozenset({"2.1.3"}), "@scope/x": frozenset({"1.0.0"})}
-    v1 = {"lockfileVersion": 1, "dependencies": {"ms": {"version": "2.1.3"}}}
-    assert npm_locked(json.dumps(v1)) == {"ms": frozenset({"2.1.3"})}
+    assert npm_locked(json.dumps(v3)) == {
+        "@scope/x": Locked(frozenset({"1.0.0"})),
+        "debug/node_modules/ms": Locked(frozenset({"2.0.0"}), pinnable=False),
+        "g": Locked(frozenset({"1.0.0"}), pinnable=False),
+        "gearx": Locked(frozenset({"1.1.0"}), pinnable=False),
+        "ms": Locked(frozenset({"2.1.3"})),
+    }
+    v1 = {
+        "lockfileVersion": 1,
+        "dependencies": {"ms": {"version": "2.1.3", "dependencies": {"a": {"version": "1"}}}},
+    }
+    assert npm_locked(json.dumps(v1)) == {
+        "ms": Locked(frozenset({"2.1.3"})),
+        "ms/node_modules/a": Locked(frozenset({"1"}), pinnable=False),
+    }
     assert npm_locked("[") == {} and npm_locked("[]") == {}
 
 
-def test_changed_leaves_out_the_package_unchanged_entries_and_forks() -> None:
+def test_changed_leaves_out_the_package_and_unchanged_entries_and_names_what_was_removed() -> None:
     adapter = get_adapter("python")
     before = UV_LOCK + '\n[[package]]\nname = "acme-sdk"\nversion = "1.4.0"\n'
+    before += '\n[[package]]\nname = "six"\nversion = "1.16.0"\n'
     after = (
         UV_LOCK.replace('"1.0.0"', '"1.1.0"').replace('"2.3.0"', '"2.3.1"')
         + '\n[[package]]\nname = "Acme_SDK"\nversion = "2.0.0"\n'
         + '\n[[package]]\nname = "new-dep"\nversion = "0.3"\n'
     )
-    assert changed(adapter, "acme-sdk", before, after) == ({"gear-box": "1.1.0", "new-dep": "0.3"}, [])
-    assert changed(adapter, "acme-sdk", after, after) == ({}, [])
+    changes = changed(adapter, "acme-sdk", before, after)
+    assert changes.entries == {
+        "gear-box": Locked(frozenset({"1.1.0"})),
+        "new-dep": Locked(frozenset({"0.3"})),
+        "numpy": Locked(frozenset({"1.26.4", "2.3.1"})),
+    }
+    assert changes.removed == ["six"] and changes.unreadable == []
+    nothing = changed(adapter, "acme-sdk", after, after)
+    assert (nothing.entries, nothing.removed, nothing.unreadable) == ({}, [], [])
 
 
 def test_a_changed_entry_no_installer_can_be_given_is_set_apart() -> None:
-    """The refreshed lockfile is the repository's tool's output: a name or version that would be an option,
-    a path or a URL on the install's command line never reaches it."""
+    """The lockfiles are the repository's (and its tool's) text: a name or version that would be an
+    option, a path or a URL on the install's or uninstall's command line never reaches it."""
     adapter = get_adapter("python")
     hostile = '[[package]]\nname = "--index-url=http://x.invalid/"\nversion = "1.0"\n'
     hostile += '[[package]]\nname = "gear"\nversion = "1.0 --pre"\n'
     hostile += '[[package]]\nname = "ok"\nversion = "2.0"\n'
-    found, unreadable = changed(adapter, "acme-sdk", "", hostile)
-    assert found == {"ok": "2.0"}
-    assert sorted(unreadable) == ["-index-url=http://x-invalid/ 1.0", "gear 1.0 --pre"]  # names canonical
+    changes = changed(adapter, "acme-sdk", "", hostile)
+    assert changes.entries == {"ok": Locked(frozenset({"2.0"}))}
+    assert sorted(changes.unreadable) == ["-index-url=http://x-invalid/ 1.0", "gear 1.0 --pre"]  # canonical
+    removed = changed(adapter, "acme-sdk", '[[package]]\nname = "-e ."\nversion = "1"\n', "")
+    assert removed.removed == [] and removed.unreadable == ["-e - (no longer locked)"]
     npm = get_adapter("npm")
     lock = {"packages": {"node_modules/-x": {"version": "1.0.0"}, "node_modules/y": {"version": "file:../y"}}}
-    assert changed(npm, "acme-sdk", "", json.dumps(lock)) == ({}, ["-x 1.0.0", "y file:../y"])
+    assert changed(npm, "acme-sdk", "", json.dumps(lock)).unreadable == ["-x 1.0.0", "y file:../y"]
 
 
 # --- end to end -------------------------------------------------------------------------------------
@@ -152,16 +202,24 @@ def gear_wheels(dest: Path, wheels: Path, gears: tuple[str, ...], widget_1_needs
     return dest
 
 
-def locked_app(tmp_path: Path, project_wheels: Path, inside: bool = False) -> Path:
-    """The app, uv-locked against `project_wheels` (its own find-links, no index) under gear<1.2; `inside`:
-    a copy of them in the repository (where the lock tool's box sees them without the tool's own)."""
+def locked_app(
+    tmp_path: Path,
+    project_wheels: Path,
+    inside: bool = False,
+    constraints: str = '["gear<1.2"]',
+    imports: str = "import widget",
+) -> Path:
+    """The app, uv-locked against `project_wheels` (its own find-links, no index) under `constraints`;
+    `inside`: a copy of them in the repository (where the lock tool's box sees them without the tool's
+    own); `imports`: what its test imports."""
     src = tmp_path / "app-src"
     (src / "tests").mkdir(parents=True)
     if inside:
         shutil.copytree(project_wheels, src / "wheels")
     where = "wheels" if inside else str(project_wheels)
-    (src / "pyproject.toml").write_text(PYPROJECT.replace("{wheels}", where))
-    (src / "tests" / "test_widget.py").write_text(TEST)
+    pyproject = PYPROJECT.replace("{wheels}", where).replace('["gear<1.2"]', constraints)
+    (src / "pyproject.toml").write_text(pyproject)
+    (src / "tests" / "test_widget.py").write_text(TEST.replace("import widget", imports))
     env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
     subprocess.run([str(UV), "lock", "--quiet"], cwd=src, env=env, check=True)
     repo = tmp_path / "app"
@@ -199,12 +257,12 @@ def test_the_after_environment_tests_what_the_refreshed_lockfile_locks(
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert '+version = "1.1.0"' in patch and "1.2.0" not in patch, patch  # the project's constraint holds
     assert m["environments"]["after"]["gear"] == "1.1.0", m["environments"]  # and the tests ran on it
-    assert m["locked"] == {"uv.lock": {"gear": {"locked": "1.1.0", "tested": "1.1.0"}}}
+    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0"], "tested": "1.1.0"}}}
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert m["classification"] == "green"
     mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
     lock_line = "`uv.lock`: refreshed by its own tool (it locked widget ==1.0.0); "
-    assert lock_line + "the tests ran on what else it now locks: gear 1.1.0" in mr, mr
+    assert lock_line + "the tests ran on what else it now locks: `gear 1.1.0`" in mr, mr
     ran = installs(result)
     assert len(ran) == (1 if in_baseline else 2), ran
     assert all("gear==1.1.0" in argv for argv in ran[-1:]), ran
@@ -228,7 +286,7 @@ def test_a_locked_version_the_environment_cannot_get_is_a_human_item_never_green
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     assert m["environments"]["after"]["gear"] == "1.2.0"
-    assert m["locked"] == {"uv.lock": {"gear": {"locked": "1.1.0", "tested": "1.2.0"}}}
+    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0"], "tested": "1.2.0"}}}
     reasons = [h["reason"] for h in m["plan"]["requires_human"]]
     assert "uv.lock locks gear 1.1.0, but the tests ran with gear 1.2.0" in " ".join(reasons), reasons
     mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
@@ -260,3 +318,218 @@ def test_two_bumped_declarations_refresh_the_lockfile_once_and_stay_green(
     m = result.manifest  # type: ignore[attr-defined]
     assert sorted(m["candidate"]["files"]) == ["pyproject.toml", "requirements.txt", "uv.lock"]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_a_forked_entry_is_compared_with_every_version_it_locks(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """uv.lock forks gear by Python version (1.1.5 below 3.12, 1.1.0 from 3.12): which applies is uv's
+    knowledge, so it is not pinned; the installer's gear 1.2.0 is neither (the review's reproduction:
+    before, nothing compared it, exit 0)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0", "1.1.5", "1.2.0"))
+    forked = "[\"gear>=1.1.5,<1.2; python_version < '3.12'\", \"gear<1.1.5; python_version >= '3.12'\"]"
+    repo = locked_app(tmp_path, project, constraints=forked)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0", "1.1.5"], "tested": "1.2.0"}}}
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    reasons = " ".join(h["reason"] for h in m["plan"]["requires_human"])
+    assert "uv.lock locks gear 1.1.0 or 1.1.5, but the tests ran with gear 1.2.0" in reasons, reasons
+    assert not any("gear==" in argv for argv in installs(result))
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_what_the_lockfile_no_longer_locks_is_uninstalled_before_the_tests(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """widget 1.0.0 requires cog, widget 2.0.0 does not, and the app imports cog without declaring it: the
+    shipped uv.lock has no cog, so the tests must not have it either (before: they did, exit 0)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0",))
+    (project / "widget-1.0.0-py3-none-any.whl").unlink()
+    wheel(project, "widget", "1.0.0", ("cog",))
+    wheel(project, "cog", "1.0.0")
+    repo = locked_app(tmp_path, project, imports="import cog\nimport widget")
+    assert 'name = "cog"' in (repo / "uv.lock").read_text()
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["baseline"]["cog"] == "1.0.0" and "cog" not in m["environments"]["after"]
+    assert m["locked"]["uv.lock"]["cog"] == {"locked": [], "tested": None}
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert "tests fail after the bump" in m["reason"], m["reason"]  # ModuleNotFoundError: cog
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_a_local_build_is_not_the_locked_public_version(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """The tool's index has gear 1.1.0+cu999, not the locked 1.1.0: PEP 440 lets `==1.1.0` take the local
+    build, the lock check does not (the review's reproduction: before, exit 0)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0", "1.2.0"))
+    tools = tmp_path / "tool-wheels"
+    shutil.copytree(project, tools, ignore=shutil.ignore_patterns("gear-1.1.0-*"))
+    wheel(tools, "gear", "1.1.0+cu999")
+    repo = locked_app(tmp_path, project, inside=True)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(tools), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["after"]["gear"] == "1.1.0+cu999"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
+    assert "the tests ran on what else" not in mr
+
+
+# --- npm ------------------------------------------------------------------------------------------------
+
+NPM_TEST = """const test = require("node:test");
+const assert = require("node:assert");
+const sdk = require("acme-sdk");
+test.it("knows its version", () => { assert.match(sdk.VERSION, /^[12]\\./); });
+"""
+NPM_TASK = """\
+id: npm-2
+title: Bump acme-sdk to 2.0.0
+sdk: {name: acme-sdk, ecosystem: npm, from: "^1.0.0", to: "2.0.0"}
+allowed_paths: ["package.json", "package-lock.json"]
+acceptance_criteria:
+  - "the tests pass on acme-sdk 2.0.0"
+"""
+needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+
+
+def npm_package(packages: Path, name: str, version: str, deps: dict[str, str] | None = None) -> None:
+    """A package of the fixture registry (fixtures/npm-registry/serve.py)."""
+    folder = packages / name / version
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, object] = {"name": name, "version": version, "main": "index.js", "license": "MIT"}
+    if deps:
+        manifest["dependencies"] = deps
+    (folder / "package.json").write_text(json.dumps(manifest))
+    (folder / "index.js").write_text(f'module.exports = {{ VERSION: "{version}" }};\n')
+
+
+@pytest.fixture
+def npm_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The fixture registry serving tmp_path/packages (empty at first), for npm here and in the sandbox."""
+    packages = tmp_path / "packages"
+    packages.mkdir()
+    spec = importlib.util.spec_from_file_location("npm_registry", ROOT / "fixtures/npm-registry/serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server = module.start(packages)
+    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{server.server_address[1]}/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    monkeypatch.setenv("npm_config_update_notifier", "false")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    try:
+        yield packages
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def npm_app(tmp_path: Path, deps: dict[str, str]) -> Path:
+    src = tmp_path / "app-src"
+    (src / "test").mkdir(parents=True)
+    manifest = {"name": "app", "version": "1.0.0", "scripts": {"test": "node --test"}, "dependencies": deps}
+    (src / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (src / "test" / "v.test.js").write_text(NPM_TEST)
+    subprocess.run(["npm", "install", "--package-lock-only", "--ignore-scripts", "-q"], cwd=src, check=True)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(NPM_TASK)
+    return repo
+
+
+def published_before_the_install(
+    monkeypatch: pytest.MonkeyPatch, packages: Path, cache: Path, *versions: tuple[str, str]
+) -> None:
+    """Publish `versions` between the lockfile's refresh and the after environment's install (the
+    registry moves on): the installer then picks newer versions than the lock tool did."""
+    real = environments.install_target
+
+    def later(state: object) -> object:
+        for name, version in versions:
+            npm_package(packages, name, version)
+        shutil.rmtree(cache, ignore_errors=True)
+        return real(state)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(environments, "install_target", later)
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_bwrap
+def test_npm_a_nested_copy_the_refresh_locked_is_compared_too(
+    tmp_path: Path, npm_registry: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """acme-sdk 2.0.0 needs gear ^1.1.0 while the app pins gear 1.0.0: the refresh nests gear 1.1.0 under
+    acme-sdk; gear 1.2.0 is out by the install (the review's reproduction: before, nested copies were
+    never compared, exit 0)."""
+    for version in ("1.0.0", "1.1.0"):
+        npm_package(npm_registry, "acme-sdk", version)
+        npm_package(npm_registry, "gear", version)
+    npm_package(npm_registry, "acme-sdk", "2.0.0", {"gear": "^1.1.0"})
+    repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0", "gear": "1.0.0"})
+    published_before_the_install(monkeypatch, npm_registry, tmp_path / "npm-cache", ("gear", "1.2.0"))
+    result = run_codemod(repo, tmp_path / "task.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    nested = "acme-sdk/node_modules/gear"
+    assert m["environments"]["after"][nested] == "1.2.0" and m["environments"]["after"]["gear"] == "1.0.0"
+    assert m["locked"]["package-lock.json"][nested] == {"locked": ["1.1.0"], "tested": "1.2.0"}
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert not any("gear@" in argv for argv in installs(result))  # a nested copy is never pinned
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_bwrap
+def test_npm_an_alias_is_never_pinned_as_the_registry_package_of_its_folders_name(
+    tmp_path: Path, npm_registry: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """acme-sdk 2.0.0 depends on gearx = npm:gear@^1.1.0, and the registry also has an unrelated `gearx`
+    (the review's reproduction: before, `gearx@1.1.0` was installed, the impostor, exit 0)."""
+    for version in ("1.0.0", "1.1.0"):
+        npm_package(npm_registry, "acme-sdk", version)
+        npm_package(npm_registry, "gear", version)
+    npm_package(npm_registry, "acme-sdk", "2.0.0", {"gearx": "npm:gear@^1.1.0"})
+    npm_package(npm_registry, "gearx", "1.1.0")  # someone else's package
+    repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0"})
+    published_before_the_install(monkeypatch, npm_registry, tmp_path / "npm-cache", ("gear", "1.2.0"))
+    result = run_codemod(repo, tmp_path / "task.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert not any("gearx@" in argv for argv in installs(result)), installs(result)
+    assert m["locked"]["package-lock.json"]["gearx"] == {"locked": ["1.1.0"], "tested": "1.2.0"}
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_bwrap
+def test_npm_scoped_names_reach_the_mr_inside_code_spans(
+    tmp_path: Path, npm_registry: Path, run_codemod: Callable[..., object]
+) -> None:
+    """`@all/cog` written bare in the MR would notify every member of the project on GitLab."""
+    for version in ("1.0.0", "1.1.0"):
+        npm_package(npm_registry, "acme-sdk", version)
+    npm_package(npm_registry, "acme-sdk", "2.0.0", {"@all/cog": "^1.0.0"})
+    npm_package(npm_registry, "@all/cog", "1.0.0")
+    repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0"})
+    result = run_codemod(repo, tmp_path / "task.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
+    assert "the tests ran on what else it now locks: `@all/cog 1.0.0`" in mr, mr
+    assert "@all" not in re.sub(r"`[^`]*`", "", mr)

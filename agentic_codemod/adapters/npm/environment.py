@@ -41,7 +41,7 @@ from pathlib import Path
 from agentic_codemod.adapters.npm import LOCKFILES, versioning
 from agentic_codemod.adapters.npm.update import run_npm
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
-from agentic_codemod.config import Settings
+from agentic_codemod.config import ENV_LISTED_MAX, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
@@ -108,26 +108,58 @@ def install_dependencies(
     return rebuild if not rebuild.ok else result
 
 
+def uninstall(
+    root: Path, env: VerificationEnv, settings: Settings, runner: Runner, names: Sequence[str]
+) -> ProcessResult:
+    """Remove `names` from the environment's node_modules (package.json and the lockfile stay)."""
+    argv = ["npm", "uninstall", "--no-save", *QUIET, "--", *names]
+    result = _npm(argv, env.root / PROJECT, runner, settings.budgets.install_timeout_s)
+    env.install_log.append(result)
+    return result
+
+
 def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
-    """{name: version} of every top-level package in the environment's node_modules (scoped ones too);
-    None when there is no node_modules."""
+    """{path: version} of every package in the environment's node_modules, by its path below it as a
+    lockfile keys it: top-level ones by name (scoped ones too), copies nested inside another package as
+    `a/node_modules/b`; None when there is no node_modules. Read from package.json files (no code runs);
+    a link out of the environment is not read. None (unreadable, never a partial list) past
+    ENV_LISTED_MAX packages."""
     modules = node_modules(env.root)
     if not modules.is_dir():
         return None
-    found: dict[str, str] = {}
-    folders = [p for p in modules.iterdir() if not p.name.startswith((".", "@"))]
-    folders += [p for scope in modules.glob("@*") if scope.is_dir() for p in scope.iterdir()]
     inside = env.root.resolve()
-    for folder in folders:
-        if not folder.resolve().is_relative_to(inside):
-            continue  # a link out of the environment (a file: or link: package) is not read
-        try:
-            manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(manifest, dict) and isinstance(manifest.get("version"), str):
-            found[folder.relative_to(modules).as_posix()] = manifest["version"]
+    found: dict[str, str] = {}
+    todo = [(modules, "")]
+    while todo:
+        folder, prefix = todo.pop()
+        for package in _packages(folder):
+            if len(found) >= ENV_LISTED_MAX:
+                return None
+            if not package.resolve().is_relative_to(inside):
+                continue  # a link out of the environment (a file: or link: package) is not read
+            try:
+                manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            path = prefix + package.relative_to(folder).as_posix()
+            if isinstance(manifest, dict) and isinstance(manifest.get("version"), str):
+                found[path] = manifest["version"]
+            nested = package / "node_modules"  # not below a link (a workspace's, or a loop)
+            if not package.is_symlink() and nested.is_dir() and not nested.is_symlink():
+                todo.append((nested, f"{path}/node_modules/"))
     return dict(sorted(found.items()))
+
+
+def _packages(modules: Path) -> list[Path]:
+    """The package folders of one node_modules folder (scoped ones inside their @scope folder)."""
+    try:
+        entries = sorted(modules.iterdir())
+    except OSError:
+        return []
+    folders = [p for p in entries if not p.name.startswith((".", "@"))]
+    for scope in (p for p in entries if p.name.startswith("@") and p.is_dir() and not p.is_symlink()):
+        folders += sorted(scope.iterdir())
+    return folders
 
 
 def version_matches(version: str, specifier: str) -> bool:

@@ -1,37 +1,65 @@
-"""Lockfiles: what package-lock.json / npm-shrinkwrap.json lock where the project's packages are installed.
+"""Lockfiles: what package-lock.json / npm-shrinkwrap.json lock where, under the environment's node_modules.
 
-    locked_versions(content) -> {name: {version}}   every package at the top of node_modules
+    locked_versions(content) -> {path: Locked(versions, pinnable)}
 
-Only read: npm refreshes the lockfile (update.py). A top-level entry (`packages["node_modules/<name>"]`,
-scoped names included; lockfile v1: `dependencies["<name>"]`) is what the environment's listing holds
-under that name; a copy nested inside another package (`node_modules/a/node_modules/b`) is not listed
-there, so it is not read here either. Text that is not a lockfile of either shape locks nothing.
+Only read: npm refreshes the lockfile (update.py). Each entry under the root's node_modules is named by its
+path below it, as the environment's listing names what it holds (environment.installed_versions): `gear`,
+`@scope/x`, and a copy nested inside another package `acme-sdk/node_modules/gear`. Lockfile v1 has
+`dependencies` (nested ones under each entry's own `dependencies`). A workspace's own node_modules
+(`packages/a/node_modules/x`) is not the root's and is not read.
+
+Pinnable (`npm install NAME@VERSION` gives exactly it) only: a top-level entry, from the registry (its
+`resolved` tarball under `/<name>/-/`, or none), not an alias (its `name`, where written, is the folder's)
+and not a link. Everything else is compared, never pinned. Text that is not a lockfile locks nothing.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from agentic_codemod.adapters.types import Locked
 
 TOP = "node_modules/"
+NESTED = "/node_modules/"
+MAX_V1_DEPTH = 64
 
 
-def locked_versions(content: str) -> dict[str, frozenset[str]]:
+def locked_versions(content: str) -> dict[str, Locked]:
     try:
         document = json.loads(content)
     except ValueError:
         return {}
     if not isinstance(document, dict):
         return {}
-    found: dict[str, str] = {}
+    found: dict[str, Locked] = {}
     packages = document.get("packages")
     if isinstance(packages, dict):
         for key, entry in packages.items():
-            name = key.removeprefix(TOP) if isinstance(key, str) and key.startswith(TOP) else ""
-            if name and "/node_modules/" not in key and isinstance(entry, dict):
-                found[name] = str(entry.get("version", ""))
+            if isinstance(key, str) and key.startswith(TOP) and isinstance(entry, dict):
+                if entry.get("link"):
+                    continue
+                path = key.removeprefix(TOP)
+                found[path] = _locked(path, entry)
     else:
-        dependencies = document.get("dependencies")
-        for name, entry in (dependencies if isinstance(dependencies, dict) else {}).items():
-            if isinstance(entry, dict):
-                found[str(name)] = str(entry.get("version", ""))
-    return {name: frozenset([version]) for name, version in sorted(found.items()) if version}
+        _v1(document.get("dependencies"), "", found, 0)
+    return {path: locked for path, locked in sorted(found.items()) if all(locked.versions)}
+
+
+def _v1(dependencies: Any, prefix: str, found: dict[str, Locked], depth: int) -> None:
+    if not isinstance(dependencies, dict) or depth > MAX_V1_DEPTH:
+        return
+    for name, entry in dependencies.items():
+        if isinstance(entry, dict):
+            path = f"{prefix}{name}"
+            found[path] = _locked(path, entry)
+            _v1(entry.get("dependencies"), f"{path}{NESTED}", found, depth + 1)
+
+
+def _locked(path: str, entry: dict[str, Any]) -> Locked:
+    folder = path.rpartition(NESTED)[2]
+    resolved = entry.get("resolved")
+    registry = resolved is None or (isinstance(resolved, str) and f"/{folder}/-/" in resolved)
+    own_name = entry.get("name", folder) == folder
+    pinnable = NESTED not in path and registry and own_name and not entry.get("bundled")
+    return Locked(frozenset([str(entry.get("version", ""))]), pinnable)

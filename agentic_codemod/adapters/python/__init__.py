@@ -42,6 +42,7 @@ from agentic_codemod.adapters.python.environment import (  # noqa: E402
     install_dependencies,
     installed_versions,
     prepare_environment,
+    uninstall,
     version_matches,
 )
 from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
@@ -70,6 +71,7 @@ ADAPTER = Adapter(
     prepare_environment=prepare_environment,
     install_dependencies=install_dependencies,
     installed_versions=installed_versions,
+    uninstall=uninstall,
     version_matches=version_matches,
     versioning=VERSIONING,
     test_facts=TEST_FACTS,

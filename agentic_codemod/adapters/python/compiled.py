@@ -33,7 +33,7 @@ from agentic_codemod.adapters.python.extract import file_format
 from agentic_codemod.models import Dependency
 
 UV_HEADER = re.compile(r"^#\s+(uv pip compile\s.*?)\s*$")
-PIP_COMPILE_HEADER = re.compile(r"^#\s+(pip-compile(?:\s.*?)?)\s*$")
+OTHER_HEADER = re.compile(r"^#\s+(pip-compile[\w-]*(?:\s.*?)?)\s*$")  # pip-tools, pip-compile-multi
 HEADER_LINES = 12
 # uv pip compile options taken from a header: flags, and options with one value of the given kind
 FLAGS = frozenset(
@@ -99,9 +99,10 @@ def recompile_command(text: str, file: str, dependency: Dependency, target: str)
     command = next((m.group(1) for line in head if (m := UV_HEADER.match(line))), None)
     upgrade = f"--upgrade-package {dependency.name}=={target}"
     if command is None:
-        pip_compile = next((m.group(1) for line in head if (m := PIP_COMPILE_HEADER.match(line))), None)
-        shown = f"`{pip_compile} {upgrade}`" if pip_compile else f"its own tool with `{upgrade}`"
-        return f"{file} is compiled by pip-compile, which the tool does not run: recompile it with {shown}"
+        other = next((m.group(1) for line in head if (m := OTHER_HEADER.match(line))), None)
+        tool = other.split()[0] if other else "pip-compile"
+        shown = f"`{other} {upgrade}`" if other else f"its own tool with `{upgrade}`"
+        return f"{file} is compiled by {tool}, which the tool does not run: recompile it with {shown}"
     try:
         words = shlex.split(command)[3:]
     except ValueError:

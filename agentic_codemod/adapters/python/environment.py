@@ -103,6 +103,22 @@ def install_dependencies(
     return result
 
 
+def uninstall(
+    root: Path, env: VerificationEnv, settings: Settings, runner: Runner, names: Sequence[str]
+) -> ProcessResult:
+    """Remove `names` (plain package names) from the environment: what the refreshed lockfile no longer
+    locks. uv where it installed, else pip; the result is also appended to `env.install_log`."""
+    timeout = settings.budgets.install_timeout_s
+    python = str(env.interpreter)
+    if env.install.get("installer") == "uv" and (uv := installer.find_uv()) is not None:
+        argv = [uv.program, "pip", "uninstall", "--python", python, "--no-config", "--", *names]
+    else:
+        argv = [sys.executable, "-P", "-m", "pip", "--python", python, "uninstall", "-y", "--", *names]
+    result = runner(argv, cwd=root, timeout_s=timeout)
+    env.install_log.append(result)
+    return result
+
+
 def did_not_start(result: ProcessResult) -> bool:
     """The installer program could not be executed (missing, not executable), as opposed to failing."""
     if result.timed_out:

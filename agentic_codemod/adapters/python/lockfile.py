@@ -1,8 +1,8 @@
 """Lockfiles: where one dependency is locked (poetry.lock, uv.lock, pdm.lock, pylock.toml, Pipfile.lock).
 
     find(content, canonical) -> [Declaration(name, "==<locked version>", line, "lockfile", ...)]
-    locked_versions(content) -> {canonical name: {version, ...}}   every package the lockfile locks (a
-                                                                   compiled requirements file's pins too)
+    locked_versions(content) -> {canonical name: Locked(versions, pinnable)}   every package the lockfile
+                                   locks (a compiled requirements file's pins too)
 
 Only read: a lockfile is never edited by this adapter, its own tool refreshes it (update.update_lockfiles).
 TOML lockfiles list `[[package]]` (pylock: `[[packages]]`) tables with `name` and `version`; Pipfile.lock
@@ -12,12 +12,17 @@ keeps its line number; a file this reader does not follow declares nothing (it i
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
 
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
+from agentic_codemod.adapters.types import Locked
 
 KIND = "lockfile"
+NON_INDEX_KEYS = frozenset({"git", "path", "url", "editable", "vcs", "directory", "archive", "file"})
+PIPFILE_SOURCES = frozenset({"git", "path", "file", "editable", "hg", "svn", "bzr"})
 HEADER_RE = re.compile(r"^\s*\[\[\s*packages?\s*\]\]\s*$")
 KEY_RE = re.compile(r"^\s*(name|version)\s*=\s*\"([^\"]*)\"")
 PIPFILE_NAME_RE = re.compile(r"^\s*\"([^\"]+)\"\s*:\s*\{\s*$")
@@ -30,13 +35,52 @@ def find(content: str, canonical: str) -> list[Declaration]:
     return found + [d for d in _pipfile_entries(content) if pep508.canonical(d.name) == canonical]
 
 
-def locked_versions(content: str) -> dict[str, frozenset[str]]:
+def locked_versions(content: str) -> dict[str, Locked]:
     """Every package the lockfile locks, by canonical name, with the versions it locks (more than one
-    where the lockfile forks by environment marker); a file this reader does not follow locks nothing."""
-    found: dict[str, set[str]] = {}
-    for d in [*_toml_entries(content), *_pipfile_entries(content), *_pinned_lines(content)]:
-        found.setdefault(pep508.canonical(d.name), set()).add(d.specifier.removeprefix("=="))
-    return {name: frozenset(versions) for name, versions in sorted(found.items())}
+    where the lockfile forks by environment marker) and whether each comes from a package index (a git,
+    path, URL or editable source is not: `name==version` from the index would be another package). TOML
+    lockfiles (uv, poetry, pdm, pylock), Pipfile.lock (JSON) and a compiled requirements file's `==`
+    pins; a file none of them reads locks nothing."""
+    try:
+        document: object = tomllib.loads(content)
+    except tomllib.TOMLDecodeError:
+        try:
+            document = json.loads(content)
+        except ValueError:
+            document = None
+    entries: list[tuple[str, str, bool]] = []
+    listed = document.get("package", document.get("packages")) if isinstance(document, dict) else None
+    if isinstance(listed, list):
+        for entry in listed:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                entries.append((entry["name"], str(entry.get("version", "")), _from_index(entry)))
+    elif isinstance(document, dict):  # Pipfile.lock: {"default": {name: {"version": "==X"}}, "develop": ...}
+        for section in ("default", "develop"):
+            for name, entry in (document.get(section) or {}).items():
+                if isinstance(entry, dict):
+                    version = str(entry.get("version", "")).removeprefix("==")
+                    entries.append((str(name), version, not (PIPFILE_SOURCES & entry.keys())))
+    else:
+        entries = [(d.name, d.specifier.removeprefix("=="), True) for d in _pinned_lines(content)]
+    found: dict[str, tuple[set[str], bool]] = {}
+    for name, version, indexed in entries:
+        if not version:  # the project itself (a dynamic version), or a git or path entry: no version locked
+            continue
+        versions, pinnable = found.setdefault(pep508.canonical(name), (set(), True))
+        versions.add(version)
+        found[pep508.canonical(name)] = (versions, pinnable and indexed and bool(version))
+    return {name: Locked(frozenset(v), pinnable) for name, (v, pinnable) in sorted(found.items())}
+
+
+def _from_index(entry: dict[str, object]) -> bool:
+    """uv: `source = {registry = ...}`; poetry: no `[package.source]` or one of type legacy/pypi; pdm: no
+    git/path/url/editable key; pylock: no vcs/directory/archive table."""
+    source = entry.get("source")
+    if isinstance(source, dict):
+        if "type" in source:  # poetry
+            return source.get("type") in ("legacy", "pypi", "")
+        return set(source) <= {"registry"} and "registry" in source
+    return not (NON_INDEX_KEYS & entry.keys())
 
 
 def _pinned_lines(content: str) -> list[Declaration]:

@@ -13,6 +13,7 @@ import pytest
 
 from agentic_codemod.adapters import types
 from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.adapters.npm import environment as npm_environment
 from agentic_codemod.adapters.npm.environment import node_modules
 from agentic_codemod.adapters.npm.test_results import read_results
 from agentic_codemod.config import Settings
@@ -110,3 +111,33 @@ def test_an_unreachable_registry_pauses_the_run(
     root = app(tmp_path / "repo", "^1.0.0")
     with pytest.raises(EnvironmentUnavailable, match=r"registry cannot be reached.*ECONNREFUSED"):
         ADAPTER.prepare_environment(root, tmp_path / "env", Settings(), runner, ["acme-sdk^1.0.0"])
+
+
+def test_the_listing_names_nested_copies_by_path_and_never_follows_a_link_or_lists_a_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a lockfile keys them: `gear`, `@s/x`, `acme-sdk/node_modules/gear`; a package linked to a folder
+    above it (a loop) is listed, not descended; past ENV_LISTED_MAX the listing is unreadable (None)."""
+    env = types.VerificationEnv(interpreter=Path("node"), root=tmp_path)
+    modules = node_modules(tmp_path)
+
+    def package(folder: Path, version: str) -> None:
+        folder.mkdir(parents=True)
+        (folder / "package.json").write_text(json.dumps({"name": folder.name, "version": version}))
+
+    package(modules / "gear", "1.0.0")
+    package(modules / "@s" / "x", "2.0.0")
+    package(modules / "acme-sdk", "2.0.0")
+    package(modules / "acme-sdk" / "node_modules" / "gear", "1.1.0")
+    (modules / "loop").symlink_to(tmp_path / "project")
+    (tmp_path / "project" / "package.json").write_text(json.dumps({"name": "app", "version": "0.1.0"}))
+    listing = {
+        "@s/x": "2.0.0",
+        "acme-sdk": "2.0.0",
+        "acme-sdk/node_modules/gear": "1.1.0",
+        "gear": "1.0.0",
+        "loop": "0.1.0",
+    }
+    assert ADAPTER.installed_versions(tmp_path, env, None) == listing  # type: ignore[arg-type]
+    monkeypatch.setattr(npm_environment, "ENV_LISTED_MAX", 4)
+    assert ADAPTER.installed_versions(tmp_path, env, None) is None  # type: ignore[arg-type]
