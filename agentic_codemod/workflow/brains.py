@@ -244,7 +244,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
             + (f" — {code(h.file + (f':{h.line}' if h.line else ''))}" if h.file else "")
             + (
                 " (handed to the coder: the candidate changes this file, verified and reviewed)"
-                if h.file in handed
+                if h.file in handed and h.rule_id is not None  # only a rule's match can be worked off
                 else ""
             )
             for h in (plan.requires_human if plan else [])
