@@ -132,12 +132,15 @@ class ArtifactNotice:
 
 @dataclass(frozen=True)
 class Locked:
-    """What a lockfile locks under one name: its versions (more than one where it forks by environment
-    marker), and whether `name` at that version from the package index is exactly it (False: a git,
-    path or URL source, an npm alias or a copy nested inside another package: compared, never pinned)."""
+    """What a lockfile locks under one name for this interpreter: its versions (more than one where it
+    forks and the fork cannot be told), whether it comes from a package index (`indexed`; False: a git,
+    path or URL source, whose code no version number names), and whether `name` at that version from the
+    index is exactly it (`pinnable`; False also for an npm alias or a copy nested inside another package:
+    compared, never pinned)."""
 
     versions: frozenset[str]
     pinnable: bool = True
+    indexed: bool = True
 
 
 @dataclass(frozen=True)

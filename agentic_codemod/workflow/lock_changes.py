@@ -16,10 +16,12 @@ too), a difference is installed once more at the locked version, and what still 
 installed: run.json `locked` records every changed entry and what the after environment held of it.
 
 Compared exactly (a local version `1.1.0+cu1` is not `1.1.0`). Pinned only where the adapter says
-`name==version` from the index is the entry (Locked.pinnable) and it is locked at one version: a forked
-entry (by environment marker), a git, path or URL source, an npm alias or nested copy is compared with
-every version it locks, never pinned. A pinnable name or version that could not be a plain package on an
-installer's command line (an option, a path, a URL) is a human's, as is a removed name of that kind.
+`name==version` from the index is the entry (Locked.pinnable) and it is locked at one version for this
+interpreter (the adapter keeps only the forks whose markers hold here): an npm alias or nested copy is
+compared, never pinned; an entry still locked at several versions here, or from a git, path or URL
+source (whose code no version number names), is a human's wherever the environment holds it. A
+pinnable name or version that could not be a plain package on an installer's command line (an option, a
+path, a URL) is a human's, as is a removed name of that kind.
 """
 
 from __future__ import annotations
@@ -47,9 +49,15 @@ class Mismatch:
     name: str
     locked: tuple[str, ...]  # empty: the lockfile no longer locks it
     installed: str
+    undecidable: str = ""  # why no version number can tell whether the tests ran what it locks
 
     @property
     def reason(self) -> str:
+        if self.undecidable:
+            return (
+                f"{self.file} locks {self.name} {' or '.join(self.locked)} {self.undecidable}, and the tests "
+                f"ran with {self.name} {self.installed}: the tool cannot tell they ran what it locks"
+            )
         if not self.locked:
             return (
                 f"{self.file} no longer locks {self.name}, but the tests ran with {self.name} "
@@ -125,7 +133,14 @@ def untested(state: RunState) -> list[Mismatch]:
         for name, versions in [*wanted, *((n, ()) for n in changes.removed)]:
             have = installed.get(canonical(name))
             record[name] = {"locked": list(versions), "tested": have}
-            if have is not None and not any(_same(adapter, have, v) for v in versions):
+            locked = changes.entries.get(name)
+            if have is None:
+                continue
+            if locked is not None and not locked.indexed:
+                found.append(Mismatch(file, name, versions, have, "from a git, path or URL source"))
+            elif len(versions) > 1:
+                found.append(Mismatch(file, name, versions, have, "at several versions for this environment"))
+            elif not any(_same(adapter, have, v) for v in versions):
                 found.append(Mismatch(file, name, versions, have))
         state.manifest.locked[file] = record
     return found

@@ -3,10 +3,13 @@ the brain (rules or agents) is consulted only where the design says the model ma
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from agentic_codemod import experience
+from agentic_codemod.adapters.types import ArtifactNotice
 from agentic_codemod.errors import (
     CandidateRejected,
     InputError,
@@ -15,6 +18,7 @@ from agentic_codemod.errors import (
 from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
+from agentic_codemod.tools.rooted import RootedFS
 from agentic_codemod.tools.snapshot import GitError, read_blob
 from agentic_codemod.workflow import codemod, environments, lock_changes, verify
 from agentic_codemod.workflow.brains import Brain
@@ -166,8 +170,10 @@ def bump(state: RunState) -> str:
                 paths.copy, dep, target, runner.boxed(policy.for_install(paths.copy))
             )
             for notice in notices or []:
-                if notice.updated:  # the refreshed lockfile enters the candidate through the workspace
-                    text = (paths.copy / notice.file).read_text(encoding="utf-8")
+                text = _refreshed_text(state, notice) if notice.updated else None
+                if notice.updated and text is None:
+                    notice = replace(notice, updated=False, message=f"{notice.file} {CHANGED_AFTER}")
+                if text is not None:  # the refreshed lockfile enters the candidate through the workspace
                     ws.write_refreshed(notice.file, text, actor="bump")
                     _lock_changes(state, notice.file, text)
                     refreshed.add(notice.file)
@@ -188,6 +194,22 @@ def bump(state: RunState) -> str:
         _stale_locks(state, plan_)
     environments.install_target(state)
     return f"bumped {len(edited)} declaration(s); installed {state.task.sdk.name} {target}"
+
+
+CHANGED_AFTER = "is not what its tool wrote (replaced, moved behind a link, or not UTF-8): not taken"
+
+
+def _refreshed_text(state: RunState, notice: ArtifactNotice) -> str | None:
+    """The bytes the lock tool wrote, read from the copy without following a link anywhere on the path
+    (code that ran during the refresh could have swapped a folder for a link to a host file) and only if
+    they hash to what the adapter saw when the tool exited; None otherwise."""
+    fs = RootedFS(state.paths.copy, state.settings.budgets.max_lockfile_bytes)
+    try:
+        data = fs.read_bytes(notice.file)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if hashlib.sha256(data).hexdigest() == notice.sha256 else None
 
 
 def _lock_changes(state: RunState, file: str, refreshed: str) -> None:

@@ -60,15 +60,17 @@ def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks_an
         UV_LOCK + '\n[[package]]\nname = "cog"\nversion = "0.1"\nsource = { git = "https://x.invalid/cog" }\n'
     )
     assert python_locked(lock) == {
-        "cog": Locked(frozenset({"0.1"}), pinnable=False),
+        "cog": Locked(frozenset({"0.1"}), pinnable=False, indexed=False),
         "gear-box": Locked(frozenset({"1.0.0"})),
-        "numpy": Locked(frozenset({"1.26.4", "2.3.0"})),
+        "numpy": Locked(frozenset({"1.26.4"})),  # the fork for this interpreter (3.11; the tool needs >=3.11)
     }
+    unreadable = UV_LOCK.replace("python_full_version >= '3.12'", "not a marker")  # kept: never dropped
+    assert python_locked(unreadable)["numpy"] == Locked(frozenset({"1.26.4", "2.3.0"}))
     poetry = '[[package]]\nname = "a"\nversion = "1"\n[package.source]\ntype = "git"\nurl = "x"\n'
     poetry += '[[package]]\nname = "b"\nversion = "2"\n[package.source]\ntype = "legacy"\nurl = "x"\n'
     poetry += '[[package]]\nname = "c"\nversion = "3"\n'
     assert python_locked(poetry) == {
-        "a": Locked(frozenset({"1"}), pinnable=False),
+        "a": Locked(frozenset({"1"}), pinnable=False, indexed=False),
         "b": Locked(frozenset({"2"})),
         "c": Locked(frozenset({"3"})),
     }
@@ -78,6 +80,7 @@ def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks_an
     assert python_locked(project) == {}
     compiled = "# uv pip compile\nattrs==25.4.0 \\\n    --hash=sha256:00\n"
     compiled += "rpds-py==0.22.3 ; python_version >= '3.9'\n"
+    compiled += "pywin32==306 ; sys_platform == 'win32'\n"  # another platform's line: not here
     assert python_locked(compiled) == {
         "attrs": Locked(frozenset({"25.4.0"})),
         "rpds-py": Locked(frozenset({"0.22.3"})),
@@ -104,7 +107,7 @@ def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages(
     assert npm_locked(json.dumps(v3)) == {
         "@scope/x": Locked(frozenset({"1.0.0"})),
         "debug/node_modules/ms": Locked(frozenset({"2.0.0"}), pinnable=False),
-        "g": Locked(frozenset({"1.0.0"}), pinnable=False),
+        "g": Locked(frozenset({"1.0.0"}), pinnable=False, indexed=False),
         "gearx": Locked(frozenset({"1.1.0"}), pinnable=False),
         "ms": Locked(frozenset({"2.1.3"})),
     }
@@ -132,8 +135,7 @@ def test_changed_leaves_out_the_package_and_unchanged_entries_and_names_what_was
     assert changes.entries == {
         "gear-box": Locked(frozenset({"1.1.0"})),
         "new-dep": Locked(frozenset({"0.3"})),
-        "numpy": Locked(frozenset({"1.26.4", "2.3.1"})),
-    }
+    }  # numpy: only the fork for another interpreter moved
     assert changes.removed == ["six"] and changes.unreadable == []
     nothing = changed(adapter, "acme-sdk", after, after)
     assert (nothing.entries, nothing.removed, nothing.unreadable) == ({}, [], [])
@@ -323,24 +325,24 @@ def test_two_bumped_declarations_refresh_the_lockfile_once_and_stay_green(
 @pytest.mark.slow
 @needs_uv
 @needs_bwrap
-def test_a_forked_entry_is_compared_with_every_version_it_locks(
+def test_a_forked_entry_is_held_to_the_fork_for_this_interpreter(
     tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
 ) -> None:
-    """uv.lock forks gear by Python version (1.1.5 below 3.12, 1.1.0 from 3.12): which applies is uv's
-    knowledge, so it is not pinned; the installer's gear 1.2.0 is neither (the review's reproduction:
-    before, nothing compared it, exit 0)."""
-    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0", "1.1.5", "1.2.0"))
-    forked = "[\"gear>=1.1.5,<1.2; python_version < '3.12'\", \"gear<1.1.5; python_version >= '3.12'\"]"
+    """uv.lock forks gear by Python version: 1.1.0 below 3.12 (this interpreter is 3.11), 1.1.5 from 3.12.
+    The installer takes 1.1.5; the tests must run 1.1.0 (the reviews' reproductions: first nothing
+    compared a fork, then any fork's version passed; both exit 0 with 1.1.5)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0", "1.1.5"))
+    forked = "[\"gear<1.1.5; python_version < '3.12'\", \"gear>=1.1.5; python_version >= '3.12'\"]"
     repo = locked_app(tmp_path, project, constraints=forked)
     result = run_codemod(
         repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
     )
     m = result.manifest  # type: ignore[attr-defined]
-    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0", "1.1.5"], "tested": "1.2.0"}}}
-    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
-    reasons = " ".join(h["reason"] for h in m["plan"]["requires_human"])
-    assert "uv.lock locks gear 1.1.0 or 1.1.5, but the tests ran with gear 1.2.0" in reasons, reasons
-    assert not any("gear==" in argv for argv in installs(result))
+    patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
+    assert '+version = "1.1.0"' in patch and '+version = "1.1.5"' in patch, patch  # both forks locked
+    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0"], "tested": "1.1.0"}}}
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert installs(result)[-1].endswith("gear==1.1.0"), installs(result)
 
 
 @pytest.mark.slow
@@ -533,3 +535,38 @@ def test_npm_scoped_names_reach_the_mr_inside_code_spans(
     mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
     assert "the tests ran on what else it now locks: `@all/cog 1.0.0`" in mr, mr
     assert "@all" not in re.sub(r"`[^`]*`", "", mr)
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_an_entry_from_a_path_source_is_a_human_whatever_its_version(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """uv.lock locks gear 1.1.0 from a wheel in the repository ([tool.uv.sources]), another gear 1.1.0 than
+    the index's the tests ran (the review's reproduction: compared by version only, exit 0)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0",))
+    vendored = tmp_path / "vendored"
+    vendored.mkdir()
+    wheel(vendored, "gear", "1.1.0", ("cog",))  # not the index's gear 1.1.0
+    wheel(project, "cog", "1.0.0")
+    src = tmp_path / "app-src"
+    (src / "tests").mkdir(parents=True)
+    (src / "vendor").mkdir()
+    shutil.copy(vendored / "gear-1.1.0-py3-none-any.whl", src / "vendor")
+    sources = '\n[tool.uv.sources]\ngear = { path = "vendor/gear-1.1.0-py3-none-any.whl" }\n'
+    (src / "pyproject.toml").write_text(PYPROJECT.replace("{wheels}", str(project)) + sources)
+    (src / "tests" / "test_widget.py").write_text(TEST)
+    env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    subprocess.run([str(UV), "lock", "--quiet"], cwd=src, env=env, check=True)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(TASK)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["after"]["gear"] == "1.1.0"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    reasons = " ".join(h["reason"] for h in m["plan"]["requires_human"])
+    assert "uv.lock locks gear 1.1.0 from a git, path or URL source" in reasons, reasons

@@ -62,4 +62,4 @@ def _locked(path: str, entry: dict[str, Any]) -> Locked:
     registry = resolved is None or (isinstance(resolved, str) and f"/{folder}/-/" in resolved)
     own_name = entry.get("name", folder) == folder
     pinnable = NESTED not in path and registry and own_name and not entry.get("bundled")
-    return Locked(frozenset([str(entry.get("version", ""))]), pinnable)
+    return Locked(frozenset([str(entry.get("version", ""))]), pinnable, indexed=registry)

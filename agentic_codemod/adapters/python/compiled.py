@@ -61,6 +61,7 @@ VALUED = {
     "--resolution": "word",
 }
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._,:+*=<>!~-]*")
+PINNED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?==[^\s;]+\s*(;.*)?(\\)?$")
 INPUT_NAMES = re.compile(r"[^/]+\.(in|txt)|pyproject\.toml|setup\.cfg|setup\.py")
 
 
@@ -75,6 +76,8 @@ def compiled_files(root: Path, files: list[str], dependency: Dependency, target:
         text = _text(root / file)
         if text is None or not roles.is_compiled(text):
             continue
+        if roles.role(file, "requirements", "", constraints=frozenset(), compiled=True) != "lock":
+            continue  # a compiled minimum-versions file pins an old version on purpose
         pins = requirements_file.find(text, canonical)
         if any(not _is_exactly(d.specifier, target) for d in pins):
             found.append(file)
@@ -167,8 +170,14 @@ def _plain_path(value: str, folder: PurePosixPath, *, inputs: bool = False) -> s
     """Why `value` is not a plain relative path inside the repository (from `folder`), else None.
     Existence is checked where the command runs (unsafe_paths)."""
     path = PurePosixPath(value)
-    if not value or path.is_absolute() or ".." in path.parts or "\\" in value or value.startswith("-"):
-        return f"{value[:120]!r} is not a plain relative path"
+    if (
+        not value
+        or path.is_absolute()
+        or ".." in path.parts
+        or value.startswith("-")
+        or set(value) & set("\\:")
+    ):
+        return f"{value[:120]!r} is not a plain relative path"  # `:`: never a URL (uv would fetch it)
     if inputs and not INPUT_NAMES.fullmatch(path.name):
         return f"{value[:120]!r} is not a requirements, pyproject.toml, setup.cfg or setup.py file"
     return None
@@ -209,3 +218,19 @@ def _text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def recompiled_problem(text: str, file: str, dependency: Dependency, target: str) -> str | None:
+    """Why the recompiled `text` cannot be taken, else None: the package must be pinned, at exactly
+    `target` (a `no-emit-package` of the project's uv configuration drops it), and every requirement
+    line must be a `name==version` pin (a URL, a path or an editable locks code no version names)."""
+    pins = requirements_file.find(text, pep508.canonical(dependency.name))
+    if not pins or not all(_is_exactly(d.specifier, target) for d in pins):
+        return f"{file} recompiled does not pin {dependency.name} at exactly {target}"
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("#", "-")) and not PINNED.match(stripped):
+            return (
+                f"{file} recompiled holds a requirement that is not a name==version pin: {stripped[:120]!r}"
+            )
+    return None

@@ -16,6 +16,8 @@ import json
 import re
 import tomllib
 
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.adapters.types import Locked
@@ -52,7 +54,7 @@ def locked_versions(content: str) -> dict[str, Locked]:
     listed = document.get("package", document.get("packages")) if isinstance(document, dict) else None
     if isinstance(listed, list):
         for entry in listed:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and _applies(entry):
                 entries.append((entry["name"], str(entry.get("version", "")), _from_index(entry)))
     elif isinstance(document, dict):  # Pipfile.lock: {"default": {name: {"version": "==X"}}, "develop": ...}
         for section in ("default", "develop"):
@@ -66,10 +68,29 @@ def locked_versions(content: str) -> dict[str, Locked]:
     for name, version, indexed in entries:
         if not version:  # the project itself (a dynamic version), or a git or path entry: no version locked
             continue
-        versions, pinnable = found.setdefault(pep508.canonical(name), (set(), True))
+        versions, from_index = found.setdefault(pep508.canonical(name), (set(), True))
         versions.add(version)
-        found[pep508.canonical(name)] = (versions, pinnable and indexed and bool(version))
-    return {name: Locked(frozenset(v), pinnable) for name, (v, pinnable) in sorted(found.items())}
+        found[pep508.canonical(name)] = (versions, from_index and indexed)
+    return {
+        name: Locked(frozenset(v), pinnable=indexed, indexed=indexed)
+        for name, (v, indexed) in sorted(found.items())
+    }
+
+
+def _applies(entry: dict[str, object]) -> bool:
+    """A uv.lock fork (`resolution-markers`) applies where one of its markers holds for this interpreter,
+    which the verification environments are made from; an unreadable marker is kept (never dropped)."""
+    markers = entry.get("resolution-markers")
+    if not isinstance(markers, list) or not markers:
+        return True
+    return any(_holds(str(m)) for m in markers)
+
+
+def _holds(marker: str) -> bool:
+    try:
+        return Marker(marker).evaluate()
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return True
 
 
 def _from_index(entry: dict[str, object]) -> bool:
@@ -89,7 +110,8 @@ def _pinned_lines(content: str) -> list[Declaration]:
     entries = []
     for number, text in enumerate(content.splitlines(), start=1):
         match = PINNED_RE.match(text)
-        if match:
+        marker = text.partition(";")[2].split(" \\")[0].strip() if match else ""
+        if match and (not marker or _holds(marker)):  # a line for another platform does not apply here
             entries.append(Declaration(match.group(1), f"=={match.group(2)}", number, KIND, "pep440", "lock"))
     return entries
 

@@ -48,12 +48,14 @@ from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner, refreshed_message
 from agentic_codemod.config import Budgets
 from agentic_codemod.models import Dependency
+from agentic_codemod.tools.rooted import RootedFS
 
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
 # Written beside pdm.lock in the disposable copy the lock tool runs on (never in the candidate).
 PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
 
 # The adapter contract passes no Settings to update_lockfiles: lock tools get the configured default.
+MAX_RECOMPILED_BYTES = int(Budgets.model_fields["max_lockfile_bytes"].default)
 LOCK_TIMEOUT_S = float(Budgets.model_fields["install_timeout_s"].default)
 
 FORMATS_BY_KIND: dict[str, DependencyFormat] = {
@@ -150,11 +152,18 @@ def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, ta
     result = runner([program, *argv[1:]], cwd=path.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
         return ArtifactNotice(file, False, f"`{command}` failed: {_failure(result)}")
-    if path.is_symlink() or not path.is_file():
-        return ArtifactNotice(file, False, f"`{command}` left no regular file at {file}")
-    if path.read_bytes() == before:
+    try:  # code that ran during the recompile may have swapped a folder on the way for a link
+        after = RootedFS(root, MAX_RECOMPILED_BYTES).read_bytes(file)
+    except OSError:
+        return ArtifactNotice(
+            file, False, f"`{command}` left no regular file at {file} (or one behind a link)"
+        )
+    if after == before:
         return ArtifactNotice(file, False, f"`{command}` left {file} unchanged")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    problem = compiled.recompiled_problem(after.decode("utf-8", "replace"), file, dependency, target)
+    if problem:
+        return ArtifactNotice(file, False, f"{problem}; recompile it by hand: `{command}`")
+    digest = hashlib.sha256(after).hexdigest()
     return ArtifactNotice(file, True, refreshed_message(command, digest), sha256=digest)
 
 

@@ -13,9 +13,17 @@ from pathlib import Path
 import pytest
 from fixtures_support import materialize, wheel
 
-from agentic_codemod.adapters.python.compiled import compiled_files, recompile_command, unsafe_paths
+from agentic_codemod.adapters.python.compiled import (
+    compiled_files,
+    recompile_command,
+    recompiled_problem,
+    unsafe_paths,
+)
+from agentic_codemod.adapters.python.update import update_lockfiles
 from agentic_codemod.models import Dependency
 from agentic_codemod.tools import sandbox
+from agentic_codemod.tools.sandbox import Box, Mount
+from agentic_codemod.tools.verification import SandboxRunner
 
 DEP = Dependency(name="attrs", specifier="==24.3.0", file="test-requirements.txt", kind="requirements")
 UV = Path(sys.executable).parent / "uv"
@@ -62,6 +70,8 @@ def test_the_headers_command_runs_again_with_the_target_and_the_header_kept() ->
         ("uv pip compile -o t.txt /etc/t.in", "is not a plain relative path"),
         ("uv pip compile -o t.txt -c /etc/passwd t.in", "is not a plain relative path"),
         ("uv pip compile -o t.txt secrets.env", "is not a requirements, pyproject.toml"),
+        ("uv pip compile -o t.txt http://127.0.0.1:9/r.txt", "is not a plain relative path"),
+        ("uv pip compile -o t.txt --constraint=file:c.txt t.in", "is not a plain relative path"),
         ("uv pip compile -o t.txt --extra '$(id)' t.in", "is not a plain word"),
         ("uv pip compile -o t.txt 't.in", "cannot be read"),
         ("uv pip compile -o t.txt --extra", "has no value"),
@@ -199,6 +209,19 @@ def test_attack_a_compiled_files_header_cannot_point_uv_at_another_index(
     assert "test-requirements.txt" not in m["candidate"]["files"]
 
 
+def test_a_recompiled_file_is_taken_only_pinning_the_target_and_only_with_name_version_pins() -> None:
+    good = header("uv pip compile -o t.txt t.in").replace("24.3.0", "25.4.0")
+    good += "rpds-py==0.22.3 ; python_version >= '3.9' \\\n    --hash=sha256:00\n"
+    assert recompiled_problem(good, "t.txt", DEP, "25.4.0") is None
+    dropped = "# The following packages were excluded from the output:\n# attrs\n"
+    assert "does not pin attrs at exactly 25.4.0" in str(recompiled_problem(dropped, "t.txt", DEP, "25.4.0"))
+    assert "does not pin attrs" in str(recompiled_problem(good, "t.txt", DEP, "25.3.0"))
+    path = good + "./vendor/gear-1.1.0-py3-none-any.whl\n"
+    assert "not a name==version pin" in str(recompiled_problem(path, "t.txt", DEP, "25.4.0"))
+    url = good + "gear @ https://x.invalid/gear-1.1.0.tar.gz\n"
+    assert "not a name==version pin" in str(recompiled_problem(url, "t.txt", DEP, "25.4.0"))
+
+
 def test_only_compiled_files_pinning_another_version_than_the_target_are_recompiled(tmp_path: Path) -> None:
     compiled = header("uv pip compile -o {name} t.in")
     (tmp_path / "old-requirements.txt").write_text(compiled.format(name="old-requirements.txt"))
@@ -207,5 +230,80 @@ def test_only_compiled_files_pinning_another_version_than_the_target_are_recompi
     )
     (tmp_path / "requirements.txt").write_text("attrs==24.3.0\n")  # written by hand: the bump edits it
     (tmp_path / "link-requirements.txt").symlink_to(tmp_path / "old-requirements.txt")
-    files = ["done-requirements.txt", "link-requirements.txt", "old-requirements.txt", "requirements.txt"]
+    (tmp_path / "minimum-requirements.txt").write_text(compiled.format(name="minimum-requirements.txt"))
+    files = ["done-requirements.txt", "link-requirements.txt", "minimum-requirements.txt"]
+    files += ["old-requirements.txt", "requirements.txt"]  # minimum: pins the floor on purpose
     assert compiled_files(tmp_path, files, DEP, "25.4.0") == ["old-requirements.txt"]
+
+
+SWAPPING_BACKEND = """
+import os
+
+def _swap():
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.islink(here):
+        os.rename(here, here + ".real")
+        os.symlink(HOST, here)
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    _swap()
+    d = os.path.join(metadata_directory, "inner-0.1.dist-info")
+    os.makedirs(d)
+    with open(os.path.join(d, "METADATA"), "w") as f:
+        f.write("Metadata-Version: 2.1\\nName: inner\\nVersion: 0.1\\nRequires-Dist: widget\\n")
+    return "inner-0.1.dist-info"
+
+def build_wheel(*a, **k):
+    raise RuntimeError("not needed")
+"""
+INNER = """\
+[build-system]
+requires = []
+build-backend = "backend"
+backend-path = ["."]
+
+[project]
+name = "inner"
+version = "0.1"
+dynamic = ["dependencies"]
+"""
+
+
+@pytest.mark.skipif(not UV.is_file(), reason="uv is not installed beside python")
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start: {sandbox.probe()}")
+def test_attack_code_run_by_the_recompile_cannot_swap_in_a_host_file(tmp_path: Path) -> None:
+    """The header's input is an in-tree build backend that, while uv reads its metadata, swaps the
+    compiled file's folder for a link to a host folder holding a file of that name (the review's
+    reproduction: before, the host file was read into the candidate, its sha256 the one recorded)."""
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "test.txt").write_text("# HOST SECRET hunter2\n")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    wheel(wheels, "widget", "1.0.0")
+    wheel(wheels, "widget", "2.0.0")
+    root = tmp_path / "copy"
+    requirements = root / "requirements"
+    requirements.mkdir(parents=True)
+    (requirements / "backend.py").write_text(f"HOST = {str(host)!r}\n" + SWAPPING_BACKEND)
+    (requirements / "pyproject.toml").write_text(INNER)
+    (requirements / "test.txt").write_text(header("uv pip compile -o requirements/test.txt pyproject.toml"))
+    (requirements / "test.txt").write_text(
+        (requirements / "test.txt").read_text().replace("attrs==24.3.0", "widget==1.0.0")
+    )
+    (root / "requirements.txt").write_text("widget>=1\n")
+    (requirements / "uv.toml").write_text(f'no-index = true\nfind-links = ["{wheels}"]\n')
+    cache = tmp_path / "uv-cache"
+    cache.mkdir()
+    box = Box("sandbox", root, (Mount(wheels), Mount(cache, writable=True)))
+    env = {"PATH": os.environ["PATH"], "UV_CACHE_DIR": str(cache)}
+    runner = SandboxRunner(env=env, tail_bytes=20_000).boxed(box)
+    dep = Dependency(name="widget", specifier=">=1", file="requirements.txt", kind="requirements")
+    notices = update_lockfiles(root, dep, "2.0.0", runner) or []
+    assert requirements.is_symlink()  # the swap happened
+    [notice] = [n for n in notices if n.file == "requirements/test.txt"]
+    assert not notice.updated and "behind a link" in notice.message, notice
+    assert "HOST SECRET" not in notice.message
