@@ -114,7 +114,8 @@ class VerificationEnv:
     install_log: list[ProcessResult] = field(default_factory=list)
     # Repository-relative paths each test copy holds as symlinks into the environment (npm: node_modules)
     links: dict[str, Path] = field(default_factory=dict)
-    # How it was installed, as the adapter says: {"installer": "uv" | "pip", "template": key or ""}
+    # How it was installed, as the adapter says: {"installer": "uv" | "pip", "template": key or "",
+    # "seed": what it was seeded with (python: "setuptools 65.5.0, pip 23.2.1" or why nothing)}
     install: dict[str, str] = field(default_factory=dict)
 
 

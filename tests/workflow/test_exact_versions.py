@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentic_codemod.adapters.python import seed
 from agentic_codemod.adapters.python.installer import find_uv
 
 TASK = """id: acme-open-range
@@ -56,9 +57,11 @@ def test_with_pip_as_the_installer_the_versions_are_the_same(make_repo, run_code
     result = run_codemod(repo, task(tmp_path), "--config", str(config))
     m = result.manifest
     assert result.code == 0, m["reason"]
+    found = seed.find()
+    seeded = found.label if found is not None else seed.NONE  # what `python -m venv` would have added
     assert m["installs"] == {
-        "baseline": {"installer": "pip", "template": ""},
-        "after": {"installer": "pip", "template": ""},
+        "baseline": {"installer": "pip", "template": "", "seed": seeded},
+        "after": {"installer": "pip", "template": "", "seed": seeded},
     }
     assert (m["environments"]["baseline"]["acme-sdk"], m["environments"]["after"]["acme-sdk"]) == (
         "1.4.0",

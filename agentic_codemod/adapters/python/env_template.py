@@ -1,9 +1,10 @@
 """Environment templates: a runner's byte-compiled venvs per dependency set, copied into each run.
 
     registry_part(root, plan) -> Part               what of the plan installs from the index alone
-    template_key(part, settings, installer) -> str  sha256 of everything that decides what it holds
+    template_key(part, settings, installer, caller, seed) -> str
+                                                    sha256 of everything that decides what it holds
     cache_root(settings) -> Path                    python.cache_dir, $CODEMOD_CACHE_DIR, ~/.cache/...
-    ensure(part, key, settings, installer, box, runner) -> (Path | None, [ProcessResult])
+    ensure(part, key, settings, installer, box, runner, caller, seed) -> (Path | None, [ProcessResult])
     instantiate(template, env_dir)                  a private copy for one run (marks the template used)
     prune(envs, keep_s, keep=)                      templates unused for python.env_template_keep_s go
 
@@ -15,11 +16,15 @@ hardlinked: the run's later installs write into its venv) into the run's environ
 Why a template cannot be poisoned by a repository:
   - it holds only the registry part: named requirements without URL or path, from the plan's direct
     requirements and its requirements/constraint files inside the repository; no project, no editable;
+    before it, the seed of `python -m venv` (pip, setuptools), offline from the interpreter's own
+    wheels (seed.py);
   - it is built with `--no-build` (wheels only, so no setup.py or build backend runs) into a fresh venv,
     in a sandbox that sees an empty directory instead of the repository; that step alone sees the
-    shared uv cache (writable), and starts no Python that could run an installed .pth file;
+    shared uv cache (writable), and starts no Python that could run a .pth file of the registry part
+    (uv starts the venv's Python before it installs; by then only the seed is there);
   - byte-compiling (which starts the template's Python) runs in a second box without the shared cache
-    and without network;
+    and without network; it leaves the seed's packages uncompiled (seed.py: pip is for the tests that
+    call it);
   - it is published by an atomic rename and never written again; runs see only their copy; the
     repository's own code never runs where the shared cache or a template is mounted.
 A template resolved against an index goes stale as the index moves: its key holds a time bucket of
@@ -33,6 +38,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -46,6 +52,7 @@ from typing import TYPE_CHECKING, Any, cast
 from agentic_codemod.adapters.python import pep508, pip_config, requirement_options
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.python.installer import Installer
+from agentic_codemod.adapters.python.seed import Seed
 from agentic_codemod.adapters.types import ProcessResult, Runner
 from agentic_codemod.config import CACHE_DIR_VARIABLE, Settings
 
@@ -88,9 +95,14 @@ class _HashChecked(Exception):
 
 
 def template_key(
-    part: Part, settings: Settings, installer: Installer, caller: Mapping[str, str], now: float | None = None
+    part: Part,
+    settings: Settings,
+    installer: Installer,
+    caller: Mapping[str, str],
+    found: Seed | None,
+    now: float | None = None,
 ) -> str:
-    """`caller`: the caller's pip configuration (pip_config.read_caller_config)."""
+    """`caller`: the caller's pip configuration (pip_config.read_caller_config); `found`: the seed."""
     index, ttl = settings.packages, settings.python.env_template_ttl_s
     remote = not index.local_only or any("://" in link for link in index.local)
     facts = {
@@ -99,6 +111,7 @@ def template_key(
         "python": [sys.version, str(Path(sys.base_prefix).resolve()), platform.machine()],
         "requirements": part.requirements,
         "constraints": part.constraints,
+        "seed": [found.label, str(found.directory)] if found else None,
         "index_url": index.index_url,
         "no_index": index.local_only,
         "find_links": [_links_fingerprint(link) for link in index.local],
@@ -122,10 +135,12 @@ def ensure(
     box: Box,
     runner: Any,
     caller: Mapping[str, str],
+    found: Seed | None,
 ) -> tuple[Path | None, list[ProcessResult]]:
     """The template for `key`, built now when missing (None when it cannot be: the run installs
     everything itself). `box` is the run's install box, `runner` the SandboxRunner to box with it,
-    `caller` the caller's pip configuration (its index, certificates ... as for the run's install)."""
+    `caller` the caller's pip configuration (its index, certificates ... as for the run's install),
+    `found` the seed installed first (none when None)."""
     root = cache_root(settings)
     template = root / "envs" / key
     if (template / "template.json").is_file():
@@ -135,28 +150,18 @@ def ensure(
     shared_uv.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=f".build-{key[:12]}-", dir=root / "envs"))
     scratch = Path(tempfile.mkdtemp(prefix=".scratch-", dir=root / "envs"))
-    log: list[ProcessResult] = []
     try:
         venv = build / "venv"
-        fetch = _boxed(runner, box, scratch, (build, shared_uv))
-        timeout = settings.budgets.install_timeout_s
-        log.append(fetch(installer.venv_command(venv), cwd=scratch, timeout_s=timeout))
-        (scratch / "requirements.txt").write_text("".join(f"{r}\n" for r in part.requirements))
-        (scratch / "constraints.txt").write_text("".join(f"{c}\n" for c in part.constraints))
-        files = InstallPlan(requirement_files=["requirements.txt"], constraint_files=["constraints.txt"])
-        argv = installer.install_command(venv / "bin" / "python", settings, files, shared_uv)
-        argv = [a for a in argv if a != "--compile-bytecode"] + ["--no-build"]
-        if log[-1].ok:
-            variables = installer.install_env(caller, pip_config.cert_copies(caller, scratch))
-            log.append(fetch(argv, cwd=scratch, timeout_s=timeout, env=variables))
-        if log[-1].ok:  # byte-compiling starts the template's Python: without the shared cache
-            compile_box = _boxed(runner, box, scratch, (build,), network=False)
-            command = [str(venv / "bin" / "python"), "-m", "compileall", "-q", "-j", "0", str(venv / "lib")]
-            log.append(compile_box(command, cwd=scratch, timeout_s=timeout))
+        log = _build(venv, scratch, shared_uv, part, settings, installer, box, runner, caller, found)
         if not all(r.ok for r in log):
             return None, log
-        meta = {"format": FORMAT, "key": key, "requirements": part.requirements}
-        (venv / "template.json").write_text(json.dumps(meta | {"constraints": part.constraints}, indent=2))
+        meta = {
+            "format": FORMAT,
+            "key": key,
+            "seed": found.label if found else "",
+            **dataclasses.asdict(part),
+        }
+        (venv / "template.json").write_text(json.dumps(meta, indent=2))
         try:
             venv.rename(template)  # atomic; a concurrent build of the same key may have won
         except OSError:
@@ -223,6 +228,51 @@ def prune(envs: Path, keep_s: float, *, keep: Path, now: float | None = None) ->
         shutil.rmtree(trash, ignore_errors=True)
         gone.append(template.name)
     return gone
+
+
+def uncompiled(found: Seed) -> str:
+    """compileall's -x: the seed's packages (seed.Seed.uncompiled; also where the registry part upgraded
+    one of them)."""
+    return "/site-packages/(" + "|".join(re.escape(name) for name in found.uncompiled) + ")/"
+
+
+def _build(
+    venv: Path,
+    scratch: Path,
+    shared_uv: Path,
+    part: Part,
+    settings: Settings,
+    installer: Installer,
+    box: Box,
+    runner: Any,
+    caller: Mapping[str, str],
+    found: Seed | None,
+) -> list[ProcessResult]:
+    """Create the venv, seed it, install the registry part, byte-compile: each step boxed, until one
+    fails. The seed goes first: uv starts the venv's Python, which runs the .pth files installed in it,
+    and then only the interpreter's own wheels are there."""
+    python, timeout = venv / "bin" / "python", settings.budgets.install_timeout_s
+    (scratch / "requirements.txt").write_text("".join(f"{r}\n" for r in part.requirements))
+    (scratch / "constraints.txt").write_text("".join(f"{c}\n" for c in part.constraints))
+    files = InstallPlan(requirement_files=["requirements.txt"], constraint_files=["constraints.txt"])
+    install = installer.install_command(python, settings, files, shared_uv)
+    install = [a for a in install if a != "--compile-bytecode"] + ["--no-build"]
+    compile_all = [str(python), "-m", "compileall", "-q", "-j", "0"]
+    compile_all += ["-x", uncompiled(found)] if found is not None else []
+    fetch = _boxed(runner, box, scratch, (venv.parent, shared_uv))
+    compile_box = _boxed(runner, box, scratch, (venv.parent,), network=False)  # no shared cache
+    steps: list[tuple[Runner, list[str], dict[str, str] | None]] = [
+        (fetch, installer.venv_command(venv), None),
+        *([(fetch, installer.seed_command(python, found, shared_uv), None)] if found is not None else []),
+        (fetch, install, installer.install_env(caller, pip_config.cert_copies(caller, scratch))),
+        (compile_box, [*compile_all, str(venv / "lib")], None),
+    ]
+    log: list[ProcessResult] = []
+    for boxed, argv, variables in steps:
+        log.append(boxed(argv, cwd=scratch, timeout_s=timeout, env=variables))
+        if not log[-1].ok:
+            break
+    return log
 
 
 def _boxed(runner: Any, box: Box, scratch: Path, writable: Sequence[Path], *, network: bool = True) -> Runner:

@@ -2,7 +2,8 @@
 
     prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
         the environment template of the plan's registry part copied in when there is one (built now
-        when missing, env_template.py), else `uv venv` / `python -m venv --without-pip`; then the
+        when missing, env_template.py), else `uv venv` / `python -m venv --without-pip`; either way
+        seeded first with what `python -m venv` gives (pip, setuptools before 3.12: seed.py); then the
         whole install plan (see install_plan for what) installed on top by installer.py; the venv
         writes no bytecode, in any of its interpreters (no_bytecode)
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
@@ -15,7 +16,8 @@ The caller's pip configuration (pip.conf files, PIP_* variables: index, extra in
 certificates, proxy) is read with pip's own reader and handed to the sandboxed installer explicitly
 (pip_config.py): index URLs as variables (never on a recorded command line), certificate files
 copied into the repository copy. The tool's packages.index_url / local / local_only win over it.
-`env.install` says which installer ran (run.json `installs`); uv that does not start falls back to pip.
+`env.install` says which installer ran (run.json `installs`; uv that does not start falls back to pip),
+the template and the seed ("pip 23.2.1, ...", or seed.NONE where this Python ships no ensurepip wheels).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.adapters.python import env_template, installer, pip_config
+from agentic_codemod.adapters.python import env_template, installer, pip_config, seed
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
@@ -75,16 +77,12 @@ def prepare_environment(
     caller = pip_config.read_caller_config(os.environ)  # the sandbox clears the environment and HOME
     plan = plan_install(root, settings)
     plan = replace(plan, requirements=[*plan.requirements, *pins])
-    env = VerificationEnv(venv_python(env_dir), env_dir, install={"installer": chosen.name, "template": ""})
-    if not _from_template(root, env, settings, runner, plan, chosen, caller):
-        created = runner(chosen.venv_command(env_dir), cwd=root, timeout_s=settings.budgets.install_timeout_s)
-        if chosen.name == "uv" and did_not_start(created):
-            env.install_log.append(created)
-            env.install["installer"] = installer.PIP.name
-            created = runner(installer.PIP.venv_command(env_dir), cwd=root, timeout_s=120.0)
-        env.install_log.append(created)
-        if not created.ok:
-            return env
+    found = seed.find()
+    install = {"installer": chosen.name, "template": "", "seed": found.label if found else seed.NONE}
+    env = VerificationEnv(venv_python(env_dir), env_dir, install=install)
+    from_template = _from_template(root, env, settings, runner, plan, chosen, caller, found)
+    if not from_template and not _create(root, env, settings, runner, chosen, found):
+        return env
     no_bytecode(env_dir)
     if not plan.empty:
         env.install_log.append(_install(root, env, settings, runner, plan, caller))
@@ -119,6 +117,34 @@ def uninstall(
     return result
 
 
+def _create(
+    root: Path,
+    env: VerificationEnv,
+    settings: Settings,
+    runner: Runner,
+    chosen: installer.Installer,
+    found: seed.Seed | None,
+) -> bool:
+    """A venv of its own (no template): created, then seeded as `python -m venv` would be; pip where
+    uv does not start. False when either step failed (the log says why)."""
+    timeout = settings.budgets.install_timeout_s
+    created = runner(chosen.venv_command(env.root), cwd=root, timeout_s=timeout)
+    if chosen.name == "uv" and did_not_start(created):
+        env.install_log.append(created)
+        chosen = installer.PIP
+        env.install["installer"] = chosen.name
+        created = runner(chosen.venv_command(env.root), cwd=root, timeout_s=120.0)
+    env.install_log.append(created)
+    if not created.ok or found is None:
+        return created.ok
+    cache = install_cache_of(env.root) if chosen.name == "uv" else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    seeded = runner(chosen.seed_command(env.interpreter, found, cache), cwd=root, timeout_s=timeout)
+    env.install_log.append(seeded)
+    return seeded.ok
+
+
 def did_not_start(result: ProcessResult) -> bool:
     """The installer program could not be executed (missing, not executable), as opposed to failing."""
     if result.timed_out:
@@ -135,17 +161,19 @@ def _from_template(
     plan: InstallPlan,
     chosen: installer.Installer,
     caller: dict[str, str],
+    found: seed.Seed | None,
 ) -> bool:
-    """Copy the environment template of the plan's registry part into `env` (built first when missing).
-    Only with uv, inside a sandbox box (the template build needs one) and when templates are on."""
+    """Copy the environment template of the plan's registry part into `env` (built first when missing,
+    seeded with `found`). Only with uv, inside a sandbox box (the template build needs one) and when
+    templates are on."""
     box = getattr(runner, "box", None)
     if chosen.name != "uv" or box is None or not settings.python.env_template_ttl_s:
         return False
     part = env_template.registry_part(root, plan)
     if part.empty:
         return False
-    key = env_template.template_key(part, settings, chosen, caller)
-    template, log = env_template.ensure(part, key, settings, chosen, box, runner, caller)
+    key = env_template.template_key(part, settings, chosen, caller, found)
+    template, log = env_template.ensure(part, key, settings, chosen, box, runner, caller, found)
     if template is None:  # the build is in the trace; the run installs everything itself
         _pause_when_unreachable(env, next((r for r in log if not r.ok), None))
         return False

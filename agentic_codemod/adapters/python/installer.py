@@ -3,6 +3,9 @@
     choose(settings) -> Installer            uv where python.installer allows it and `uv --version` starts
                                              (the `uv` extra puts it beside this interpreter); else pip
     installer.venv_command(env_dir)          uv venv --relocatable / python -m venv --without-pip
+    installer.seed_command(python, seed, cache)
+                                             pip (and setuptools) from the interpreter's own wheels,
+                                             offline and not byte-compiled (seed.py)
     installer.install_command(python, settings, plan, caller, cache)
                                              the install of `plan` into the venv of `python`
     installer.install_env(caller, cert)      the caller's pip configuration as this installer reads it
@@ -27,6 +30,7 @@ from pathlib import Path
 
 from agentic_codemod.adapters.python import pip_config
 from agentic_codemod.adapters.python.install_plan import InstallPlan
+from agentic_codemod.adapters.python.seed import Seed
 from agentic_codemod.config import Settings
 
 PROBE_TIMEOUT_S = 20.0
@@ -46,6 +50,18 @@ class Installer:
         # -P (here and for pip): these run in the repository copy, which must not be where venv or pip
         # come from (a pip package at its root would run with the caller's index credentials)
         return [sys.executable, "-P", "-m", "venv", "--without-pip", str(env_dir)]
+
+    def seed_command(self, python: Path, seed: Seed, cache: Path | None) -> list[str]:
+        """What `python -m venv` would add, from `seed.directory` alone: no index, no configuration
+        (`--no-config`; pip's `--isolated`), no bytecode."""
+        offline = ["--no-index", "--find-links", str(seed.directory), *seed.requirements]
+        if self.name == "uv":
+            argv = [self.program, "pip", "install", "--python", str(python), "--no-config"]
+            argv += ["--link-mode", "copy", "--no-progress"]
+            argv += ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
+            return argv + offline
+        argv = [sys.executable, "-P", "-m", "pip", "--isolated", "--python", str(python), "install"]
+        return [*argv, "--disable-pip-version-check", "--no-input", "--no-compile", *offline]
 
     def install_command(
         self,

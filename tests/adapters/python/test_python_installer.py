@@ -4,13 +4,14 @@ environment templates (built once per dependency set, copied per run, never writ
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from agentic_codemod.adapters.python import env_template, installer, pip_config
+from agentic_codemod.adapters.python import env_template, installer, pip_config, seed
 from agentic_codemod.adapters.python.environment import prepare_environment
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.types import Runner
@@ -20,6 +21,8 @@ from agentic_codemod.tools.verification import SandboxRunner
 
 needs_uv = pytest.mark.skipif(installer.find_uv() is None, reason="uv is not installed (the `uv` extra)")
 needs_bwrap = pytest.mark.skipif(probe() is not None, reason=f"bubblewrap cannot start here: {probe()}")
+SEED = seed.find()  # this interpreter's ensurepip wheels
+SEEDED = SEED.label if SEED is not None else seed.NONE
 BUILD_SYSTEM = '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
 
 
@@ -53,6 +56,23 @@ def test_uv_reads_no_repository_config_byte_compiles_and_copies_from_the_per_run
         "/opt/uv", "venv", "--quiet", "--no-config", "--relocatable", "--python", sys.executable,
         str(tmp_path / "env"),
     ]  # fmt: skip
+
+
+def test_the_seed_installs_the_interpreters_own_wheels_offline_without_bytecode(tmp_path: Path) -> None:
+    bundled = seed.Seed(tmp_path / "_bundled", (("setuptools", "65.5.0"), ("pip", "23.2.1")))
+    python = tmp_path / "env/bin/python"
+    uv = installer.Installer("uv", "/opt/uv", "0.13.9")
+    assert uv.seed_command(python, bundled, tmp_path / "cache") == [
+        "/opt/uv", "pip", "install", "--python", str(python), "--no-config", "--link-mode", "copy",
+        "--no-progress", "--cache-dir", str(tmp_path / "cache"),
+        "--no-index", "--find-links", str(tmp_path / "_bundled"), "setuptools==65.5.0", "pip==23.2.1",
+    ]  # fmt: skip
+    assert installer.PIP.seed_command(python, bundled, None) == [
+        sys.executable, "-P", "-m", "pip", "--isolated", "--python", str(python), "install",
+        "--disable-pip-version-check", "--no-input", "--no-compile",
+        "--no-index", "--find-links", str(tmp_path / "_bundled"), "setuptools==65.5.0", "pip==23.2.1",
+    ]  # fmt: skip
+    assert bundled.label == "setuptools 65.5.0, pip 23.2.1"
 
 
 def test_the_callers_pip_config_reaches_uv_as_variables_with_credentials_off_the_command_line() -> None:
@@ -90,6 +110,16 @@ def test_pip_is_chosen_when_configured(monkeypatch: pytest.MonkeyPatch) -> None:
     assert installer.choose(settings(installer="uv")) is installer.PIP  # uv missing: pip, recorded
 
 
+def assert_seeded(env_dir: Path, runner: Runner, cwd: Path) -> None:
+    """pip runs in the venv as in one of `python -m venv`, and the seed was not byte-compiled."""
+    if SEED is None:
+        return
+    site = next((env_dir / "lib").glob("python3*/site-packages"))
+    assert all((site / name).is_dir() and not list((site / name).rglob("*.pyc")) for name in SEED.uncompiled)
+    done = runner([str(env_dir / "bin" / "python"), "-I", "-m", "pip", "--version"], cwd=cwd, timeout_s=60)
+    assert done.ok and done.output_tail.startswith(f"pip {dict(SEED.wheels)['pip']} "), done.output_tail
+
+
 def wheelhouse(tmp_path: Path, runner: Runner, versions: tuple[str, ...] = ("0.1.0",)) -> Path:
     wheels = tmp_path / "wheels"
     for version in versions:
@@ -118,10 +148,12 @@ def test_uv_that_does_not_start_falls_back_to_pip(
 
     env = prepare_environment(repo, tmp_path / "env", config, runner, [])
 
-    assert env.install == {"installer": "pip", "template": ""}
+    assert env.install == {"installer": "pip", "template": "", "seed": SEEDED}
     assert env.install_log[0].argv[0] == broken.program and not env.install_log[0].ok
-    assert env.install_log[-1].ok, env.install_log[-1].output_tail
+    assert all(r.ok for r in env.install_log[1:]), env.install_log[-1].output_tail
     assert env.install_log[-1].argv[:4] == [sys.executable, "-P", "-m", "pip"]
+    assert "--no-compile" in env.install_log[-2].argv  # the seed, by the tool's pip
+    assert_seeded(tmp_path / "env", runner, tmp_path)
 
 
 @needs_uv
@@ -133,11 +165,41 @@ def test_uv_installs_byte_compiled(tmp_path: Path, runner: Runner) -> None:
 
     env = prepare_environment(repo, tmp_path / "env", config, runner, [])
 
-    assert env.install == {"installer": "uv", "template": ""}  # no sandbox box: no template
+    assert env.install == {"installer": "uv", "template": "", "seed": SEEDED}  # no sandbox box: no template
     assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
     site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
     assert list((site / "tinypkg" / "__pycache__").glob("__init__.*.pyc"))
     assert (install_cache_of(tmp_path / "env")).is_dir()
+    assert_seeded(tmp_path / "env", runner, tmp_path)
+
+
+@pytest.mark.slow
+def test_where_python_ships_no_ensurepip_wheels_the_venv_is_made_unseeded_and_says_so(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(seed, "find", lambda: None)  # Debian's python3 without python3-pip-whl
+    wheels = wheelhouse(tmp_path, runner)
+    repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg==0.1.0\n"})
+    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
+
+    env = prepare_environment(repo, tmp_path / "env", config, runner, [])
+
+    assert env.install["seed"] == seed.NONE == "none: this Python ships no ensurepip wheels"
+    assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+    assert len(env.install_log) == 2  # the venv, the plan: nothing seeded
+    done = runner([str(env.interpreter), "-I", "-c", "import tinypkg, pip"], cwd=tmp_path, timeout_s=60)
+    assert not done.ok and "No module named 'pip'" in done.output_tail
+
+
+def test_the_seed_is_found_where_ensurepip_finds_it(tmp_path: Path) -> None:
+    """The distribution's WHEEL_PKG_DIR when it holds every package, else the bundled wheels."""
+    shared, bundled = tmp_path / "python-wheels", tmp_path / "_bundled"
+    write(shared, {"pip-23.0.1-py3-none-any.whl": "", "wheel-0.38.4-py3-none-any.whl": ""})
+    write(bundled, {"pip-23.2.1-py3-none-any.whl": "", "setuptools-65.5.0-py3-none-any.whl": ""})
+    found = seed.first_in([shared, bundled], ("setuptools", "pip"))
+    assert found == seed.Seed(bundled, (("setuptools", "65.5.0"), ("pip", "23.2.1")))
+    assert seed.first_in([shared, bundled], ("pip",)) == seed.Seed(shared, (("pip", "23.0.1"),))
+    assert seed.first_in([tmp_path / "stripped"], ("pip",)) is None
 
 
 def test_registry_part_keeps_named_requirements_and_leaves_urls_paths_editables_and_hashes(
@@ -162,22 +224,28 @@ def test_registry_part_keeps_named_requirements_and_leaves_urls_paths_editables_
     assert env_template.registry_part(repo, plan).empty  # hash-checked: no template at all
 
 
-def test_the_template_key_follows_requirements_wheels_and_time_only_for_an_index(tmp_path: Path) -> None:
+def test_the_template_key_follows_requirements_wheels_seed_and_time_only_for_an_index(tmp_path: Path) -> None:
     uv = installer.Installer("uv", "uv", "0.13.9")
     part = env_template.Part(["tinypkg==0.1.0"])
+    pip = seed.Seed(tmp_path / "_bundled", (("pip", "23.2.1"),))
     (tmp_path / "w").mkdir()
     local = settings(find_links=[str(tmp_path / "w")], no_index=True)
-    key = env_template.template_key(part, local, uv, {}, now=0)
-    assert key == env_template.template_key(part, local, uv, {}, now=10**9)  # local wheels: no expiry
-    assert key != env_template.template_key(env_template.Part(["tinypkg==0.2.0"]), local, uv, {}, now=0)
+    key = env_template.template_key(part, local, uv, {}, pip, now=0)
+    assert key == env_template.template_key(part, local, uv, {}, pip, now=10**9)  # local wheels: no expiry
+    other = env_template.Part(["tinypkg==0.2.0"])
+    assert key != env_template.template_key(other, local, uv, {}, pip, now=0)
+    # a template made before the seed (or without one) is not one with pip in it
+    assert key != env_template.template_key(part, local, uv, {}, None, now=0)
+    newer = seed.Seed(tmp_path / "_bundled", (("pip", "24.0"),))
+    assert key != env_template.template_key(part, local, uv, {}, newer, now=0)
     (tmp_path / "w" / "tinypkg-0.2.0-py3-none-any.whl").write_bytes(b"x")
-    assert key != env_template.template_key(part, local, uv, {}, now=0)  # the wheel dir changed
+    assert key != env_template.template_key(part, local, uv, {}, pip, now=0)  # the wheel dir changed
     remote = settings(env_template_ttl_s=3600)
-    assert env_template.template_key(part, remote, uv, {}, now=0) != env_template.template_key(
-        part, remote, uv, {}, now=3600
+    assert env_template.template_key(part, remote, uv, {}, pip, now=0) != env_template.template_key(
+        part, remote, uv, {}, pip, now=3600
     )
-    assert env_template.template_key(part, remote, uv, {"index-url": "https://a"}, now=0) != (
-        env_template.template_key(part, remote, uv, {}, now=0)
+    assert env_template.template_key(part, remote, uv, {"index-url": "https://a"}, pip, now=0) != (
+        env_template.template_key(part, remote, uv, {}, pip, now=0)
     )
 
 
@@ -226,6 +294,12 @@ def test_a_template_is_built_once_per_dependency_set_and_copied_into_each_run(
     site = next((two.root / "lib").glob("python3*/site-packages"))
     assert list((site / "tinypkg" / "__pycache__").glob("*.pyc"))  # compiled once, in the template
     assert (site / "tinypkg" / "__init__.py").stat().st_nlink == 1  # a copy, not a hardlink
+    assert one.install["seed"] == two.install["seed"] == SEEDED
+    meta = json.loads((tmp_path / "cache" / "envs" / one.install["template"] / "template.json").read_text())
+    assert meta["seed"] == (SEED.label if SEED else "")
+    assert_seeded(two.root, runner, tmp_path)  # pip is in the template, uncompiled
+    if (site / "_distutils_hack").is_dir():  # setuptools' .pth imports it in every start: compiled
+        assert list((site / "_distutils_hack" / "__pycache__").glob("*.pyc"))
 
 
 BACKEND = """

@@ -154,7 +154,7 @@ def test_a_private_index_from_the_callers_config_serves_the_sandboxed_install(
     venv = prepare_environment(copy, tmp_path / "env", settings, runner, [])
 
     assert not (copy / "stolen.txt").exists(), "the copy's own pip or venv package ran in the install box"
-    assert [r.ok for r in venv.install_log] == [True, True], venv.install_log[-1].output_tail
+    assert all(r.ok for r in venv.install_log), venv.install_log[-1].output_tail
     if installer == "pip":  # the pip path itself, not uv's
         assert venv.install["installer"] == "pip"
     assert f"Basic {base64.b64encode(f'alice:{PASSWORD}'.encode()).decode()}" in _Index.seen
