@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures_support import PLAIN_TASK, stable_ping_files
+from fixtures_support import PLAIN_TASK, stable_repo_files
 
 from agentic_codemod.task import load_task
 
@@ -19,12 +19,7 @@ def _task(tmp_path: Path) -> Path:
 
 
 def _stable_repo(make_repo) -> Path:
-    acme_files = [p.name for p in (Path(__file__).parents[1] / "fixtures/acme-app/src/acme_app").glob("*.py")]
-    test_files = [p.name for p in (Path(__file__).parents[1] / "fixtures/acme-app/tests").glob("*.py")]
-    files: dict[str, str | None] = {f"src/acme_app/{n}": None for n in acme_files if n != "__init__.py"}
-    files.update({f"tests/{n}": None for n in test_files})
-    files.update(stable_ping_files())
-    return make_repo("stable", files)
+    return make_repo("stable", stable_repo_files())
 
 
 def test_task_without_migration_loads_and_old_tasks_still_do(tmp_path: Path):

@@ -74,6 +74,19 @@ def stable_ping_files() -> dict[str, str]:
     return {"src/acme_app/ping.py": STABLE_PING, "tests/test_ping.py": STABLE_PING_TEST}
 
 
+def stable_repo_files() -> dict[str, str | None]:
+    """make_repo's files for acme-app with only the stable module and its test: the app's modules and
+    tests that a 2.x bump breaks deleted (None), stable_ping_files added."""
+    files: dict[str, str | None] = {
+        f"src/acme_app/{p.name}": None
+        for p in (ACME_APP / "src/acme_app").glob("*.py")
+        if p.name != "__init__.py"
+    }
+    files.update({f"tests/{p.name}": None for p in (ACME_APP / "tests").glob("*.py")})
+    files.update(stable_ping_files())
+    return files
+
+
 def _load(name: str) -> ModuleType:
     """Import fixtures/<name>.py by path (fixtures/ is not a package)."""
     spec = importlib.util.spec_from_file_location(f"fixtures_{name}", FIXTURES / f"{name}.py")
