@@ -17,8 +17,11 @@ hold exactly `to`, ends the run with the reason — never green.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from agentic_codemod.adapters import get_adapter
-from agentic_codemod.adapters.types import Adapter, ProcessResult
+from agentic_codemod.adapters.types import Adapter, ProcessResult, Runner, VerificationEnv
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.models import HumanItem
 from agentic_codemod.tools import repo_copy
@@ -91,43 +94,39 @@ def _check_target(state: RunState) -> None:
 
 
 def _uninstall(state: RunState, names: list[str]) -> None:
-    adapter, paths, policy = need(state.adapter), state.paths, need(state.policy)
-    repo_copy.fresh_copy(paths.worktree, paths.copy)
-    try:
-        box = need(state.runner).boxed(policy.for_install(paths.copy))
-        result = adapter.uninstall(paths.copy, need(state.env), state.settings, box, names)
-    finally:
-        repo_copy.discard(paths.copy)
-    state.trace.record(
-        actor="bump",
-        tool="uninstall",
-        arguments={"argv": result.argv},
-        result=f"exit {result.exit_code}",
-        decision="allowed",
+    adapter, settings = need(state.adapter), state.settings
+    _in_install_box(
+        state, "uninstall", lambda root, env, box: adapter.uninstall(root, env, settings, box, names)
     )
 
 
 def _install(state: RunState, pins: list[str]) -> ProcessResult:
-    adapter, paths, policy = need(state.adapter), state.paths, need(state.policy)
+    adapter, settings = need(state.adapter), state.settings
+    return _in_install_box(
+        state,
+        "install_dependencies",
+        lambda root, env, box: adapter.install_dependencies(root, env, settings, box, pins),
+    )
+
+
+def _in_install_box(
+    state: RunState, tool: str, step: Callable[[Path, VerificationEnv, Runner], ProcessResult]
+) -> ProcessResult:
+    """One change to the after environment, run in the install box on a disposable copy, traced."""
+    paths, policy = state.paths, need(state.policy)
     repo_copy.fresh_copy(paths.worktree, paths.copy)
     try:
-        install = adapter.install_dependencies(
-            paths.copy,
-            need(state.env),
-            state.settings,
-            need(state.runner).boxed(policy.for_install(paths.copy)),
-            pins,
-        )
+        result = step(paths.copy, need(state.env), need(state.runner).boxed(policy.for_install(paths.copy)))
     finally:
         repo_copy.discard(paths.copy)
     state.trace.record(
         actor="bump",
-        tool="install_dependencies",
-        arguments={"argv": install.argv},
-        result=f"exit {install.exit_code}",
+        tool=tool,
+        arguments={"argv": result.argv},
+        result=f"exit {result.exit_code}",
         decision="allowed",
     )
-    return install
+    return result
 
 
 def _record(state: RunState, phase: str) -> str | None:
