@@ -220,16 +220,22 @@ def _text(path: Path) -> str | None:
         return None
 
 
-def recompiled_problem(text: str, file: str, dependency: Dependency, target: str) -> str | None:
+def recompiled_problem(
+    text: str, file: str, dependency: Dependency, target: str, before: str = ""
+) -> str | None:
     """Why the recompiled `text` cannot be taken, else None: the package must be pinned, at exactly
     `target` (a `no-emit-package` of the project's uv configuration drops it), and every requirement
-    line must be a `name==version` pin (a URL, a path or an editable locks code no version names)."""
+    line must be a `name==version` pin (a URL, a path or an editable locks code no version names), or a
+    line the file held before the recompile as it is (the project itself: `name @ file:.`)."""
     pins = requirements_file.find(text, pep508.canonical(dependency.name))
     if not pins or not all(_is_exactly(d.specifier, target) for d in pins):
         return f"{file} recompiled does not pin {dependency.name} at exactly {target}"
+    kept = {line.strip() for line in before.splitlines()}
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped and not stripped.startswith(("#", "-")) and not PINNED.match(stripped):
+        if stripped in kept or stripped.startswith(("#", "-")):
+            continue
+        if stripped and not PINNED.match(stripped):
             return (
                 f"{file} recompiled holds a requirement that is not a name==version pin: {stripped[:120]!r}"
             )

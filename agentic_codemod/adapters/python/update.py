@@ -160,7 +160,9 @@ def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, ta
         )
     if after == before:
         return ArtifactNotice(file, False, f"`{command}` left {file} unchanged")
-    problem = compiled.recompiled_problem(after.decode("utf-8", "replace"), file, dependency, target)
+    problem = compiled.recompiled_problem(
+        after.decode("utf-8", "replace"), file, dependency, target, before.decode("utf-8", "replace")
+    )
     if problem:
         return ArtifactNotice(file, False, f"{problem}; recompile it by hand: `{command}`")
     digest = hashlib.sha256(after).hexdigest()

@@ -220,6 +220,11 @@ def test_a_recompiled_file_is_taken_only_pinning_the_target_and_only_with_name_v
     assert "not a name==version pin" in str(recompiled_problem(path, "t.txt", DEP, "25.4.0"))
     url = good + "gear @ https://x.invalid/gear-1.1.0.tar.gz\n"
     assert "not a name==version pin" in str(recompiled_problem(url, "t.txt", DEP, "25.4.0"))
+    project = good + "referencing @ file:.#egg=referencing\n"  # the project itself, as it was before
+    assert (
+        recompiled_problem(project, "t.txt", DEP, "25.4.0", "referencing @ file:.#egg=referencing\n") is None
+    )
+    assert "not a name==version pin" in str(recompiled_problem(path, "t.txt", DEP, "25.4.0", "gear==1.0.0\n"))
 
 
 def test_only_compiled_files_pinning_another_version_than_the_target_are_recompiled(tmp_path: Path) -> None:
