@@ -98,6 +98,11 @@ def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages(
             "node_modules/@scope/x": {"version": "1.0.0", "resolved": f"{registry}/@scope/x/-/x-1.0.0.tgz"},
             "node_modules/debug/node_modules/ms": {"version": "2.0.0"},
             "node_modules/gearx": {"name": "gear", "version": "1.1.0"},
+            "node_modules/sw-cjs": {
+                "name": "string-width",
+                "version": "4.2.3",
+                "resolved": f"{registry}/string-width/-/string-width-4.2.3.tgz",
+            },
             "node_modules/g": {"version": "1.0.0", "resolved": "git+ssh://git@x.invalid/g.git#abc"},
             "node_modules/local": {"resolved": "packages/local", "link": True},
             "packages/local": {"version": "0.0.1"},
@@ -110,6 +115,7 @@ def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages(
         "g": Locked(frozenset({"1.0.0"}), pinnable=False, indexed=False),
         "gearx": Locked(frozenset({"1.1.0"}), pinnable=False),
         "ms": Locked(frozenset({"2.1.3"})),
+        "sw-cjs": Locked(frozenset({"4.2.3"}), pinnable=False),  # an alias from the registry: compared
     }
     v1 = {
         "lockfileVersion": 1,

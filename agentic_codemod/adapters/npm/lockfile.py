@@ -58,8 +58,9 @@ def _v1(dependencies: Any, prefix: str, found: dict[str, Locked], depth: int) ->
 
 def _locked(path: str, entry: dict[str, Any]) -> Locked:
     folder = path.rpartition(NESTED)[2]
+    name = entry.get("name", folder)  # an alias (`"x-cjs": "npm:x@4"`) keeps its package's name here
     resolved = entry.get("resolved")
-    registry = resolved is None or (isinstance(resolved, str) and f"/{folder}/-/" in resolved)
-    own_name = entry.get("name", folder) == folder
+    registry = resolved is None or (isinstance(resolved, str) and f"/{name}/-/" in resolved)
+    own_name = name == folder
     pinnable = NESTED not in path and registry and own_name and not entry.get("bundled")
     return Locked(frozenset([str(entry.get("version", ""))]), pinnable, indexed=registry)
