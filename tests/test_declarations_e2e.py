@@ -153,7 +153,9 @@ def test_a_compiled_requirements_file_left_on_the_old_pin_requires_a_human(
     make_repo, run_codemod, tmp_path: Path, build_backend: str
 ):
     """The bump edits setup.py; a uv pip compile output still pinning 1.4.0 would make the project's own
-    install of that file fail to resolve against the new floor: green tests, but a human recompiles it."""
+    install of that file fail to resolve against the new floor: green tests, but a human recompiles it
+    (its header runs from the repository root, which the tool's recompile, run in the file's folder, does
+    not: the item names the command)."""
     files = {"setup.py": SETUP_PY, "requirements/docs.txt": COMPILED_DOCS}
     result = run_codemod(_repo(make_repo, "compiled", files), _task(tmp_path), "--find-links", build_backend)
 
@@ -161,6 +163,7 @@ def test_a_compiled_requirements_file_left_on_the_old_pin_requires_a_human(
     roles = {d["file"]: d["role"] for d in result.json("profile.json")["sdk_declarations"]}
     assert roles == {"requirements/docs.txt": "lock", "setup.py": "runtime"}
     assert result.code == 3 and m["status"] == "requires_human", m["reason"]
-    assert "requirements/docs.txt line 3 still locks acme-sdk ==1.4.0 after the bump to 2.1.0" in m["reason"]
+    assert "lockfile not refreshed: requirements/docs.txt: its header's 'requirements/docs.in'" in m["reason"]
+    assert "recompile it by hand: `uv pip compile requirements/docs.in" in m["reason"], m["reason"]
     assert [v["passed"] for v in m["verifications"]] == [True, True]
     assert m["candidate"]["files"] == ["setup.py"]
