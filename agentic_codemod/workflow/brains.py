@@ -7,7 +7,6 @@ rules, no implementation beyond the rules, a mechanical review, a templated merg
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from string import Template
 from typing import Protocol
@@ -20,6 +19,7 @@ from agentic_codemod.publish.gitlab import inert_text, inert_title
 from agentic_codemod.status import Status
 from agentic_codemod.workflow import codemod
 from agentic_codemod.workflow.environments import sdk_key
+from agentic_codemod.workflow.lock_changes import same_version
 from agentic_codemod.workflow.state import RunState
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -136,33 +136,20 @@ def _exit_words(run: VerificationResult) -> str:
 
 def _tested_locks(state: RunState, file: str) -> str:
     """What else the refresh changed that the tests ran on, as locked (run.json `locked` has it all)."""
-    changes = state.lock_changes.get(file)
-    if changes is None or state.adapter is None:
+    changes, adapter = state.lock_changes.get(file), state.adapter
+    if changes is None or adapter is None:
         return ""
-    compare = state.adapter.versioning.compare
     tested = [
         code(f"{name} {v['tested']}")
         for name, v in state.manifest.locked.get(file, {}).items()
-        if name in changes.entries and _among(compare, v["tested"], v["locked"])
+        if name in changes.entries
+        and isinstance(v["tested"], str)
+        and any(same_version(adapter, v["tested"], locked) for locked in v["locked"] or [])
     ]
     if not tested:
         return ""
     more = f" and {len(tested) - MR_LOCKED_NAMES} more" if len(tested) > MR_LOCKED_NAMES else ""
     return f"; the tests ran on what else it now locks: {', '.join(tested[:MR_LOCKED_NAMES])}{more}"
-
-
-def _among(compare: Callable[[str, str], int], tested: object, locked: object) -> bool:
-    """`tested` is exactly one of the `locked` versions."""
-    if not isinstance(tested, str) or not isinstance(locked, list):
-        return False
-    for version in locked:
-        try:
-            if compare(tested, version) == 0:
-                return True
-        except ValueError:
-            if tested == version:
-                return True
-    return False
 
 
 def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:

@@ -152,8 +152,5 @@ def sdk_key(state: RunState) -> str:
 
 def _exactly(adapter: Adapter, version: str, target: str) -> bool:
     """`version` is `target` (a local build `2.0.0+cu1` is not 2.0.0), and inside its exact range."""
-    try:
-        same = adapter.versioning.compare(version, target) == 0
-    except ValueError:
-        return False
-    return same and adapter.version_matches(version, adapter.versioning.exact(target))
+    exact = adapter.version_matches(version, adapter.versioning.exact(target))
+    return exact and lock_changes.same_version(adapter, version, target)

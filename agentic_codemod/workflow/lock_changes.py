@@ -140,13 +140,13 @@ def untested(state: RunState) -> list[Mismatch]:
                 found.append(Mismatch(file, name, versions, have, "from a git, path or URL source"))
             elif len(versions) > 1:
                 found.append(Mismatch(file, name, versions, have, "at several versions for this environment"))
-            elif not any(_same(adapter, have, v) for v in versions):
+            elif not any(same_version(adapter, have, v) for v in versions):
                 found.append(Mismatch(file, name, versions, have))
         state.manifest.locked[file] = record
     return found
 
 
-def _same(adapter: Adapter, installed: str, locked: str) -> bool:
+def same_version(adapter: Adapter, installed: str, locked: str) -> bool:
     """Exactly the locked version (`1.0` is `1.0.0`; a local `1.0.0+cu1` is not `1.0.0`)."""
     try:
         return adapter.versioning.compare(installed, locked) == 0

@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -190,3 +192,27 @@ def wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] = ()) -
     with zipfile.ZipFile(dest / f"{name}-{version}-py3-none-any.whl", "w") as archive:
         for path, text in files.items():
             archive.writestr(path, text)
+
+
+@contextmanager
+def npm_registry(tmp_path: Path, monkeypatch: object, packages: Path | None = None) -> Iterator[str]:
+    """The fixture registry (fixtures/npm-registry/serve.py) serving `packages` (default: its own),
+    with npm here and in the sandbox pointed at it (cache and HOME under tmp_path); its URL."""
+    spec = importlib.util.spec_from_file_location("npm_registry", ROOT / "fixtures/npm-registry/serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server = module.start(packages) if packages is not None else module.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    for name, value in (
+        ("npm_config_registry", url),
+        ("npm_config_cache", str(tmp_path / "npm-cache")),
+        ("npm_config_update_notifier", "false"),
+        ("HOME", str(tmp_path / "home")),
+    ):
+        monkeypatch.setenv(name, value)  # type: ignore[attr-defined]
+    try:
+        yield url
+    finally:
+        server.shutdown()
+        server.server_close()

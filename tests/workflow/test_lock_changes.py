@@ -6,7 +6,6 @@ pulls in. Before, the run tested gear 1.1.0 and shipped a uv.lock locking gear 1
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -17,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fixtures_support import ROOT, materialize, wheel
+from fixtures_support import materialize, npm_registry, wheel
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
@@ -428,24 +427,12 @@ def npm_package(packages: Path, name: str, version: str, deps: dict[str, str] | 
 
 
 @pytest.fixture
-def npm_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def registry_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The fixture registry serving tmp_path/packages (empty at first), for npm here and in the sandbox."""
     packages = tmp_path / "packages"
     packages.mkdir()
-    spec = importlib.util.spec_from_file_location("npm_registry", ROOT / "fixtures/npm-registry/serve.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    server = module.start(packages)
-    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{server.server_address[1]}/")
-    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
-    monkeypatch.setenv("npm_config_update_notifier", "false")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    try:
+    with npm_registry(tmp_path, monkeypatch, packages):
         yield packages
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def npm_app(tmp_path: Path, deps: dict[str, str]) -> Path:
@@ -481,17 +468,20 @@ def published_before_the_install(
 @needs_npm
 @needs_bwrap
 def test_npm_a_nested_copy_the_refresh_locked_is_compared_too(
-    tmp_path: Path, npm_registry: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    registry_packages: Path,
+    run_codemod: Callable[..., object],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """acme-sdk 2.0.0 needs gear ^1.1.0 while the app pins gear 1.0.0: the refresh nests gear 1.1.0 under
     acme-sdk; gear 1.2.0 is out by the install (the review's reproduction: before, nested copies were
     never compared, exit 0)."""
     for version in ("1.0.0", "1.1.0"):
-        npm_package(npm_registry, "acme-sdk", version)
-        npm_package(npm_registry, "gear", version)
-    npm_package(npm_registry, "acme-sdk", "2.0.0", {"gear": "^1.1.0"})
+        npm_package(registry_packages, "acme-sdk", version)
+        npm_package(registry_packages, "gear", version)
+    npm_package(registry_packages, "acme-sdk", "2.0.0", {"gear": "^1.1.0"})
     repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0", "gear": "1.0.0"})
-    published_before_the_install(monkeypatch, npm_registry, tmp_path / "npm-cache", ("gear", "1.2.0"))
+    published_before_the_install(monkeypatch, registry_packages, tmp_path / "npm-cache", ("gear", "1.2.0"))
     result = run_codemod(repo, tmp_path / "task.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     nested = "acme-sdk/node_modules/gear"
@@ -505,17 +495,20 @@ def test_npm_a_nested_copy_the_refresh_locked_is_compared_too(
 @needs_npm
 @needs_bwrap
 def test_npm_an_alias_is_never_pinned_as_the_registry_package_of_its_folders_name(
-    tmp_path: Path, npm_registry: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    registry_packages: Path,
+    run_codemod: Callable[..., object],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """acme-sdk 2.0.0 depends on gearx = npm:gear@^1.1.0, and the registry also has an unrelated `gearx`
     (the review's reproduction: before, `gearx@1.1.0` was installed, the impostor, exit 0)."""
     for version in ("1.0.0", "1.1.0"):
-        npm_package(npm_registry, "acme-sdk", version)
-        npm_package(npm_registry, "gear", version)
-    npm_package(npm_registry, "acme-sdk", "2.0.0", {"gearx": "npm:gear@^1.1.0"})
-    npm_package(npm_registry, "gearx", "1.1.0")  # someone else's package
+        npm_package(registry_packages, "acme-sdk", version)
+        npm_package(registry_packages, "gear", version)
+    npm_package(registry_packages, "acme-sdk", "2.0.0", {"gearx": "npm:gear@^1.1.0"})
+    npm_package(registry_packages, "gearx", "1.1.0")  # someone else's package
     repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0"})
-    published_before_the_install(monkeypatch, npm_registry, tmp_path / "npm-cache", ("gear", "1.2.0"))
+    published_before_the_install(monkeypatch, registry_packages, tmp_path / "npm-cache", ("gear", "1.2.0"))
     result = run_codemod(repo, tmp_path / "task.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert not any("gearx@" in argv for argv in installs(result)), installs(result)
@@ -527,13 +520,13 @@ def test_npm_an_alias_is_never_pinned_as_the_registry_package_of_its_folders_nam
 @needs_npm
 @needs_bwrap
 def test_npm_scoped_names_reach_the_mr_inside_code_spans(
-    tmp_path: Path, npm_registry: Path, run_codemod: Callable[..., object]
+    tmp_path: Path, registry_packages: Path, run_codemod: Callable[..., object]
 ) -> None:
     """`@all/cog` written bare in the MR would notify every member of the project on GitLab."""
     for version in ("1.0.0", "1.1.0"):
-        npm_package(npm_registry, "acme-sdk", version)
-    npm_package(npm_registry, "acme-sdk", "2.0.0", {"@all/cog": "^1.0.0"})
-    npm_package(npm_registry, "@all/cog", "1.0.0")
+        npm_package(registry_packages, "acme-sdk", version)
+    npm_package(registry_packages, "acme-sdk", "2.0.0", {"@all/cog": "^1.0.0"})
+    npm_package(registry_packages, "@all/cog", "1.0.0")
     repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0"})
     result = run_codemod(repo, tmp_path / "task.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fixtures_support import npm_registry
 
 REPO = Path(__file__).resolve().parents[3]
 APP_TEST = """const test = require("node:test");
@@ -24,27 +24,10 @@ test.describe("client", () => {
 """
 
 
-def _serve() -> object:
-    spec = importlib.util.spec_from_file_location("npm_registry", REPO / "fixtures/npm-registry/serve.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    server = _serve().start()  # type: ignore[attr-defined]
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    monkeypatch.setenv("npm_config_registry", url)
-    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
-    monkeypatch.setenv("npm_config_update_notifier", "false")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    try:
+    with npm_registry(tmp_path, monkeypatch) as url:
         yield url
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def write_app(root: Path, range_: str) -> Path:

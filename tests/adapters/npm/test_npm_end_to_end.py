@@ -4,7 +4,6 @@ without migration notes ends requires_human naming the failing tests."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_support import ROOT, materialize
+from fixtures_support import ROOT, materialize, npm_registry
 
 from agentic_codemod.tools import sandbox
 
@@ -82,19 +81,8 @@ def test_the_refreshed_lockfile_locks_the_tested_target_not_the_newest_in_range(
     shutil.copytree(packages / "acme-sdk" / "1.1.0", newer)
     manifest = json.loads((newer / "package.json").read_text())
     (newer / "package.json").write_text(json.dumps({**manifest, "version": "1.2.0"}))
-    spec = importlib.util.spec_from_file_location("npm_registry", ROOT / "fixtures/npm-registry/serve.py")
-    assert spec is not None and spec.loader is not None
-    serve = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(serve)
-    server = serve.start(packages)
-    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{server.server_address[1]}/")
-    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    try:
+    with npm_registry(tmp_path, monkeypatch, packages):
         result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
-    finally:
-        server.shutdown()
-        server.server_close()
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert m["environments"]["after"] == {"acme-sdk": "1.1.0"}
