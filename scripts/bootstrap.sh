@@ -41,7 +41,7 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 [ -x .venv/bin/python ] || quietly python3 -m venv .venv
 quietly .venv/bin/python -m pip install --upgrade "pip>=24"
-quietly .venv/bin/python -m pip install -e '.[dev,apm,semantic,uv]'
+quietly .venv/bin/python -m pip install -e '.[dev,apm,semantic,uv,lock]'
 quietly .venv/bin/python fixtures/wheelhouse.py
 # The pipeline's own context (apm.yml → apm_modules/), verified against apm.lock.yaml.
 quietly .venv/bin/apm install --frozen

@@ -216,3 +216,39 @@ def npm_registry(tmp_path: Path, monkeypatch: object, packages: Path | None = No
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def simple_index(wheels: Path, root: Path) -> Iterator[str]:
+    """A PEP 503 index of the wheels in `wheels`, laid out under `root` and served over HTTP on loopback
+    (Poetry reads no index from a folder); its URL, `.../simple/`."""
+    import http.server
+    import threading
+
+    simple = root / "simple"
+    for path in sorted(wheels.glob("*.whl")):
+        project = simple / re.sub(r"[-_.]+", "-", path.name.split("-")[0]).lower()
+        project.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, project / path.name)
+    for project in simple.iterdir():
+        links = "".join(
+            f'<a href="{w.name}#sha256={hashlib.sha256(w.read_bytes()).hexdigest()}">{w.name}</a>\n'
+            for w in sorted(project.glob("*.whl"))
+        )
+        (project / "index.html").write_text(f"<html><body>\n{links}</body></html>\n")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/simple/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fixtures_support import materialize, npm_registry, wheel
+from fixtures_support import materialize, npm_registry, simple_index, wheel
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
@@ -72,6 +72,17 @@ def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks_an
         "a": Locked(frozenset({"1"}), pinnable=False, indexed=False),
         "b": Locked(frozenset({"2"})),
         "c": Locked(frozenset({"3"})),
+    }
+    # Poetry locks one package at two versions by marker (a string, or one per group); pdm and pylock
+    # write `marker`: only the entry for this interpreter (3.11) counts, as for a uv.lock fork.
+    forks = '[[package]]\nname = "np"\nversion = "1.26.4"\nmarkers = "python_version < \'3.12\'"\n'
+    forks += '[[package]]\nname = "np"\nversion = "2.3.0"\nmarkers = "python_version >= \'3.12\'"\n'
+    forks += '[[package]]\nname = "w"\nversion = "306"\nmarkers = {main = "sys_platform == \'win32\'"}\n'
+    forks += '[[package]]\nname = "t"\nversion = "2.2"\nmarker = "python_version < \'3.11\'"\n'
+    forks += '[[package]]\nname = "g"\nversion = "1"\nmarkers = {main = "os_name == \'nt\'", dev = "True"}\n'
+    assert python_locked(forks) == {
+        "g": Locked(frozenset({"1"})),  # "True" is no marker: kept, never dropped
+        "np": Locked(frozenset({"1.26.4"})),
     }
     pipfile = {"default": {"Gear.Box": {"version": "==2.0.0"}}, "develop": {"d": {"git": "x", "ref": "y"}}}
     assert python_locked(json.dumps(pipfile)) == {"gear-box": Locked(frozenset({"2.0.0"}))}  # d: no version
@@ -395,6 +406,62 @@ def test_a_local_build_is_not_the_locked_public_version(
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
     assert "the tests ran on what else" not in mr
+
+
+POETRY = Path(sys.executable).parent / "poetry"
+POETRY_PYPROJECT = """\
+[project]
+name = "app"
+version = "0.1"
+requires-python = ">=3.11"
+dependencies = ["widget>=1,<2"]
+
+[project.optional-dependencies]
+test = ["pytest"]
+
+[[tool.poetry.source]]
+name = "local"
+url = "{url}"
+priority = "primary"
+"""
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.skipif(not POETRY.is_file(), reason="poetry is not installed beside python (the lock extra)")
+def test_a_real_poetry_lock_is_refreshed_to_exactly_the_target_and_tested_as_locked(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Poetry project's poetry.lock, refreshed by the real Poetry in the sandbox against the project's
+    own index (HTTP on loopback): the bumped range `>=2.0.0,<3` admits widget 2.1.0, which Poetry alone
+    would lock; the candidate locks the target 2.0.0, and what widget 2.0.0 pulls in (gear 1.2.0) is what
+    the tests ran. Before, poetry.lock locked 2.1.0 and the run ended 3 on a stale lock."""
+    monkeypatch.setenv("POETRY_CACHE_DIR", str(tmp_path / "poetry-cache"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0", "1.2.0"))
+    wheel(project, "widget", "2.1.0", ("gear>=1.1",))
+    wheel(project, "colorama", "0.4.6")  # Poetry locks for every platform: pytest needs it on Windows
+    with simple_index(project, tmp_path / "index") as url:
+        src = tmp_path / "app-src"
+        (src / "tests").mkdir(parents=True)
+        (src / "pyproject.toml").write_text(POETRY_PYPROJECT.format(url=url))
+        (src / "tests" / "test_widget.py").write_text(TEST)
+        done = subprocess.run([str(POETRY), "lock"], cwd=src, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert python_locked((src / "poetry.lock").read_text())["widget"].versions == {"1.0.0"}
+        repo = tmp_path / "app"
+        materialize.materialize(src, repo)
+        (tmp_path / "task.yml").write_text(TASK.replace('"uv.lock"', '"poetry.lock"'))
+        result = run_codemod(repo, tmp_path / "task.yml", "--index-url", url, packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert sorted(m["candidate"]["files"]) == ["poetry.lock", "pyproject.toml"]
+    patch = result.artifact("changes.patch")  # type: ignore[attr-defined]
+    subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True)
+    assert python_locked((repo / "poetry.lock").read_text())["widget"].versions == {"2.0.0"}
+    assert '"widget>=2.0.0,<3"' in (repo / "pyproject.toml").read_text()
+    assert m["environments"]["after"]["widget"] == "2.0.0"
+    assert m["locked"] == {"poetry.lock": {"gear": {"locked": ["1.2.0"], "tested": "1.2.0"}}}
 
 
 # --- npm ------------------------------------------------------------------------------------------------

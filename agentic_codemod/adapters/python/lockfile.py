@@ -78,9 +78,14 @@ def locked_versions(content: str) -> dict[str, Locked]:
 
 
 def _applies(entry: dict[str, object]) -> bool:
-    """A uv.lock fork (`resolution-markers`) applies where one of its markers holds for this interpreter,
-    which the verification environments are made from; an unreadable marker is kept (never dropped)."""
-    markers = entry.get("resolution-markers")
+    """A uv.lock fork (`resolution-markers`), a Poetry entry (`markers`: one string, or one per group), a
+    pdm or pylock entry (`marker`) applies where one of its markers holds for this interpreter, which the
+    verification environments are made from; an unreadable marker is kept (never dropped)."""
+    markers = entry.get("resolution-markers", entry.get("markers", entry.get("marker")))
+    if isinstance(markers, str):
+        markers = [markers]
+    elif isinstance(markers, dict):
+        markers = list(markers.values())
     if not isinstance(markers, list) or not markers:
         return True
     return any(_holds(str(m)) for m in markers)

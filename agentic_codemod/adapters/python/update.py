@@ -51,6 +51,8 @@ from agentic_codemod.models import Dependency
 from agentic_codemod.tools.rooted import RootedFS
 
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
+# Poetry asks the keyring for index credentials; in the sandbox no keyring daemon answers.
+POETRY_ENV = {"PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
 # Written beside pdm.lock in the disposable copy the lock tool runs on (never in the candidate).
 PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
 
@@ -192,8 +194,9 @@ def lock_command(
     locks exactly `target` (`--upgrade-package name==target`), also where the range already admits it."""
     tool = LOCK_TOOLS[lockfile]
     if tool == "poetry":
-        # Poetry 2 dropped --no-update: plain `poetry lock` no longer upgrades what it need not.
-        return ["poetry", "lock"] if _major(tool_version) >= 2 else ["poetry", "lock", "--no-update"]
+        # Poetry 2 dropped --no-update: plain `poetry lock` no longer upgrades what it need not. A version
+        # not known (the probe failed) is taken as today's Poetry.
+        return ["poetry", "lock", "--no-update"] if _major(tool_version) == 1 else ["poetry", "lock"]
     if tool == "uv":
         return [
             "uv",
@@ -230,6 +233,7 @@ def _refresh(
         return ArtifactNotice(name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`")
     version, env = "", lock_env(root, lockfile.parent)
     if tool == "poetry":
+        env.update(POETRY_ENV)
         probe = runner([program, "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
         version = probe.output_tail if probe.ok else ""
     argv = lock_command(lockfile.name, dependency, version, target)
@@ -243,13 +247,59 @@ def _refresh(
             out.write(f"{dependency.name}=={target}\n")
         argv[argv.index(PDM_OVERRIDE)] = str(override)
     before = lockfile.read_bytes()
-    result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
+    if tool == "poetry" and target:
+        result, command = _poetry_lock_exactly(root, lockfile, dependency, target, runner, program, argv, env)
+    else:
+        result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
         return ArtifactNotice(name, False, f"`{command}` failed: {_failure(result)}")
     if lockfile.is_file() and lockfile.read_bytes() == before:
         return ArtifactNotice(name, False, f"`{command}` left {name} unchanged")
     digest = hashlib.sha256(lockfile.read_bytes()).hexdigest() if lockfile.is_file() else ""
     return ArtifactNotice(name, True, refreshed_message(command, digest), sha256=digest)
+
+
+def _poetry_lock_exactly(
+    root: Path,
+    lockfile: Path,
+    dependency: Dependency,
+    target: str,
+    runner: Runner,
+    program: str,
+    argv: list[str],
+    env: dict[str, str],
+) -> tuple[ProcessResult, str]:
+    """Poetry has no `--upgrade-package name==target`: its lock takes the newest version the bumped range
+    admits (2.1.0 for `^2.0.0`), not the target the tests run. So the pyproject.toml beside poetry.lock is
+    locked first with every declaration of the dependency pinned at `target`, then restored to the bumped
+    text and locked again: Poetry keeps what is locked where the range admits it, and the second lock
+    writes the content-hash of the bumped file. Where the pin cannot be written or locked, one lock of the
+    bumped file (the stale-lock check then names any other version). The result and the command text."""
+    plain = " ".join(argv)
+    rel = (lockfile.parent / "pyproject.toml").relative_to(root).as_posix()
+    fs = RootedFS(root, MAX_RECOMPILED_BYTES)
+    try:
+        bumped = fs.read_bytes(rel)
+        declared = Dependency(
+            name=dependency.name, specifier="", file=rel, kind="pep621", range_strategy="pin"
+        )
+        pinned = update_dependency(bumped.decode("utf-8"), declared, target).encode("utf-8")
+    except (OSError, ValueError):  # no pyproject.toml here (or behind a link), or none of its lines to pin
+        pinned = b""
+    run = [program, *argv[1:]]
+    if pinned and pinned != bumped:
+        try:
+            fs.write_bytes(rel, pinned)
+            first = runner(run, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
+            fs.write_bytes(rel, bumped)  # rooted: code the lock ran may have swapped a folder for a link
+        except OSError as exc:
+            return ProcessResult(
+                run, None, 0.0, "", error=f"{rel} not restored after the pinned lock: {exc}"
+            ), plain
+        if first.ok:
+            second = runner(run, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
+            return second, f"{plain}` with {rel} pinning {dependency.name}=={target}, then `{plain}"
+    return runner(run, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env), plain
 
 
 def lock_tool(tool: str) -> str | None:

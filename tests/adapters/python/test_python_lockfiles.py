@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
 
 import pytest
+from fixtures_support import simple_index
 
-from agentic_codemod.adapters.python.update import lock_command, update_lockfiles
+from agentic_codemod.adapters.python.lockfile import locked_versions
+from agentic_codemod.adapters.python.update import lock_command, update_dependency, update_lockfiles
 from agentic_codemod.adapters.types import ArtifactNotice, Runner, refreshed_message, refreshed_sha256
 from agentic_codemod.models import Dependency
 from agentic_codemod.tools.sandbox import Policy, probe
@@ -51,15 +54,15 @@ def test_no_lockfile_returns_none(tmp_path: Path, runner: Runner) -> None:
 def test_tool_not_on_path_is_a_notice(tmp_path: Path, runner: Runner, only_bin: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / "poetry.lock").write_text("# locked\n")
+    (repo / "Pipfile.lock").write_text("{}\n")  # pipenv: a tool the set-up does not install
     assert update_lockfiles(repo, DEP, "2.0.0", runner) == [
         ArtifactNotice(
-            "poetry.lock",
+            "Pipfile.lock",
             False,
-            "poetry is not on PATH: poetry.lock not refreshed; run `poetry lock --no-update`",
+            "pipenv is not on PATH: Pipfile.lock not refreshed; run `pipenv lock`",
         )
     ]
-    assert (repo / "poetry.lock").read_text() == "# locked\n"
+    assert (repo / "Pipfile.lock").read_text() == "{}\n"
 
 
 @pytest.mark.parametrize(("version", "argv"), [("1.8.3", "lock --no-update"), ("2.1.2", "lock")])
@@ -118,7 +121,8 @@ def test_lockfile_left_unchanged_is_not_reported_as_updated(
 
 
 def test_lock_commands() -> None:
-    assert lock_command("poetry.lock", DEP) == ["poetry", "lock", "--no-update"]
+    assert lock_command("poetry.lock", DEP) == ["poetry", "lock"]  # version unknown: today's Poetry
+    assert lock_command("poetry.lock", DEP, "Poetry (version 1.8.3)") == ["poetry", "lock", "--no-update"]
     assert lock_command("uv.lock", DEP) == ["uv", "lock", "--upgrade-package", "acme-sdk"]
     assert lock_command("uv.lock", DEP, target="2.0.0") == [
         "uv",
@@ -174,6 +178,56 @@ def test_real_uv_locks_exactly_the_target_where_the_range_admits_a_newer_one(
     )
 
 
+POETRY = Path(sys.executable).parent / "poetry"
+POETRY_PROJECT = """\
+[project]
+name = "app"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = ["acme-sdk>=1.4,<2"]
+
+[[tool.poetry.source]]
+name = "local"
+url = "{url}"
+priority = "primary"
+"""
+
+
+@pytest.mark.skipif(not POETRY.is_file(), reason="poetry is not installed beside python (the lock extra)")
+def test_real_poetry_locks_exactly_the_target_where_the_range_admits_a_newer_one(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Poetry alone locks the newest version the bumped range admits (2.1.0, shown on a copy); the refresh
+    locks the target 2.0.0, leaves the bumped pyproject.toml as it was, and writes a lockfile that
+    `poetry check --lock` accepts (its content-hash is the bumped file's)."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(POETRY.parent), "/bin", "/usr/bin"]))
+    monkeypatch.setenv("POETRY_CACHE_DIR", str(tmp_path / "poetry-cache"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    with simple_index(WHEELHOUSE, tmp_path / "index") as url:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        (repo / "pyproject.toml").write_text(POETRY_PROJECT.format(url=url))
+        first = runner([str(POETRY), "lock"], cwd=repo, timeout_s=120)
+        assert first.ok, first.output_tail
+        assert locked_versions((repo / "poetry.lock").read_text())["acme-sdk"].versions == {"1.4.0"}
+        dep = Dependency(name="acme-sdk", specifier=">=1.4,<2", file="pyproject.toml", kind="pep621", line=5)
+        bumped = update_dependency((repo / "pyproject.toml").read_text(), dep, "2.0.0")
+        assert '"acme-sdk>=2.0.0,<3"' in bumped
+        (repo / "pyproject.toml").write_text(bumped)
+        alone = tmp_path / "alone"
+        shutil.copytree(repo, alone)
+        assert runner([str(POETRY), "lock"], cwd=alone, timeout_s=120).ok
+        assert locked_versions((alone / "poetry.lock").read_text())["acme-sdk"].versions == {"2.1.0"}
+
+        [notice] = update_lockfiles(repo, dep, "2.0.0", runner) or []
+        assert notice.updated, notice.message
+        assert "pinning acme-sdk==2.0.0, then `poetry lock`" in notice.message
+        assert locked_versions((repo / "poetry.lock").read_text())["acme-sdk"].versions == {"2.0.0"}
+        assert (repo / "pyproject.toml").read_text() == bumped
+        check = runner([str(POETRY), "check", "--lock"], cwd=repo, timeout_s=120)
+        assert check.ok, check.output_tail
+
+
 def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_it(
     tmp_path: Path, runner: Runner, only_bin: Path
 ) -> None:
@@ -203,6 +257,28 @@ def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_
     assert victim.read_text() == "untouched\n"
     override = repo / ".agentic-codemod-pdm-override.txt"
     assert not override.is_symlink() and override.read_text() == "acme-sdk==2.0.0\n"
+
+
+def test_attack_code_run_by_the_pinned_poetry_lock_cannot_have_the_restore_write_a_host_file(
+    tmp_path: Path, runner: Runner, only_bin: Path
+) -> None:
+    """The first (pinned) lock runs code the repository controls (a path dependency's build backend); here
+    it swaps pyproject.toml for a link to a host file. Restoring the bumped text never writes through the
+    link: the refresh fails with the reason (a human item), the host file is untouched, and the second lock
+    never runs."""
+    victim = tmp_path / "victim"
+    victim.write_text("untouched\n")
+    swap = f'rm pyproject.toml && ln -s "{victim}" pyproject.toml && echo pinned >> poetry.lock'
+    tool(only_bin, "poetry", f'[ "$1" = "--version" ] && echo "Poetry (version 2.5.1)" && exit 0\n{swap}')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'app'\ndependencies = ['acme-sdk>=2.0.0,<3']\n")
+    (repo / "poetry.lock").write_text("# locked\n")
+    [notice] = update_lockfiles(repo, DEP, "2.0.0", runner) or []
+    assert not notice.updated
+    assert "pyproject.toml not restored after the pinned lock" in notice.message, notice.message
+    assert victim.read_text() == "untouched\n"
+    assert calls(only_bin) == ["--version", "lock"]
 
 
 @pytest.mark.skipif(probe() is not None, reason="bubblewrap cannot start here")
