@@ -218,6 +218,14 @@ def npm_registry(tmp_path: Path, monkeypatch: object, packages: Path | None = No
         server.server_close()
 
 
+POETRY = Path(sys.executable).parent / "poetry"  # the lock extra's, beside the tool
+
+
+def poetry_source(url: str) -> str:
+    """A pyproject.toml table naming `url` (a simple_index) the project's one package source."""
+    return f'\n[[tool.poetry.source]]\nname = "local"\nurl = "{url}"\npriority = "primary"\n'
+
+
 @contextmanager
 def simple_index(wheels: Path, root: Path) -> Iterator[str]:
     """A PEP 503 index of the wheels in `wheels`, laid out under `root` and served over HTTP on loopback

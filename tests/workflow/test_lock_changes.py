@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fixtures_support import materialize, npm_registry, simple_index, wheel
+from fixtures_support import POETRY, materialize, npm_registry, poetry_source, simple_index, wheel
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
@@ -408,24 +408,6 @@ def test_a_local_build_is_not_the_locked_public_version(
     assert "the tests ran on what else" not in mr
 
 
-POETRY = Path(sys.executable).parent / "poetry"
-POETRY_PYPROJECT = """\
-[project]
-name = "app"
-version = "0.1"
-requires-python = ">=3.11"
-dependencies = ["widget>=1,<2"]
-
-[project.optional-dependencies]
-test = ["pytest"]
-
-[[tool.poetry.source]]
-name = "local"
-url = "{url}"
-priority = "primary"
-"""
-
-
 @pytest.mark.slow
 @needs_bwrap
 @pytest.mark.skipif(not POETRY.is_file(), reason="poetry is not installed beside python (the lock extra)")
@@ -444,7 +426,7 @@ def test_a_real_poetry_lock_is_refreshed_to_exactly_the_target_and_tested_as_loc
     with simple_index(project, tmp_path / "index") as url:
         src = tmp_path / "app-src"
         (src / "tests").mkdir(parents=True)
-        (src / "pyproject.toml").write_text(POETRY_PYPROJECT.format(url=url))
+        (src / "pyproject.toml").write_text(PYPROJECT.split("[tool.uv]")[0] + poetry_source(url))
         (src / "tests" / "test_widget.py").write_text(TEST)
         done = subprocess.run([str(POETRY), "lock"], cwd=src, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures_support import simple_index
+from fixtures_support import POETRY, poetry_source, simple_index
 
 from agentic_codemod.adapters.python.lockfile import locked_versions
 from agentic_codemod.adapters.python.update import lock_command, update_dependency, update_lockfiles
@@ -178,18 +178,12 @@ def test_real_uv_locks_exactly_the_target_where_the_range_admits_a_newer_one(
     )
 
 
-POETRY = Path(sys.executable).parent / "poetry"
 POETRY_PROJECT = """\
 [project]
 name = "app"
 version = "0.1.0"
 requires-python = ">=3.11"
 dependencies = ["acme-sdk>=1.4,<2"]
-
-[[tool.poetry.source]]
-name = "local"
-url = "{url}"
-priority = "primary"
 """
 
 
@@ -206,7 +200,7 @@ def test_real_poetry_locks_exactly_the_target_where_the_range_admits_a_newer_one
     with simple_index(WHEELHOUSE, tmp_path / "index") as url:
         repo = tmp_path / "repo"
         repo.mkdir()
-        (repo / "pyproject.toml").write_text(POETRY_PROJECT.format(url=url))
+        (repo / "pyproject.toml").write_text(POETRY_PROJECT + poetry_source(url))
         first = runner([str(POETRY), "lock"], cwd=repo, timeout_s=120)
         assert first.ok, first.output_tail
         assert locked_versions((repo / "poetry.lock").read_text())["acme-sdk"].versions == {"1.4.0"}
