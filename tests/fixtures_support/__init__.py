@@ -174,13 +174,16 @@ def run_app_suite(python: Path, repo: Path) -> SuiteRun:
     return SuiteRun(result.returncode, result.stdout + result.stderr)
 
 
-def wheel(dest: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
+def wheel(
+    dest: Path, name: str, version: str, requires: tuple[str, ...] = (), requires_python: str = ""
+) -> None:
     """A pure-Python wheel holding module `name` (version in __version__), built by hand."""
     dist = f"{name}-{version}.dist-info"
     files = {
         f"{name}/__init__.py": f"__version__ = {version!r}\n",
         f"{dist}/METADATA": "Metadata-Version: 2.1\n"
         + f"Name: {name}\nVersion: {version}\n"
+        + (f"Requires-Python: {requires_python}\n" if requires_python else "")
         + "".join(f"Requires-Dist: {r}\n" for r in requires),
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
@@ -219,6 +222,8 @@ def npm_registry(tmp_path: Path, monkeypatch: object, packages: Path | None = No
 
 
 POETRY = Path(sys.executable).parent / "poetry"  # the lock extra's, beside the tool
+# Tests of the real Poetry skip without it, but not on CI (CI=true), where the set-up installs it.
+POETRY_MISSING = not POETRY.is_file() and os.environ.get("CI") != "true"
 
 
 def poetry_source(url: str) -> str:

@@ -16,7 +16,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fixtures_support import POETRY, materialize, npm_registry, poetry_source, simple_index, wheel
+from fixtures_support import (
+    POETRY,
+    POETRY_MISSING,
+    materialize,
+    npm_registry,
+    poetry_source,
+    simple_index,
+    wheel,
+)
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
@@ -80,9 +88,14 @@ def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks_an
     forks += '[[package]]\nname = "w"\nversion = "306"\nmarkers = {main = "sys_platform == \'win32\'"}\n'
     forks += '[[package]]\nname = "t"\nversion = "2.2"\nmarker = "python_version < \'3.11\'"\n'
     forks += '[[package]]\nname = "g"\nversion = "1"\nmarkers = {main = "os_name == \'nt\'", dev = "True"}\n'
-    assert python_locked(forks) == {
+    forks += '[[package]]\nname = "x"\nversion = "3"\nmarkers = "extra == \\"test\\""\n'  # a project extra
+    forks += '[[package]]\nname = "y"\nversion = "4"\n'
+    forks += 'markers = {main = "extra == \\"a\\" and os_name == \'nt\'"}\n'
+    assert python_locked(forks) == {  # an extra's entry is kept: the tests may install that extra
         "g": Locked(frozenset({"1"})),  # "True" is no marker: kept, never dropped
         "np": Locked(frozenset({"1.26.4"})),
+        "x": Locked(frozenset({"3"})),
+        "y": Locked(frozenset({"4"})),
     }
     pipfile = {"default": {"Gear.Box": {"version": "==2.0.0"}}, "develop": {"d": {"git": "x", "ref": "y"}}}
     assert python_locked(json.dumps(pipfile)) == {"gear-box": Locked(frozenset({"2.0.0"}))}  # d: no version
@@ -408,42 +421,90 @@ def test_a_local_build_is_not_the_locked_public_version(
     assert "the tests ran on what else" not in mr
 
 
+needs_poetry = pytest.mark.skipif(POETRY_MISSING, reason="poetry is not beside python (the lock extra)")
+POETRY_DEPENDENCIES = PYPROJECT.split("[tool.uv]")[0]  # widget in dependencies, pytest in the test extra
+POETRY_EXTRA = POETRY_DEPENDENCIES.replace('["widget>=1,<2"]', "[]").replace(
+    'test = ["pytest"]', 'test = ["pytest", "widget>=1,<2"]'
+)
+
+
+def poetry_app(tmp_path: Path, pyproject: str, url: str, lock_version: str = "") -> Path:
+    """The app, Poetry-locked against the loopback index `url`; `lock_version` "2.0": its poetry.lock
+    rewritten as Poetry 1 wrote it (no per-package groups or markers)."""
+    src = tmp_path / "app-src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(pyproject + poetry_source(url))
+    (src / "tests" / "test_widget.py").write_text(TEST)
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    env["POETRY_CACHE_DIR"] = str(tmp_path / "poetry-cache")
+    done = subprocess.run([str(POETRY), "lock"], cwd=src, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lock = (src / "poetry.lock").read_text()
+    assert python_locked(lock)["widget"].versions == {"1.0.0"}
+    if lock_version:
+        lines = [line for line in lock.splitlines() if not line.startswith(("groups = ", "markers = "))]
+        old = "\n".join(lines).replace('lock-version = "2.1"', f'lock-version = "{lock_version}"')
+        (src / "poetry.lock").write_text(old + "\n")
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(TASK.replace('"uv.lock"', '"poetry.lock"'))
+    return repo
+
+
+def poetry_wheels(dest: Path, wheels: Path) -> Path:
+    """widget 1.0.0, 2.0.0 and 2.1.0 (both require gear>=1.1), gear 1.1.0 and 1.2.0, which requires Python
+    <3.13: Poetry locks for the project's whole requires-python range (>=3.11), so it locks gear 1.1.0,
+    while an installer on this interpreter (3.11) takes 1.2.0."""
+    project = gear_wheels(dest, wheels, ("1.1.0",))
+    wheel(project, "gear", "1.2.0", requires_python="<3.13")
+    wheel(project, "widget", "2.1.0", ("gear>=1.1",))
+    wheel(project, "colorama", "0.4.6")  # Poetry locks for every platform: pytest needs it on Windows
+    return project
+
+
 @pytest.mark.slow
 @needs_bwrap
-@pytest.mark.skipif(not POETRY.is_file(), reason="poetry is not installed beside python (the lock extra)")
+@needs_poetry
+@pytest.mark.parametrize("pyproject", [POETRY_DEPENDENCIES, POETRY_EXTRA], ids=["dependencies", "test-extra"])
 def test_a_real_poetry_lock_is_refreshed_to_exactly_the_target_and_tested_as_locked(
-    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], pyproject: str
 ) -> None:
     """A Poetry project's poetry.lock, refreshed by the real Poetry in the sandbox against the project's
     own index (HTTP on loopback): the bumped range `>=2.0.0,<3` admits widget 2.1.0, which Poetry alone
-    would lock; the candidate locks the target 2.0.0, and what widget 2.0.0 pulls in (gear 1.2.0) is what
-    the tests ran. Before, poetry.lock locked 2.1.0 and the run ended 3 on a stale lock."""
-    monkeypatch.setenv("POETRY_CACHE_DIR", str(tmp_path / "poetry-cache"))
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
-    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0", "1.2.0"))
-    wheel(project, "widget", "2.1.0", ("gear>=1.1",))
-    wheel(project, "colorama", "0.4.6")  # Poetry locks for every platform: pytest needs it on Windows
-    with simple_index(project, tmp_path / "index") as url:
-        src = tmp_path / "app-src"
-        (src / "tests").mkdir(parents=True)
-        (src / "pyproject.toml").write_text(PYPROJECT.split("[tool.uv]")[0] + poetry_source(url))
-        (src / "tests" / "test_widget.py").write_text(TEST)
-        done = subprocess.run([str(POETRY), "lock"], cwd=src, capture_output=True, text=True)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert python_locked((src / "poetry.lock").read_text())["widget"].versions == {"1.0.0"}
-        repo = tmp_path / "app"
-        materialize.materialize(src, repo)
-        (tmp_path / "task.yml").write_text(TASK.replace('"uv.lock"', '"poetry.lock"'))
+    would lock; the candidate locks the target 2.0.0 (before: 2.1.0, and the run ended 3 on a stale lock),
+    and the gear Poetry locked with it (1.1.0, not the installer's 1.2.0) is what the tests ran. With
+    widget in the test extra, Poetry marks the entries `extra == "test"`: they are still the lock's (the
+    review's reproduction: dropped, and the run ended 0 having tested gear 1.2.0)."""
+    with simple_index(poetry_wheels(tmp_path / "wheels", wheels), tmp_path / "index") as url:
+        repo = poetry_app(tmp_path, pyproject, url)
         result = run_codemod(repo, tmp_path / "task.yml", "--index-url", url, packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert sorted(m["candidate"]["files"]) == ["poetry.lock", "pyproject.toml"]
     patch = result.artifact("changes.patch")  # type: ignore[attr-defined]
     subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True)
-    assert python_locked((repo / "poetry.lock").read_text())["widget"].versions == {"2.0.0"}
+    shipped = python_locked((repo / "poetry.lock").read_text())
+    assert shipped["widget"].versions == {"2.0.0"} and shipped["gear"].versions == {"1.1.0"}
     assert '"widget>=2.0.0,<3"' in (repo / "pyproject.toml").read_text()
     assert m["environments"]["after"]["widget"] == "2.0.0"
-    assert m["locked"] == {"poetry.lock": {"gear": {"locked": ["1.2.0"], "tested": "1.2.0"}}}
+    assert m["locked"] == {"poetry.lock": {"gear": {"locked": ["1.1.0"], "tested": "1.1.0"}}}
+
+
+@pytest.mark.slow
+@needs_bwrap
+@needs_poetry
+def test_a_poetry_1_lockfile_rewritten_by_poetry_2_keeps_what_both_lock(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """A poetry.lock Poetry 1 wrote (lock-version 2.0: no per-package markers) comes back from Poetry 2
+    with `extra == "test"` on pytest and its dependencies: both lock them (the review's reproduction:
+    read as no longer locked, uninstalled before the tests, exit 3 blaming the repository)."""
+    with simple_index(poetry_wheels(tmp_path / "wheels", wheels), tmp_path / "index") as url:
+        repo = poetry_app(tmp_path, POETRY_DEPENDENCIES, url, lock_version="2.0")
+        result = run_codemod(repo, tmp_path / "task.yml", "--index-url", url, packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert "pytest" in m["environments"]["after"], m["environments"]["after"]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
 
 
 # --- npm ------------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ HEADER_RE = re.compile(r"^\s*\[\[\s*packages?\s*\]\]\s*$")
 KEY_RE = re.compile(r"^\s*(name|version)\s*=\s*\"([^\"]*)\"")
 PIPFILE_NAME_RE = re.compile(r"^\s*\"([^\"]+)\"\s*:\s*\{\s*$")
 PINNED_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\#]+)")
+EXTRA_RE = re.compile(r"\bextras?\b")  # the marker variables of extras (PEP 508 `extra`, PEP 751 `extras`)
 PIPFILE_VERSION_RE = re.compile(r"^\s*\"version\"\s*:\s*\"([^\"]*)\"")
 
 
@@ -92,6 +93,11 @@ def _applies(entry: dict[str, object]) -> bool:
 
 
 def _holds(marker: str) -> bool:
+    """Whether `marker` holds for this interpreter. One that names an extra is kept: Poetry marks every
+    entry only an extra of the project needs `extra == "test"`, and the verification environment installs
+    the extras the tests need (which ones, this reader cannot know)."""
+    if EXTRA_RE.search(marker):
+        return True
     try:
         return Marker(marker).evaluate()
     except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):

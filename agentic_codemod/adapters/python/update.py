@@ -53,6 +53,10 @@ from agentic_codemod.tools.rooted import RootedFS
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
 # Poetry asks the keyring for index credentials; in the sandbox no keyring daemon answers.
 POETRY_ENV = {"PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+POETRY_BY_HAND = (
+    " twice: first with {name}=={target} pinned in pyproject.toml, then with the bumped range (Poetry alone "
+    "locks the newest version a range admits)"
+)
 # Written beside pdm.lock in the disposable copy the lock tool runs on (never in the candidate).
 PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
 
@@ -230,7 +234,10 @@ def _refresh(
     program = lock_tool(tool)
     if program is None:
         command = " ".join(lock_command(lockfile.name, dependency, target=target))
-        return ArtifactNotice(name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`")
+        twice = POETRY_BY_HAND.format(name=dependency.name, target=target) if tool == "poetry" else ""
+        return ArtifactNotice(
+            name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`{twice}"
+        )
     version, env = "", lock_env(root, lockfile.parent)
     if tool == "poetry":
         env.update(POETRY_ENV)
@@ -246,17 +253,17 @@ def _refresh(
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(f"{dependency.name}=={target}\n")
         argv[argv.index(PDM_OVERRIDE)] = str(override)
-    before = lockfile.read_bytes()
+    before, shown = lockfile.read_bytes(), f"`{command}`"
     if tool == "poetry" and target:
-        result, command = _poetry_lock_exactly(root, lockfile, dependency, target, runner, program, argv, env)
+        result, shown = _poetry_lock_exactly(root, lockfile, dependency, target, runner, program, argv, env)
     else:
         result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
-        return ArtifactNotice(name, False, f"`{command}` failed: {_failure(result)}")
+        return ArtifactNotice(name, False, f"{shown} failed: {_failure(result)}")
     if lockfile.is_file() and lockfile.read_bytes() == before:
-        return ArtifactNotice(name, False, f"`{command}` left {name} unchanged")
+        return ArtifactNotice(name, False, f"{shown} left {name} unchanged")
     digest = hashlib.sha256(lockfile.read_bytes()).hexdigest() if lockfile.is_file() else ""
-    return ArtifactNotice(name, True, refreshed_message(command, digest), sha256=digest)
+    return ArtifactNotice(name, True, refreshed_message(shown[1:-1], digest), sha256=digest)
 
 
 def _poetry_lock_exactly(
@@ -273,9 +280,11 @@ def _poetry_lock_exactly(
     admits (2.1.0 for `^2.0.0`), not the target the tests run. So the pyproject.toml beside poetry.lock is
     locked first with every declaration of the dependency pinned at `target`, then restored to the bumped
     text and locked again: Poetry keeps what is locked where the range admits it, and the second lock
-    writes the content-hash of the bumped file. Where the pin cannot be written or locked, one lock of the
-    bumped file (the stale-lock check then names any other version). The result and the command text."""
-    plain = " ".join(argv)
+    writes the content-hash of the bumped file. A pinned lock that fails ends the refresh (`target` cannot
+    be locked with the rest; a plain lock would lock another version). Where the file declares nothing
+    to pin, one lock of the bumped file (the stale-lock check names any other version). The result and
+    the commands as the notice shows them."""
+    plain = f"`{' '.join(argv)}`"
     rel = (lockfile.parent / "pyproject.toml").relative_to(root).as_posix()
     fs = RootedFS(root, MAX_RECOMPILED_BYTES)
     try:
@@ -286,20 +295,22 @@ def _poetry_lock_exactly(
         pinned = update_dependency(bumped.decode("utf-8"), declared, target).encode("utf-8")
     except (OSError, ValueError):  # no pyproject.toml here (or behind a link), or none of its lines to pin
         pinned = b""
-    run = [program, *argv[1:]]
-    if pinned and pinned != bumped:
-        try:
-            fs.write_bytes(rel, pinned)
-            first = runner(run, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
-            fs.write_bytes(rel, bumped)  # rooted: code the lock ran may have swapped a folder for a link
-        except OSError as exc:
-            return ProcessResult(
-                run, None, 0.0, "", error=f"{rel} not restored after the pinned lock: {exc}"
-            ), plain
-        if first.ok:
-            second = runner(run, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
-            return second, f"{plain}` with {rel} pinning {dependency.name}=={target}, then `{plain}"
-    return runner(run, cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env), plain
+    run, timeout = [program, *argv[1:]], LOCK_TIMEOUT_S
+    if not pinned or pinned == bumped:
+        return runner(run, cwd=lockfile.parent, timeout_s=timeout, env=env), plain
+    first = f"{plain} with {rel} pinning {dependency.name}=={target}"
+    try:
+        fs.write_bytes(rel, pinned)
+    except OSError as exc:
+        return ProcessResult(run, None, 0.0, "", error=f"{rel} could not be pinned: {exc}"), first
+    result = runner(run, cwd=lockfile.parent, timeout_s=timeout, env=env)
+    try:
+        fs.write_bytes(rel, bumped)  # rooted: code the lock ran may have swapped a folder for a link
+    except OSError as exc:
+        return ProcessResult(run, None, 0.0, "", error=f"{rel} not restored after it: {exc}"), first
+    if not result.ok:
+        return result, first
+    return runner(run, cwd=lockfile.parent, timeout_s=timeout, env=env), f"{first}, then {plain}"
 
 
 def lock_tool(tool: str) -> str | None:

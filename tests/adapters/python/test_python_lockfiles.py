@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures_support import POETRY, poetry_source, simple_index
+from fixtures_support import POETRY, POETRY_MISSING, poetry_source, simple_index
 
+from agentic_codemod.adapters.python import update
 from agentic_codemod.adapters.python.lockfile import locked_versions
 from agentic_codemod.adapters.python.update import lock_command, update_dependency, update_lockfiles
 from agentic_codemod.adapters.types import ArtifactNotice, Runner, refreshed_message, refreshed_sha256
@@ -187,7 +188,7 @@ dependencies = ["acme-sdk>=1.4,<2"]
 """
 
 
-@pytest.mark.skipif(not POETRY.is_file(), reason="poetry is not installed beside python (the lock extra)")
+@pytest.mark.skipif(POETRY_MISSING, reason="poetry is not installed beside python (the lock extra)")
 def test_real_poetry_locks_exactly_the_target_where_the_range_admits_a_newer_one(
     tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -270,9 +271,47 @@ def test_attack_code_run_by_the_pinned_poetry_lock_cannot_have_the_restore_write
     (repo / "poetry.lock").write_text("# locked\n")
     [notice] = update_lockfiles(repo, DEP, "2.0.0", runner) or []
     assert not notice.updated
-    assert "pyproject.toml not restored after the pinned lock" in notice.message, notice.message
+    assert notice.message.startswith(
+        "`poetry lock` with pyproject.toml pinning acme-sdk==2.0.0 failed: "
+        "pyproject.toml not restored after it"
+    ), notice.message
     assert victim.read_text() == "untouched\n"
     assert calls(only_bin) == ["--version", "lock"]
+
+
+def test_a_pinned_poetry_lock_that_fails_ends_the_refresh_with_its_reason(
+    tmp_path: Path, runner: Runner, only_bin: Path
+) -> None:
+    """The target cannot be locked with the rest (here: the stand-in refuses the pin): the refresh ends with
+    Poetry's reason, a human item; no plain lock follows (it would lock another version, and a repository
+    that hangs Poetry would get two timeouts)."""
+    body = 'grep -q "acme-sdk==2.0.0" pyproject.toml && echo "version solving failed" && exit 1\n'
+    body += "echo x >> poetry.lock"
+    tool(only_bin, "poetry", f'[ "$1" = "--version" ] && echo "Poetry (version 2.5.1)" && exit 0\n{body}')
+    bumped = "[project]\nname = 'app'\ndependencies = ['acme-sdk>=2.0.0,<3']\n"
+    (tmp_path / "pyproject.toml").write_text(bumped)
+    (tmp_path / "poetry.lock").write_text("# locked\n")
+    [notice] = update_lockfiles(tmp_path, DEP, "2.0.0", runner) or []
+    assert not notice.updated
+    assert notice.message.startswith(
+        "`poetry lock` with pyproject.toml pinning acme-sdk==2.0.0 failed: exit 1\nversion solving failed"
+    ), notice.message
+    assert calls(only_bin) == ["--version", "lock"]
+    assert (tmp_path / "pyproject.toml").read_text() == bumped  # restored
+    assert (tmp_path / "poetry.lock").read_text() == "# locked\n"
+
+
+def test_without_poetry_the_notice_says_how_to_lock_exactly_the_target(
+    tmp_path: Path, runner: Runner, only_bin: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(update, "lock_tool", lambda tool: None)
+    (tmp_path / "poetry.lock").write_text("# locked\n")
+    [notice] = update_lockfiles(tmp_path, DEP, "2.0.0", runner) or []
+    assert notice.message == (
+        "poetry is not on PATH: poetry.lock not refreshed; run `poetry lock` twice: first with "
+        "acme-sdk==2.0.0 pinned in pyproject.toml, then with the bumped range (Poetry alone locks the newest "
+        "version a range admits)"
+    )
 
 
 @pytest.mark.skipif(probe() is not None, reason="bubblewrap cannot start here")
@@ -311,3 +350,14 @@ def test_the_sandboxed_lock_tool_gets_the_callers_certificate_as_the_installs_do
     assert (repo / "sub" / "seen.pem").read_text() == cert.read_text()
     assert (repo / "sub" / "seen-requests.pem").read_text() == cert.read_text()  # poetry's requests
     assert (repo / "sub" / "index.txt").read_text() == "[]\n"
+    tool(
+        bin_dir,
+        "poetry",
+        '[ "$1" = "--version" ] && echo "Poetry (version 2.5.1)" && exit 0\n'
+        'echo "$PYTHON_KEYRING_BACKEND" > keyring.txt\necho new >> poetry.lock',
+    )
+    (repo / "sub" / "poetry.lock").write_text("# locked\n")
+    (repo / "sub" / "uv.lock").unlink()
+    [notice] = update_lockfiles(repo, dep, "2.0.0", runner) or []
+    assert notice.updated, notice.message
+    assert (repo / "sub" / "keyring.txt").read_text() == "keyring.backends.null.Keyring\n"  # no prompt
