@@ -61,7 +61,7 @@ POETRY_BY_HAND = (
 PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
 
 # The adapter contract passes no Settings to update_lockfiles: lock tools get the configured default.
-MAX_RECOMPILED_BYTES = int(Budgets.model_fields["max_lockfile_bytes"].default)
+MAX_LOCKFILE_BYTES = int(Budgets.model_fields["max_lockfile_bytes"].default)
 LOCK_TIMEOUT_S = float(Budgets.model_fields["install_timeout_s"].default)
 
 FORMATS_BY_KIND: dict[str, DependencyFormat] = {
@@ -159,7 +159,7 @@ def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, ta
     if not result.ok:
         return ArtifactNotice(file, False, f"`{command}` failed: {_failure(result)}")
     try:  # code that ran during the recompile may have swapped a folder on the way for a link
-        after = RootedFS(root, MAX_RECOMPILED_BYTES).read_bytes(file)
+        after = RootedFS(root, MAX_LOCKFILE_BYTES).read_bytes(file)
     except OSError:
         return ArtifactNotice(
             file, False, f"`{command}` left no regular file at {file} (or one behind a link)"
@@ -260,9 +260,13 @@ def _refresh(
         result = runner([program, *argv[1:]], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
         return ArtifactNotice(name, False, f"{shown} failed: {_failure(result)}")
-    if lockfile.is_file() and lockfile.read_bytes() == before:
+    try:  # code the tool ran may have swapped the file or a folder on the way for a link (a FIFO, /dev/zero)
+        after = RootedFS(root, MAX_LOCKFILE_BYTES).read_bytes(name)
+    except OSError:
+        return ArtifactNotice(name, False, f"{shown} left no regular file at {name} (or one behind a link)")
+    if after == before:
         return ArtifactNotice(name, False, f"{shown} left {name} unchanged")
-    digest = hashlib.sha256(lockfile.read_bytes()).hexdigest() if lockfile.is_file() else ""
+    digest = hashlib.sha256(after).hexdigest()
     return ArtifactNotice(name, True, refreshed_message(shown[1:-1], digest), sha256=digest)
 
 
@@ -286,7 +290,7 @@ def _poetry_lock_exactly(
     the commands as the notice shows them."""
     plain = f"`{' '.join(argv)}`"
     rel = (lockfile.parent / "pyproject.toml").relative_to(root).as_posix()
-    fs = RootedFS(root, MAX_RECOMPILED_BYTES)
+    fs = RootedFS(root, MAX_LOCKFILE_BYTES)
     try:
         bumped = fs.read_bytes(rel)
         declared = Dependency(

@@ -252,6 +252,11 @@ def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_
     assert victim.read_text() == "untouched\n"
     override = repo / ".agentic-codemod-pdm-override.txt"
     assert not override.is_symlink() and override.read_text() == "acme-sdk==2.0.0\n"
+    # code the tool ran swaps the lockfile for a link to a host file (or /dev/zero): never read through it
+    tool(only_bin, "pdm", f'rm pdm.lock && ln -s "{secret}" pdm.lock')
+    [notice] = update_lockfiles(repo, DEP, "2.0.0", runner) or []
+    assert (notice.updated, notice.sha256) == (False, "")
+    assert notice.message.endswith("left no regular file at pdm.lock (or one behind a link)"), notice.message
 
 
 def test_attack_code_run_by_the_pinned_poetry_lock_cannot_have_the_restore_write_a_host_file(
