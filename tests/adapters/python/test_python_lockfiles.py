@@ -259,6 +259,39 @@ def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_
     assert notice.message.endswith("left no regular file at pdm.lock (or one behind a link)"), notice.message
 
 
+PDM = Path(sys.executable).parent / "pdm"
+
+
+@pytest.mark.skipif(
+    not PDM.is_file() and os.environ.get("CI") != "true", reason="pdm is not installed beside python"
+)
+def test_real_pdm_locks_exactly_the_target_where_the_range_admits_a_newer_one(
+    tmp_path: Path, runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pdm, like Poetry, would lock the newest version the bumped range admits (2.1.0); the override file
+    holds it to the target 2.0.0. The project's one source is the wheelhouse (pdm reads find-links)."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(PDM.parent), "/bin", "/usr/bin"]))
+    monkeypatch.setenv("PDM_CACHE_DIR", str(tmp_path / "pdm-cache"))
+    monkeypatch.setenv("PDM_IGNORE_SAVED_PYTHON", "1")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    source = f'\n[[tool.pdm.source]]\nname = "pypi"\nurl = "{WHEELHOUSE.as_uri()}"\ntype = "find_links"\n'
+    (repo / "pyproject.toml").write_text(POETRY_PROJECT + source)
+    first = runner([str(PDM), "lock"], cwd=repo, timeout_s=120)
+    assert first.ok, first.output_tail
+    assert locked_versions((repo / "pdm.lock").read_text())["acme-sdk"].versions == {"1.4.0"}
+    dep = Dependency(name="acme-sdk", specifier=">=1.4,<2", file="pyproject.toml", kind="pep621", line=5)
+    bumped = update_dependency((repo / "pyproject.toml").read_text(), dep, "2.0.0")
+    (repo / "pyproject.toml").write_text(bumped)
+    alone = tmp_path / "alone"
+    shutil.copytree(repo, alone, ignore=shutil.ignore_patterns(".venv"))
+    assert runner([str(PDM), "lock", "--update-reuse"], cwd=alone, timeout_s=120).ok
+    assert locked_versions((alone / "pdm.lock").read_text())["acme-sdk"].versions == {"2.1.0"}
+    [notice] = update_lockfiles(repo, dep, "2.0.0", runner) or []
+    assert notice.updated, notice.message
+    assert locked_versions((repo / "pdm.lock").read_text())["acme-sdk"].versions == {"2.0.0"}
+
+
 def test_attack_code_run_by_the_pinned_poetry_lock_cannot_have_the_restore_write_a_host_file(
     tmp_path: Path, runner: Runner, only_bin: Path
 ) -> None:
