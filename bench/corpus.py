@@ -12,13 +12,17 @@ configuration; their versions are read with node-semver. An npm case with `lockf
 package-lock.json its owner would have (bench/corpus/fetch.py `generate_lockfile`: `npm install
 --package-lock-only --ignore-scripts` in the unpacked package before the commit, npm's major checked
 against the case's `lockfile_npm`, the dependency locked at `measure_from`, any failure fatal), the same
-file bench/corpus/measure.py measures with `npm ci`.
+file bench/corpus/measure.py measures with `npm ci`. A Python case with `lockfile: generated` (a Poetry
+project) commits the poetry.lock its owner would have, the same way: `poetry lock` in the unpacked sdist
+(the Poetry the tool refreshes it with, its major checked against `lockfile_poetry`), measured with
+`poetry install` from it.
 
 A false success is exit 0 on a breaking case, or exit 0 where run.json does not prove that the tests ran
 on both versions: a baseline environment whose version of the dependency lies in `from`, an after
 environment holding exactly `to`, and both verifications with at least one test run; with a lockfile, also
-a baseline on exactly the locked `measure_from`, and a candidate whose package-lock.json locks exactly `to`
-(the run's worktree, run/worktree). Breaking honest is
+a baseline on exactly the locked `measure_from`, and a candidate whose lockfile (package-lock.json, or
+poetry.lock: every entry of that name) locks exactly `to` (the run's worktree, run/worktree). Breaking
+honest is
 exit 1 or 3 with a reason that names a failing test or the missing migration. A safe case may name,
 in `human`, what its bump leaves for a human (a pip-compile output still pinning the old version, which
 the project's own install of that file could no longer resolve): its right outcome is exit 3 with a
@@ -152,18 +156,26 @@ def proof(case: dict[str, Any], manifest: dict[str, Any]) -> str:
 
 def locked_proof(case: dict[str, Any], manifest: dict[str, Any], worktree: Path) -> str:
     """`lockfile: generated`: '' when the baseline tested the locked measure_from and the candidate's
-    package-lock.json locks exactly `to`, else what is wrong."""
+    lockfile (package-lock.json; poetry.lock: every entry of the name) locks exactly `to`, else what is
+    wrong."""
     if not fetch.has_lockfile(case):
         return ""
-    base = ((manifest.get("environments") or {}).get("baseline") or {}).get(case["dep"])
-    if base != case["measure_from"]:
+    name = case["dep"] if fetch.is_npm(case) else canonicalize_name(case["dep"])
+    base = ((manifest.get("environments") or {}).get("baseline") or {}).get(name)
+    if base != str(case["measure_from"]):
         return f"baseline {case['dep']} {base or 'unrecorded'} is not the locked {case['measure_from']}"
+    lockfile = fetch.lockfile_name(case)
     try:
-        packages = json.loads((worktree / "package-lock.json").read_text(encoding="utf-8"))["packages"]
-        locked = packages[f"node_modules/{case['dep']}"]["version"]
+        if fetch.is_npm(case):
+            packages = json.loads((worktree / lockfile).read_text(encoding="utf-8"))["packages"]
+            locked = [packages[f"node_modules/{case['dep']}"]["version"]]
+        else:
+            locked = fetch.poetry_locked(worktree / lockfile, str(case["dep"]))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return f"the candidate's package-lock.json cannot be read: {exc!r}"
-    return "" if locked == case["to"] else f"the candidate's package-lock.json locks {case['dep']} {locked}"
+        return f"the candidate's {lockfile} cannot be read: {exc!r}"
+    if locked == [str(case["to"])]:
+        return ""
+    return f"the candidate's {lockfile} locks {case['dep']} {' and '.join(map(str, locked)) or '(nothing)'}"
 
 
 def in_range(case: dict[str, Any], version: str, written: str) -> bool:
@@ -292,18 +304,36 @@ def _npm_versions(case: dict[str, Any], where: str) -> list[str]:
     return problems
 
 
+LOCKERS = {"npm": ("lockfile_npm", "npm"), "python": ("lockfile_poetry", "Poetry")}
+
+
 def _lockfile_fields(case: dict[str, Any], where: str) -> list[str]:
-    """`lockfile: generated` (npm cases only) and the npm version that generated it (`lockfile_npm`)."""
+    """`lockfile: generated` and the version of the tool that generated it: `lockfile_npm` for an npm
+    case (package-lock.json), `lockfile_poetry` for a Python one (poetry.lock); the other's field never."""
+    from packaging.version import InvalidVersion, Version
+
     from agentic_codemod.adapters.npm import versioning
 
+    field, locker = LOCKERS["npm" if fetch.is_npm(case) else "python"]
+    stray = [key for key, _ in LOCKERS.values() if key in case and key != field]
+    if stray:
+        return [
+            f"{where}: field {stray[0]!r} is not for {'an npm' if fetch.is_npm(case) else 'a Python'} case"
+        ]
     if "lockfile" not in case:
-        return [f"{where}: field 'lockfile_npm' without 'lockfile'"] if "lockfile_npm" in case else []
-    if not fetch.is_npm(case):
-        return [f"{where}: field 'lockfile' is for npm cases only"]
+        return [f"{where}: field {field!r} without 'lockfile'"] if field in case else []
     if case["lockfile"] != "generated":
-        return [f"{where}: field 'lockfile' must be generated (a lockfile npm writes before the commit)"]
-    if not versioning.is_version(str(case.get("lockfile_npm", ""))):
-        return [f"{where}: field 'lockfile_npm' must be the npm version that generated the lockfile"]
+        return [f"{where}: field 'lockfile' must be generated (a lockfile {locker} writes before the commit)"]
+    recorded = str(case.get(field, ""))
+    if fetch.is_npm(case):
+        exact = versioning.is_version(recorded)
+    else:
+        try:
+            exact = bool(recorded) and str(Version(recorded)) == recorded
+        except InvalidVersion:
+            exact = False
+    if not exact:
+        return [f"{where}: field {field!r} must be the {locker} version that generated the lockfile"]
     return []
 
 

@@ -20,6 +20,22 @@ generated the lockfile the case was measured with), when the tarball ships a loc
 fails, or when the lock's version of the dependency is not `measure_from` (a release since the
 measurement moved it: measure again). npm's --before cannot pin the rest of the tree: the registry's
 publish times are not reliable enough (this machine's registry finds no mocha 2 before 2024-09).
+
+Python cases with `lockfile: generated` (Poetry projects): `generate_lockfile` writes the poetry.lock the
+project's owner would commit, in the unpacked sdist:
+
+    poetry lock --no-interaction
+
+with the Poetry the tool itself would refresh it with (on PATH, else beside this interpreter: the venv's,
+as agentic_codemod.adapters.python.update.lock_tool finds it). It fails loudly when that Poetry's major is
+not the one of `lockfile_poetry`, when the sdist is not a Poetry project ([tool.poetry] or a poetry build
+backend), when it ships a lockfile already (poetry.lock, uv.lock, pdm.lock, Pipfile.lock: the owner's own
+lock would be replaced, or a second one added beside it; such a sdist is the owner's repository as it is,
+a case without `lockfile:`), when Poetry fails, or when the lock does not lock the dependency at exactly
+`measure_from` (every entry of that name). Poetry resolves over the project's whole python range and, for
+a release it knows only as an sdist, asks the index's JSON API, which some releases lack (docutils
+0.21.post1: python-poetry/poetry#9293): a project whose dev tools reach such a release cannot be locked
+today, by the owner either.
 """
 
 from __future__ import annotations
@@ -28,10 +44,13 @@ import argparse
 import base64
 import hashlib
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +72,9 @@ LOCK_COMMAND = [
     "--omit-lockfile-registry-resolved=false",
 ]
 NPM_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
+POETRY_LOCK_COMMAND = ["lock", "--no-interaction"]
+# A sdist shipping any of these is refused for `lockfile: generated` (module docstring).
+PYTHON_LOCKFILES = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 
 
 def load_cases(only: list[str] | None = None) -> list[dict[str, Any]]:
@@ -125,8 +147,14 @@ def unpack(case: dict[str, Any], dest: Path) -> Path:
 
 
 def has_lockfile(case: dict[str, Any]) -> bool:
-    """Whether the case's repository commits a generated package-lock.json (`lockfile: generated`)."""
-    return is_npm(case) and case.get("lockfile") == "generated"
+    """Whether the case's repository commits a generated lockfile (`lockfile: generated`): npm's
+    package-lock.json, or Poetry's poetry.lock for a Python case."""
+    return case.get("lockfile") == "generated"
+
+
+def lockfile_name(case: dict[str, Any]) -> str:
+    """The file `generate_lockfile` writes for the case."""
+    return "package-lock.json" if is_npm(case) else "poetry.lock"
 
 
 def npm_version() -> str:
@@ -134,9 +162,80 @@ def npm_version() -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
+def poetry_program() -> str | None:
+    """The Poetry the tool refreshes a poetry.lock with: on PATH, else beside this interpreter."""
+    beside = Path(sys.executable).parent / "poetry"
+    return shutil.which("poetry") or (str(beside) if beside.is_file() else None)
+
+
+def poetry_version() -> str:
+    """`poetry --version` as a bare version ('2.5.1'), '' when there is no Poetry or it fails."""
+    program = poetry_program()
+    if program is None:
+        return ""
+    done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=120)
+    match = re.search(r"version ([^\s)]+)", done.stdout) if done.returncode == 0 else None
+    return match.group(1) if match else ""
+
+
+def canonical(name: str) -> str:
+    """PEP 503 name normalisation."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def poetry_locked(lock: Path, name: str) -> list[str]:
+    """Every version poetry.lock locks `name` at (one per `[[package]]` entry of that name)."""
+    document = tomllib.loads(lock.read_text(encoding="utf-8"))
+    return [
+        str(entry.get("version", ""))
+        for entry in document.get("package", [])
+        if isinstance(entry, dict) and canonical(str(entry.get("name", ""))) == canonical(name)
+    ]
+
+
 def generate_lockfile(case: dict[str, Any], src: Path) -> str:
-    """`lockfile: generated`: write src/package-lock.json (module docstring); the version it locks the
-    dependency at. SystemExit, naming the case, on anything that would make it another tree."""
+    """`lockfile: generated`: write the lockfile the owner would commit into src (module docstring); the
+    version it locks the dependency at. SystemExit, naming the case, on anything that would make it
+    another tree."""
+    return _generate_npm_lockfile(case, src) if is_npm(case) else _generate_poetry_lockfile(case, src)
+
+
+def _generate_poetry_lockfile(case: dict[str, Any], src: Path) -> str:
+    program, recorded = poetry_program(), str(case["lockfile_poetry"])
+    have = poetry_version()
+    if program is None or have.split(".")[0] != recorded.split(".")[0]:
+        raise SystemExit(
+            f"{case['id']}: the lockfile was measured with Poetry {recorded}; this Poetry is "
+            f"{have or '(none: pip install poetry beside the tool)'!r}"
+        )
+    try:
+        project = tomllib.loads((src / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SystemExit(f"{case['id']}: the sdist's pyproject.toml cannot be read: {exc}") from exc
+    backend = str(project.get("build-system", {}).get("build-backend", ""))
+    if "poetry" not in project.get("tool", {}) and not backend.startswith("poetry"):
+        raise SystemExit(f"{case['id']}: the sdist is not a Poetry project: Poetry would not be its locker")
+    shipped = [name for name in PYTHON_LOCKFILES if (src / name).exists()]
+    if shipped:
+        what = "replace it" if shipped[0] == "poetry.lock" else "put a second lockfile beside it"
+        raise SystemExit(f"{case['id']}: the sdist ships {shipped[0]}: generating poetry.lock would {what}")
+    argv = [program, *POETRY_LOCK_COMMAND]
+    env = {**os.environ, "POETRY_NO_INTERACTION": "1"}
+    done = subprocess.run(argv, cwd=src, env=env, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
+    lock = src / "poetry.lock"
+    if done.returncode != 0 or not lock.is_file():
+        command = f"poetry {' '.join(POETRY_LOCK_COMMAND)}"
+        raise SystemExit(f"{case['id']}: {command} failed: {(done.stderr or done.stdout)[-600:]}")
+    locked = poetry_locked(lock, str(case["dep"]))
+    if locked != [str(case["measure_from"])]:
+        raise SystemExit(
+            f"{case['id']}: the generated poetry.lock locks {case['dep']} "
+            f"{' and '.join(locked) or '(nothing)'}, not measure_from {case['measure_from']}"
+        )
+    return locked[0]
+
+
+def _generate_npm_lockfile(case: dict[str, Any], src: Path) -> str:
     have, recorded = npm_version(), str(case["lockfile_npm"])
     if have.split(".")[0] != recorded.split(".")[0]:
         raise SystemExit(f"{case['id']}: the lockfile was measured with npm {recorded}; this npm is {have!r}")

@@ -10,9 +10,14 @@ and the test command again. npm cases (`ecosystem: npm`): the tarball unpacked, 
 `npm install --no-save dep@to` and the test command again. With `lockfile: generated`: the package-lock.json
 bench/corpus/fetch.py generates (the one the run's repository commits), and `npm ci --ignore-scripts` from
 it instead of the first two installs, so `from` is the version that lockfile holds (measure_from, checked).
-An npm phase checks that node_modules holds exactly its version before the tests run. Prints one line per
-case and writes .cache/corpus/measured.json; the `expected`/`measured` fields of manifest.yml are copied
-from there by hand after a look at the output.
+An npm phase checks that node_modules holds exactly its version before the tests run. Python cases with
+`lockfile: generated` (Poetry projects) likewise: the poetry.lock fetch.py generates, and `poetry install
+--no-interaction [--extras X]` from it into the fresh venv (the project and the groups `poetry install`
+installs by default, at their locked versions: the tree the owner's CI gets) instead of the first pip
+install; test_deps, if any, are pip-installed after it. Every Python phase checks that the venv holds
+exactly its version of the dependency before the tests run. Prints one line per case and writes
+.cache/corpus/measured.json; the `expected`/`measured` fields of manifest.yml are copied from there by
+hand after a look at the output.
 """
 
 from __future__ import annotations
@@ -79,6 +84,20 @@ def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     extras = f"[{','.join(case['extras'])}]" if case.get("extras") else ""
     result: dict[str, Any] = {"id": case["id"]}
+    pin = lambda version: [*pip, f"{case['dep']}=={version}"]  # noqa: E731
+    if fetch.has_lockfile(case):  # the owner's tree: poetry install from the generated poetry.lock
+        result["lockfile"] = {"poetry": fetch.poetry_version(), "locks": fetch.generate_lockfile(case, src)}
+        poetry = [str(fetch.poetry_program()), "install", "--no-interaction"]
+        poetry += [arg for extra in case.get("extras") or [] for arg in ("--extras", extra)]
+        poetry_env = {**env, "POETRY_VIRTUALENVS_CREATE": "false", "POETRY_NO_INTERACTION": "1"}
+        code, out = _run(poetry, src, poetry_env, INSTALL_TIMEOUT_S)
+        if code != 0:
+            return {**result, "error": f"poetry install: {out[-500:]}"}
+        if case["test_deps"]:
+            code, out = _run([*pip, *case["test_deps"]], src, env, INSTALL_TIMEOUT_S)
+            if code != 0:
+                return {**result, "error": f"install test_deps: {out[-500:]}"}
+        return _both_phases(case, src, env, result, pin, first=False)
     code, out = _run(
         [*pip, f"{src}{extras}", *case["test_deps"], f"{case['dep']}=={case['measure_from']}"],
         src,
@@ -87,7 +106,6 @@ def measure(case: dict[str, Any], work: Path) -> dict[str, Any]:
     )
     if code != 0:
         return {**result, "error": f"install from: {out[-500:]}"}
-    pin = lambda version: [*pip, f"{case['dep']}=={version}"]  # noqa: E731
     return _both_phases(case, src, env, result, pin, first=False)
 
 
@@ -107,10 +125,11 @@ def _both_phases(
             code, out = _run(install(version), src, env, INSTALL_TIMEOUT_S)
             if code != 0:
                 return {**result, "error": f"install {phase}: {out[-500:]}"}
-        installed = _installed(src, case["dep"]) if fetch.is_npm(case) else version
+        installed = _installed(src, case["dep"]) if fetch.is_npm(case) else _installed_python(env, case)
         if installed != version:
             found = f"{case['dep']} {installed or '(nothing)'}"
-            return {**result, "error": f"{phase}: node_modules holds {found}, not {version}"}
+            where = "node_modules" if fetch.is_npm(case) else "the venv"
+            return {**result, "error": f"{phase}: {where} holds {found}, not {version}"}
         started = time.monotonic()
         code, out = _run(shlex.split(case["test_command"]), src, env, TEST_TIMEOUT_S)
         result[phase] = {
@@ -129,6 +148,14 @@ def _installed(src: Path, name: str) -> str:
         return str(json.loads((src / "node_modules" / name / "package.json").read_text())["version"])
     except (OSError, ValueError, KeyError):
         return ""
+
+
+def _installed_python(env: dict[str, str], case: dict[str, Any]) -> str:
+    """The version of the dependency the venv's interpreter sees, '' when it has none."""
+    code = "import importlib.metadata as m, sys\ntry: print(m.version(sys.argv[1]))\nexcept Exception: pass"
+    python = str(Path(env["VIRTUAL_ENV"]) / "bin" / "python")
+    done = subprocess.run([python, "-c", code, str(case["dep"])], env=env, capture_output=True, text=True)
+    return done.stdout.strip()
 
 
 def main() -> int:
