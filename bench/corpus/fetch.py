@@ -24,18 +24,18 @@ publish times are not reliable enough (this machine's registry finds no mocha 2 
 Python cases with `lockfile: generated` (Poetry projects): `generate_lockfile` writes the poetry.lock the
 project's owner would commit, in the unpacked sdist:
 
-    poetry lock --no-interaction
+    POETRY_VIRTUALENVS_CREATE=false poetry lock --no-interaction
 
-with the Poetry the tool itself would refresh it with (on PATH, else beside this interpreter: the venv's,
-as agentic_codemod.adapters.python.update.lock_tool finds it). It fails loudly when that Poetry's major is
-not the one of `lockfile_poetry`, when the sdist is not a Poetry project ([tool.poetry] or a poetry build
-backend), when it ships a lockfile already (poetry.lock, uv.lock, pdm.lock, Pipfile.lock: the owner's own
-lock would be replaced, or a second one added beside it; such a sdist is the owner's repository as it is,
-a case without `lockfile:`), when Poetry fails, or when the lock does not lock the dependency at exactly
-`measure_from` (every entry of that name). Poetry resolves over the project's whole python range and, for
-a release it knows only as an sdist, asks the index's JSON API, which some releases lack (docutils
-0.21.post1: python-poetry/poetry#9293): a project whose dev tools reach such a release cannot be locked
-today, by the owner either.
+(no virtualenv of the project left in the user's cache) with the Poetry the tool itself would refresh it
+with (on PATH, else beside this interpreter: the venv's, as agentic_codemod.adapters.python.update.lock_tool
+finds it). It fails loudly when that Poetry's major is not the one of `lockfile_poetry`, when the sdist is
+not a Poetry project ([tool.poetry] or a poetry build backend), when it ships a lockfile already
+(poetry.lock, uv.lock, pdm.lock, Pipfile.lock: the owner's own lock would be replaced, or a second one added
+beside it; such a sdist is the owner's repository as it is, a case without `lockfile:`), when Poetry fails,
+or when the lock does not lock the dependency at exactly `measure_from` (every entry of that name). Poetry
+resolves over the project's whole python range and, for a release it knows only as an sdist, asks the
+index's JSON API, which some releases lack (docutils 0.21.post1: python-poetry/poetry#9293): a project whose
+dev tools reach such a release cannot be locked today, by the owner either.
 """
 
 from __future__ import annotations
@@ -220,7 +220,8 @@ def _generate_poetry_lockfile(case: dict[str, Any], src: Path) -> str:
         what = "replace it" if shipped[0] == "poetry.lock" else "put a second lockfile beside it"
         raise SystemExit(f"{case['id']}: the sdist ships {shipped[0]}: generating poetry.lock would {what}")
     argv = [program, *POETRY_LOCK_COMMAND]
-    env = {**os.environ, "POETRY_NO_INTERACTION": "1"}
+    # Poetry's lock makes the project a virtualenv in the user's cache unless told not to: none is needed
+    env = {**os.environ, "POETRY_NO_INTERACTION": "1", "POETRY_VIRTUALENVS_CREATE": "false"}
     done = subprocess.run(argv, cwd=src, env=env, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
     lock = src / "poetry.lock"
     if done.returncode != 0 or not lock.is_file():
