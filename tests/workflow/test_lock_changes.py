@@ -28,6 +28,7 @@ from fixtures_support import (
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.npm.lockfile import locked_versions as npm_locked
+from agentic_codemod.adapters.python.lockfile import constraints as lock_constraints
 from agentic_codemod.adapters.python.lockfile import locked_versions as python_locked
 from agentic_codemod.adapters.types import Locked
 from agentic_codemod.tools import sandbox
@@ -109,6 +110,26 @@ def test_python_lockfiles_lock_every_package_by_canonical_name_with_its_forks_an
         "rpds-py": Locked(frozenset({"0.22.3"})),
     }
     assert python_locked("not a lockfile") == {}
+
+
+def test_lock_constraints_are_one_version_per_index_package_and_never_an_option(tmp_path: Path) -> None:
+    """What the baseline installs under: the lockfiles at the root, forks for this interpreter, one version
+    per name; a git entry, a name two lockfiles lock differently, a name or version that would be an option
+    or a URL in a constraints file, and a lockfile behind a link are left out."""
+    (tmp_path / "uv.lock").write_text(
+        UV_LOCK
+        + '[[package]]\nname = "cog"\nversion = "0.1"\nsource = { git = "https://x.invalid/cog" }\n'
+        + '[[package]]\nname = "--index-url=https://evil.invalid"\nversion = "1"\n'
+        + '[[package]]\nname = "bolt"\nversion = "1 --hash=x"\n'
+        + '[[package]]\nname = "nut"\nversion = "2.0"\n'
+    )
+    (tmp_path / "pdm.lock").write_text('[[package]]\nname = "nut"\nversion = "2.1"\n')
+    secret = tmp_path / "secret.lock"
+    secret.write_text('[[package]]\nname = "secret"\nversion = "9"\n')
+    (tmp_path / "poetry.lock").symlink_to(secret)
+    lines, read = lock_constraints(tmp_path, ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock"), 10**6)
+    assert lines == ["gear-box==1.0.0", "numpy==1.26.4"]
+    assert read == ["uv.lock", "pdm.lock"]
 
 
 def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages() -> None:
@@ -419,6 +440,28 @@ def test_a_local_build_is_not_the_locked_public_version(
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
     assert "the tests ran on what else" not in mr
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_the_baseline_installs_what_the_lockfile_locks_not_the_newest_release(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """uv.lock was written when gear 1.0.0 was the newest; gear 1.1.0 came out since. The repository ships
+    gear 1.0.0, so its baseline tests that (before: the install took 1.1.0, newest its ranges admit, and
+    every version the lock check did not touch was tested other than shipped)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0",), widget_1_needs="gear")
+    repo = locked_app(tmp_path, project)
+    wheel(project, "gear", "1.1.0")  # released after the lock
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["baseline"]["gear"] == "1.0.0", m["environments"]
+    assert m["installs"]["baseline"]["locked"].startswith("uv.lock: "), m["installs"]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0"], "tested": "1.1.0"}}}
 
 
 needs_poetry = pytest.mark.skipif(POETRY_MISSING, reason="poetry is not beside python (the lock extra)")

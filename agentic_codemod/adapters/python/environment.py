@@ -4,8 +4,9 @@
         the environment template of the plan's registry part copied in when there is one (built now
         when missing, env_template.py), else `uv venv` / `python -m venv --without-pip`; either way
         seeded first with what `python -m venv` gives (pip, setuptools before 3.12: seed.py); then the
-        whole install plan (see install_plan for what) installed on top by installer.py; the venv
-        writes no bytecode, in any of its interpreters (no_bytecode)
+        whole install plan (see install_plan for what) installed on top by installer.py, under what the
+        repository's lockfiles lock as constraints (lockfile.constraints); the venv writes no bytecode,
+        in any of its interpreters (no_bytecode)
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
         the baseline environment plus the change the bump makes: only `pins`, nothing else upgraded
 
@@ -34,7 +35,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.adapters.python import env_template, installer, pip_config, seed
+from agentic_codemod.adapters.python import LOCKFILES, env_template, installer, lockfile, pip_config, seed
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
@@ -42,6 +43,9 @@ from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools.sandbox import install_cache_of
 
 INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
+# Written in the disposable copy the baseline install runs on (never in the candidate): the versions the
+# repository's lockfiles lock, as the install's constraints.
+LOCK_CONSTRAINTS = ".agentic-codemod-locked.txt"
 
 # Lower-cased fragments of pip's and uv's output that mean "the index could not be reached", not
 # "bad requirements".
@@ -79,6 +83,11 @@ def prepare_environment(
     plan = replace(plan, requirements=[*plan.requirements, *pins])
     found = seed.find()
     install = {"installer": chosen.name, "template": "", "seed": found.label if found else seed.NONE}
+    locked, read = lockfile.constraints(root, LOCKFILES, settings.budgets.max_lockfile_bytes)
+    if locked:  # the baseline tests what the repository's lockfile ships, not the newest its ranges admit
+        _write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
+        plan = replace(plan, constraint_files=[*plan.constraint_files, LOCK_CONSTRAINTS])
+        install["locked"] = f"{', '.join(read)}: {len(locked)} version(s) as constraints"
     env = VerificationEnv(venv_python(env_dir), env_dir, install=install)
     from_template = _from_template(root, env, settings, runner, plan, chosen, caller, found)
     if not from_template and not _create(root, env, settings, runner, chosen, found):
@@ -87,6 +96,16 @@ def prepare_environment(
     if not plan.empty:
         env.install_log.append(_install(root, env, settings, runner, plan, caller))
     return env
+
+
+def _write_new(path: Path, text: str) -> None:
+    """`text` into `path` in the disposable copy, replacing the repository's own entry of that name (a link
+    included, never written through)."""
+    if path.is_symlink() or path.exists():
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
 
 
 def install_dependencies(

@@ -3,6 +3,8 @@
     find(content, canonical) -> [Declaration(name, "==<locked version>", line, "lockfile", ...)]
     locked_versions(content) -> {canonical name: Locked(versions, pinnable)}   every package the lockfile
                                    locks (a compiled requirements file's pins too)
+    constraints(root, names, max_bytes) -> ([name==version], [file])   what the lockfiles `names` at the
+                                   root lock for this interpreter, as constraints for an install
 
 Only read: a lockfile is never edited by this adapter, its own tool refreshes it (update.update_lockfiles).
 TOML lockfiles list `[[package]]` (pylock: `[[packages]]`) tables with `name` and `version`; Pipfile.lock
@@ -15,14 +17,19 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Sequence
+from pathlib import Path
 
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.adapters.types import Locked
+from agentic_codemod.tools.rooted import RootedFS
 
 KIND = "lockfile"
+PLAIN_PACKAGE_RE = re.compile(r"[a-z0-9]([a-z0-9._-]*[a-z0-9])?")  # canonical: never an option or a URL
 NON_INDEX_KEYS = frozenset({"git", "path", "url", "editable", "vcs", "directory", "archive", "file"})
 PIPFILE_SOURCES = frozenset({"git", "path", "file", "editable", "hg", "svn", "bzr"})
 HEADER_RE = re.compile(r"^\s*\[\[\s*packages?\s*\]\]\s*$")
@@ -76,6 +83,44 @@ def locked_versions(content: str) -> dict[str, Locked]:
         name: Locked(frozenset(v), pinnable=indexed, indexed=indexed)
         for name, (v, indexed) in sorted(found.items())
     }
+
+
+def constraints(root: Path, names: Sequence[str], max_bytes: int) -> tuple[list[str], list[str]]:
+    """`name==version` for every package the lockfiles `names` at `root` lock for this interpreter at one
+    version from a package index (a git, path or URL entry, or a name locked at two versions, is left to
+    the resolver), and the lockfiles read. An install under them as constraints holds every package it
+    installs to the version the repository ships, not the newest its ranges admit. Read without
+    following a link; a name or version that is not a plain package name and a PEP 440 version (a line
+    that would be an option or a URL in a constraints file) is left out."""
+    fs = RootedFS(root, max_bytes)
+    found: dict[str, set[str]] = {}
+    unpinnable: set[str] = set()
+    files: list[str] = []
+    for name in names:
+        try:
+            text = fs.read_bytes(name).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        files.append(name)
+        for package, locked in locked_versions(text).items():
+            found.setdefault(package, set()).update(locked.versions)
+            if not locked.pinnable:
+                unpinnable.add(package)
+    lines = []
+    for package, versions in sorted(found.items()):
+        (version, *more) = sorted(versions)
+        plain = PLAIN_PACKAGE_RE.fullmatch(package) and _version(version)
+        if plain and not more and package not in unpinnable:
+            lines.append(f"{package}=={version}")
+    return lines, files
+
+
+def _version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return text == text.strip() and all(c.isalnum() or c in ".+!-_" for c in text)
 
 
 def _applies(entry: dict[str, object]) -> bool:
