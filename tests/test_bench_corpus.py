@@ -187,3 +187,17 @@ def test_corpus_poetry_lockfile_needs_a_poetry_project(tmp_path: Path, stand_in:
     with pytest.raises(SystemExit, match="not a Poetry project"):
         fetch.generate_lockfile(_case(), _sdist(tmp_path, hatch))
     assert not (tmp_path / "src" / "poetry.lock").exists()
+
+
+def test_a_key_given_twice_in_the_manifest_stops_the_bench(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """YAML keeps the last of two equal keys without a word: a case's `measured:` pasted into another case
+    went unnoticed that way (npm-fastify-cookie-cookie2 held light-my-request's measurement)."""
+    manifest = tmp_path / "manifest.yml"
+    manifest.write_text("cases:\n  - id: a\n    expected: red\n    measured: x\n    expected: green\n")
+    monkeypatch.setattr(fetch, "MANIFEST", manifest)
+    with pytest.raises(SystemExit, match=r"manifest.yml:5: key 'expected' given twice"):
+        fetch.load_cases()
+    manifest.write_text("cases:\n  - id: a\n    expected: red\n  - id: b\n    expected: red\n")
+    assert [c["id"] for c in fetch.load_cases()] == ["a", "b"]

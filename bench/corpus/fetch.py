@@ -77,8 +77,22 @@ POETRY_LOCK_COMMAND = ["lock", "--no-interaction"]
 PYTHON_LOCKFILES = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses a key given twice in one mapping (YAML would keep the last, silently:
+    a case's `measured:` pasted into the wrong case went unnoticed that way)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                raise SystemExit(f"{MANIFEST}:{key_node.start_mark.line + 1}: key {key!r} given twice")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_cases(only: list[str] | None = None) -> list[dict[str, Any]]:
-    cases = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))["cases"]
+    cases = yaml.load(MANIFEST.read_text(encoding="utf-8"), Loader=_UniqueKeys)["cases"]
     if only:
         unknown = sorted(set(only) - {c["id"] for c in cases})
         if unknown:
