@@ -243,7 +243,7 @@ def _stale_locks(state: RunState, plan_: ChangePlan) -> None:
         plan_.requires_human.append(
             HumanItem(
                 reason=f"{d.file} line {d.line} still locks {sdk.name} {d.specifier} after the bump to "
-                f"{sdk.to}: recompile or refresh it with its own tool (pip-compile, uv pip compile, ...)",
+                f"{sdk.to}: refresh or recompile it with its own tool so that it locks exactly {sdk.to}",
                 file=d.file,
                 line=d.line,
             )
