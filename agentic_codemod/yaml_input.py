@@ -5,6 +5,7 @@ one kind of error.
         raises InputError (exit 2) naming the file, the field and what to do:
             <path>: <what> not found
             <path>: cannot read the <what>: <the YAML error's first line>
+            <path>: cannot read the <what>: line 6, column 1: key 'to' given twice; keep one
             <path>: the <what> must be a YAML mapping
             <path>: field 'budgets.max_files': Input should be a valid integer   (hint: the schema to follow)
     first_error(exc) -> "field 'a.b': message"      the first pydantic error on one line
@@ -35,6 +36,25 @@ def safe_load(text: str) -> Any:
     return yaml.load(text, Loader=_LOADER)
 
 
+class _UniqueKeys(_LOADER):  # type: ignore[valid-type,misc]
+    """The loader for files a user writes: a key written twice in one mapping is an error at its line
+    (YAML would keep the last without a word: `to:` twice in a task, the first silently lost). Keys a
+    merge (`<<:`) brings in may be overridden, as YAML says."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice; keep one", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_yaml_model(
     path: Path,
     model: type[M],
@@ -49,7 +69,7 @@ def load_yaml_model(
     the mapping before validation (fields the loader sets, such as the file's own path). `describe` words
     a validation error (default: first_error)."""
     try:
-        raw = safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_UniqueKeys)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: {what} not found", hint="check the path") from exc
     except yaml.MarkedYAMLError as exc:  # where and what: "line 4, column 1: expected the node content ..."

@@ -83,6 +83,17 @@ def test_a_config_and_a_fleet_file_pass_their_schemas(tmp_path: Path) -> None:
         (load_settings, "budgets: {max_changed_files: many}\n", "field 'budgets.max_changed_files'"),
         (load_settings, "", None),  # an empty config file means the defaults
         (load_fleet, "repos: 3\n", "field 'repos'"),
+        # a key written twice: YAML keeps the last without a word; here, the line to fix
+        (
+            load_settings,
+            "budgets:\n  max_changed_files: 5\n  max_changed_files: 50\n",
+            "line 3, column 3: key 'max_changed_files' given twice; keep one",
+        ),
+        (
+            load_settings,
+            "a: &x {max_changed_files: 5}\nbudgets:\n  <<: *x\n  max_changed_files: 6\n",
+            "field 'a'",
+        ),
     ],
 )
 def test_every_loader_names_the_file_the_field_and_exits_2(
