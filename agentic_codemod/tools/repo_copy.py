@@ -3,6 +3,8 @@
     stamp = fresh_copy(worktree, dest)          dest = the worktree's files (no .git), modes kept,
                                                 symlinks copied as symlinks; dest is emptied first
     remove(path)                                whatever is at path, never following a link
+    write_new(path, text)                       a file of the tool's own in the copy, in place of whatever
+                                                the repository has at that path (never written through)
     touched(dest, stamp, code_suffixes, shadowing=) -> list[str]
                                                 candidate files written, replaced, re-moded or deleted
                                                 since the copy was made — restoring the bytes does not
@@ -188,3 +190,12 @@ def remove(path: Path) -> None:
         shutil.rmtree(path, onexc=unlock)
     else:
         shutil.rmtree(path, onerror=unlock)
+
+
+def write_new(path: Path, text: str) -> None:
+    """`text` in a new file at `path` (in the disposable copy), in place of the repository's own entry of
+    that name, whatever it is: a link is replaced, never written through; a folder goes with its tree."""
+    remove(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)

@@ -44,9 +44,14 @@ def install_baseline(state: RunState) -> None:
         repo_copy.discard(paths.copy)
     failed = [r for r in state.env.install_log if not r.ok]
     if failed:
+        state.manifest.installs["baseline"] = _install_record(state, "baseline")
+        locked = state.env.install.get("locked", "").partition(":")[0]
+        under = f", under the versions {locked} locks" if locked else ""
+        why = f"{locked} may lock a version this interpreter or index cannot install: " if locked else ""
         raise RequiresHuman(
-            f"cannot install the repository's dependencies with {sdk.name}{sdk.from_range} for verification",
-            hint=failed[-1].output_tail[-400:].strip(),
+            f"cannot install the repository's dependencies with {sdk.name}{sdk.from_range}{under} for "
+            "verification",
+            hint=why + failed[-1].output_tail[-400:].strip(),
         )
     version = _record(state, "baseline")
     if version is None or not adapter.version_matches(version, sdk.from_range):
@@ -141,8 +146,17 @@ def _record(state: RunState, phase: str) -> str | None:
     finally:
         repo_copy.discard(paths.copy)
     state.manifest.environments[phase] = versions
-    state.manifest.installs[phase] = dict(need(state.env).install)
+    state.manifest.installs[phase] = _install_record(state, phase)
     return (versions or {}).get(sdk_key(state))
+
+
+def _install_record(state: RunState, phase: str) -> dict[str, str]:
+    """run.json `installs[phase]`: how the environment was installed. `locked` (the lockfiles the baseline
+    installed under) is the baseline's: the after install is the bump's change, checked by lock_changes."""
+    install = dict(need(state.env).install)
+    if phase != "baseline":
+        install.pop("locked", None)
+    return install
 
 
 def sdk_key(state: RunState) -> str:

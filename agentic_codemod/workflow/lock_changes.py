@@ -1,9 +1,11 @@
 """What a refreshed lockfile changes besides the bumped package, and proof that the tests ran on exactly it.
 
-    changed(adapter, sdk, before, after) -> Changes   entries the refresh moved, added or removed
+    changed(adapter, sdk, before, after) -> Changes   entries the refresh moved, added or removed (and
+                                          those it held, pinnable at one version)
     pins(state) -> [requirement]          the changed entries the baseline environment holds, as locked
     removed(state) -> [name]              entries the refresh removed that the environment still holds
-    untested(state) -> [Mismatch]         changed entries the after environment holds at another version
+    untested(state) -> [Mismatch]         changed or held entries the after environment holds at another
+                                          version
 
 A lock tool resolves on its own terms (the project's whole requires-python range, its own constraints
 and exclude-newer, the project's index), an installer on the environment's. Left alone, the two can pick
@@ -11,9 +13,11 @@ different versions of what the bump pulls along, and the candidate would ship a 
 no test ran. So the after environment gets the changed entries it already holds at their locked versions
 (with the package at `to`, in one install) and loses what the lockfile no longer locks; afterwards every
 changed entry the environment holds is compared with its lock (a new dependency the package pulled in,
-too), a difference is installed once more at the locked version, and what still differs is a human's
-(exit 3), never green. An entry the environment does not hold (a group the tests do not install) is not
-installed: run.json `locked` records every changed entry and what the after environment held of it.
+too), and so is every entry the refresh left as it was (the install may have taken a newer release of
+one the baseline did not hold, or upgraded one an override held); a difference is installed once more
+at the locked version, and what still differs is a human's (exit 3), never green. An entry the
+environment does not hold (a group the tests do not install) is not installed: run.json `locked`
+records every changed entry, and every held one that differed, with what the after environment held.
 
 Compared exactly (a local version `1.1.0+cu1` is not `1.1.0`). Pinned only where the adapter says
 `name==version` from the index is the entry (Locked.pinnable) and it is locked at one version for this
@@ -41,6 +45,7 @@ class Changes:
     entries: dict[str, Locked] = field(default_factory=dict)  # moved or added
     removed: list[str] = field(default_factory=list)  # locked before, not any more
     unreadable: list[str] = field(default_factory=list)  # "name versions" no installer can be given
+    held: dict[str, Locked] = field(default_factory=dict)  # unchanged, pinnable at one version
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,11 @@ def changed(adapter: Adapter, sdk: str, before: str, after: str) -> Changes:
     own = canonical(sdk)
     out = Changes()
     for name, locked in new.items():
-        if canonical(name) == own or (name in old and old[name].versions == locked.versions):
+        if canonical(name) == own:
+            continue
+        if name in old and old[name].versions == locked.versions:
+            if locked.pinnable and len(locked.versions) == 1 and _plain(adapter, name, locked.versions):
+                out.held[name] = locked
             continue
         if locked.pinnable and not _plain(adapter, name, locked.versions):
             out.unreadable.append(f"{name} {' '.join(sorted(locked.versions))}")
@@ -104,8 +113,8 @@ def pins(state: RunState) -> list[str]:
 
 
 def reinstall(state: RunState, mismatches: list[Mismatch]) -> list[str]:
-    """The second try: each mismatched pinnable entry at its locked version."""
-    wanted = _wanted(state)
+    """The second try: each mismatched pinnable entry at its locked version (an unchanged one too)."""
+    wanted = _wanted(state, held=True)
     return _requirements(state, {m.name: wanted[m.name] for m in mismatches if m.name in wanted})
 
 
@@ -142,7 +151,17 @@ def untested(state: RunState) -> list[Mismatch]:
                 found.append(Mismatch(file, name, versions, have, "at several versions for this environment"))
             elif not any(same_version(adapter, have, v) for v in versions):
                 found.append(Mismatch(file, name, versions, have))
-        state.manifest.locked[file] = record
+        before = state.manifest.locked.get(file) or {}
+        for name, locked in sorted(changes.held.items()):  # what the install took besides the lock's
+            have = installed.get(canonical(name))
+            (version,) = locked.versions
+            drifted = have is not None and not same_version(adapter, have, version)
+            if drifted or name in before:  # recorded once it drifted, and again after the second try
+                record[name] = {"locked": [version], "tested": have}
+            if drifted:
+                found.append(Mismatch(file, name, (version,), str(have)))
+        if record:
+            state.manifest.locked[file] = record
     return found
 
 
@@ -158,12 +177,12 @@ def _plain(adapter: Adapter, name: str, versions: frozenset[str]) -> bool:
     return bool(PLAIN_NAME.fullmatch(name)) and all(map(adapter.versioning.is_version, versions))
 
 
-def _wanted(state: RunState) -> dict[str, str]:
+def _wanted(state: RunState, held: bool = False) -> dict[str, str]:
     """name -> locked version of every pinnable changed entry locked at one version, over every refreshed
-    lockfile; a name locked differently by two lockfiles is left out."""
+    lockfile (`held`: the unchanged ones too); a name locked differently by two lockfiles is left out."""
     versions: dict[str, set[str]] = {}
     for changes in state.lock_changes.values():
-        for name, locked in changes.entries.items():
+        for name, locked in [*changes.entries.items(), *(changes.held.items() if held else ())]:
             if locked.pinnable and len(locked.versions) == 1:
                 versions.setdefault(name, set()).update(locked.versions)
             else:

@@ -220,7 +220,7 @@ def _lock_changes(state: RunState, file: str, refreshed: str) -> None:
     except GitError:
         before = ""
     changes = lock_changes.changed(need(state.adapter), state.task.sdk.name, before, refreshed)
-    if changes.entries or changes.removed:
+    if changes.entries or changes.removed or changes.held:
         state.lock_changes[file] = changes
     need(state.plan).requires_human.extend(
         HumanItem(

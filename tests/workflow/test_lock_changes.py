@@ -127,9 +127,17 @@ def test_lock_constraints_are_one_version_per_index_package_and_never_an_option(
     secret = tmp_path / "secret.lock"
     secret.write_text('[[package]]\nname = "secret"\nversion = "9"\n')
     (tmp_path / "poetry.lock").symlink_to(secret)
+    pipfile = {  # Pipfile.lock markers hold entries to this interpreter too (the review's reproduction)
+        "default": {
+            "tomli": {"version": "==1.2.0", "markers": "python_version < '3.11'"},
+            "pywin32": {"version": "==306", "markers": "sys_platform == 'win32'"},
+        },
+        "develop": {"pytest": {"version": "==7.0.0"}},
+    }
+    (tmp_path / "Pipfile.lock").write_text(json.dumps(pipfile))
     lines, read = lock_constraints(tmp_path, ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock"), 10**6)
-    assert lines == ["gear-box==1.0.0", "numpy==1.26.4"]
-    assert read == ["uv.lock", "pdm.lock"]
+    assert lines == ["gear-box==1.0.0", "numpy==1.26.4", "pytest==7.0.0"]
+    assert read == ["uv.lock", "pdm.lock", "Pipfile.lock"]
 
 
 def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages() -> None:
@@ -462,6 +470,139 @@ def test_the_baseline_installs_what_the_lockfile_locks_not_the_newest_release(
     assert m["installs"]["baseline"]["locked"].startswith("uv.lock: "), m["installs"]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.1.0"], "tested": "1.1.0"}}}
+
+
+def custom_app(
+    tmp_path: Path,
+    project_wheels: Path,
+    pyproject: str = PYPROJECT,
+    extra: dict[str, str] | None = None,
+    after_lock: Callable[[Path], None] | None = None,
+    task: str = TASK,
+) -> Path:
+    """locked_app with its own pyproject.toml, extra files and a hook run after `uv lock`."""
+    src = tmp_path / "app-src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(pyproject.replace("{wheels}", str(project_wheels)))
+    (src / "tests" / "test_widget.py").write_text(TEST)
+    env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    subprocess.run([str(UV), "lock", "--quiet"], cwd=src, env=env, check=True)
+    for rel, content in (extra or {}).items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(content)
+    if after_lock:
+        after_lock(src)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(task)
+    return repo
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_an_unchanged_entry_the_bump_pulls_in_is_tested_as_the_lockfile_ships_it(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """uv.lock locks gear 1.0.0 for the docs extra (the tests do not install it); gear 1.1.0 is released
+    after the lock; widget 2.0.0 requires gear. The refresh keeps gear 1.0.0 (unchanged), the install takes
+    1.1.0; the lock check holds it to 1.0.0 (the review's reproduction: exit 0 with the tests on gear
+    1.1.0, and nothing in the MR or run.json said so)."""
+    project = tmp_path / "wheels"
+    shutil.copytree(wheels, project, ignore=shutil.ignore_patterns("acme_sdk-*"))
+    wheel(project, "widget", "1.0.0")
+    wheel(project, "widget", "2.0.0", ("gear",))
+    wheel(project, "gear", "1.0.0")
+    pyproject = PYPROJECT.replace('test = ["pytest"]', 'test = ["pytest"]\ndocs = ["gear"]')
+    repo = custom_app(tmp_path, project, pyproject)
+    wheel(project, "gear", "1.1.0")  # released after the lock
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert "gear" not in m["environments"]["baseline"]
+    assert m["environments"]["after"]["gear"] == "1.0.0", m["environments"]
+    assert m["locked"] == {"uv.lock": {"gear": {"locked": ["1.0.0"], "tested": "1.0.0"}}}
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_an_entry_an_override_holds_below_what_the_package_needs_is_a_human_item(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """[tool.uv] override-dependencies = ["gear==1.0.0"]: uv.lock keeps gear 1.0.0 through the refresh,
+    though widget 2.0.0 requires gear>=1.1, which the installer (no project config) honours. No install
+    has both: exit 3 naming it (the review's reproduction: exit 0, the tests on gear 1.1.0)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0"), widget_1_needs="gear")
+    overridden = PYPROJECT.replace(
+        'constraint-dependencies = ["gear<1.2"]', 'override-dependencies = ["gear==1.0.0"]'
+    )
+    repo = custom_app(tmp_path, project, overridden)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["baseline"]["gear"] == "1.0.0"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    reasons = " ".join(h["reason"] for h in m["plan"]["requires_human"])
+    assert "uv.lock locks gear 1.0.0, but the tests ran with gear 1.1.0" in reasons, reasons
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+def test_a_folder_named_like_the_constraints_file_is_replaced_in_the_copy(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """The repository has a folder `.agentic-codemod-locked.txt/` (the review's reproduction: exit 1,
+    IsADirectoryError)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0",))
+    repo = custom_app(tmp_path, project, extra={".agentic-codemod-locked.txt/keep": "x\n"})
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert (repo / ".agentic-codemod-locked.txt" / "keep").read_text() == "x\n"  # the clone untouched
+    assert "locked" not in m["installs"]["after"], m["installs"]  # the after install takes no -c
+    assert m["installs"]["baseline"]["locked"].startswith("uv.lock: ")
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+@pytest.mark.parametrize("how", ["gone-from-index", "no-wheel-for-this-python", "from-above-lock"])
+def test_a_lock_the_baseline_cannot_install_is_named_in_the_reason(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], how: str
+) -> None:
+    """uv.lock locks gear 1.0.0. gone-from-index: the index has only gear 1.1.0 now; no-wheel-for-this-
+    python: gear 1.0.0 only for CPython 3.8 (numpy locked by Poetry for python ^3.8, the tool on 3.12);
+    from-above-lock: the task's from is >=1.5,<2, the repository ships widget 1.0.0. Exit 3 naming the
+    lockfile (the review's reproduction: the resolver's text alone, as if widget required gear==1.0.0)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0",), widget_1_needs="gear")
+    task = TASK.replace('from: ">=1,<2"', 'from: ">=1.5,<2"') if how == "from-above-lock" else TASK
+    repo = custom_app(tmp_path, project, task=task)
+    if how != "from-above-lock":
+        (project / "gear-1.0.0-py3-none-any.whl").unlink()
+        wheel(project, "gear", "1.1.0")
+    if how == "no-wheel-for-this-python":
+        wheel(project, "gear", "1.0.0")
+        (project / "gear-1.0.0-py3-none-any.whl").rename(
+            project / "gear-1.0.0-cp38-cp38-manylinux1_x86_64.whl"
+        )
+    if how == "from-above-lock":
+        wheel(project, "widget", "1.5.0", ("gear",))
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    reason = m["reason"]
+    assert reason.startswith("cannot install the repository's dependencies with widget>=1"), reason
+    assert ", under the versions uv.lock locks for verification (uv.lock may lock a version" in reason
+    assert m["installs"]["baseline"]["locked"].startswith("uv.lock: "), m["installs"]
 
 
 needs_poetry = pytest.mark.skipif(POETRY_MISSING, reason="poetry is not beside python (the lock extra)")

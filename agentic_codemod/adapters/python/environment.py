@@ -40,6 +40,7 @@ from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_insta
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import EnvironmentUnavailable
+from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.sandbox import install_cache_of
 
 INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
@@ -76,7 +77,8 @@ def prepare_environment(
 ) -> VerificationEnv:
     """Create the venv and install the repository's requirements into it, together with `pins`
     (requirement strings of the tool's own: the bumped package at its `from` range, so the baseline
-    tests the highest version both the task and the repository allow)."""
+    tests the highest version both the task and the repository allow, or the one its lockfile locks),
+    under the versions the repository's lockfiles lock (run.json `installs.baseline.locked`)."""
     chosen = installer.choose(settings)
     caller = pip_config.read_caller_config(os.environ)  # the sandbox clears the environment and HOME
     plan = plan_install(root, settings)
@@ -85,7 +87,7 @@ def prepare_environment(
     install = {"installer": chosen.name, "template": "", "seed": found.label if found else seed.NONE}
     locked, read = lockfile.constraints(root, LOCKFILES, settings.budgets.max_lockfile_bytes)
     if locked:  # the baseline tests what the repository's lockfile ships, not the newest its ranges admit
-        _write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
+        repo_copy.write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
         plan = replace(plan, constraint_files=[*plan.constraint_files, LOCK_CONSTRAINTS])
         install["locked"] = f"{', '.join(read)}: {len(locked)} version(s) as constraints"
     env = VerificationEnv(venv_python(env_dir), env_dir, install=install)
@@ -96,16 +98,6 @@ def prepare_environment(
     if not plan.empty:
         env.install_log.append(_install(root, env, settings, runner, plan, caller))
     return env
-
-
-def _write_new(path: Path, text: str) -> None:
-    """`text` into `path` in the disposable copy, replacing the repository's own entry of that name (a link
-    included, never written through)."""
-    if path.is_symlink() or path.exists():
-        path.unlink()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
 
 
 def install_dependencies(

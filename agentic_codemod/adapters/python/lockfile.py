@@ -67,7 +67,7 @@ def locked_versions(content: str) -> dict[str, Locked]:
     elif isinstance(document, dict):  # Pipfile.lock: {"default": {name: {"version": "==X"}}, "develop": ...}
         for section in ("default", "develop"):
             for name, entry in (document.get(section) or {}).items():
-                if isinstance(entry, dict):
+                if isinstance(entry, dict) and _holds(str(entry.get("markers") or "")):
                     version = str(entry.get("version", "")).removeprefix("==")
                     entries.append((str(name), version, not (PIPFILE_SOURCES & entry.keys())))
     else:
@@ -141,7 +141,7 @@ def _holds(marker: str) -> bool:
     """Whether `marker` holds for this interpreter. One that names an extra is kept: Poetry marks every
     entry only an extra of the project needs `extra == "test"`, and the verification environment installs
     the extras the tests need (which ones, this reader cannot know)."""
-    if EXTRA_RE.search(marker):
+    if not marker.strip() or EXTRA_RE.search(marker):
         return True
     try:
         return Marker(marker).evaluate()

@@ -48,6 +48,7 @@ from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner, refreshed_message
 from agentic_codemod.config import Budgets
 from agentic_codemod.models import Dependency
+from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.rooted import RootedFS
 
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
@@ -247,11 +248,7 @@ def _refresh(
     command = " ".join(argv)
     if PDM_OVERRIDE in argv:
         override = lockfile.parent / PDM_OVERRIDE
-        if override.is_symlink() or override.exists():  # the repository's own entry of that name
-            override.unlink()
-        fd = os.open(override, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(f"{dependency.name}=={target}\n")
+        repo_copy.write_new(override, f"{dependency.name}=={target}\n")  # never the repository's own entry
         argv[argv.index(PDM_OVERRIDE)] = str(override)
     before, shown = lockfile.read_bytes(), f"`{command}`"
     if tool == "poetry" and target:
