@@ -180,9 +180,9 @@ class RunManifest(Artifact):
     environments: dict[str, dict[str, str] | None] = Field(default_factory=dict)
     # How each environment was installed: {"baseline": {"installer": "uv", "template": key}, "after": ...}
     installs: dict[str, dict[str, str]] = Field(default_factory=dict)
-    # What each refreshed lockfile changed besides the bumped package, and the version the after environment
-    # held of each: {file: {package: {"locked": [versions; none: no longer locked], "tested": version or
-    # null (not installed)}}}
+    # What each refreshed lockfile changed besides the bumped package (and each entry it left unchanged that
+    # the after install took at another version), and the version the after environment held of each:
+    # {file: {package: {"locked": [versions; none: no longer locked], "tested": version or null}}}
     locked: dict[str, dict[str, dict[str, list[str] | str | None]]] = Field(default_factory=dict)
     error: str | None = None
 

@@ -46,7 +46,7 @@ def install_baseline(state: RunState) -> None:
     if failed:
         state.manifest.installs["baseline"] = _install_record(state, "baseline")
         locked = state.env.install.get("locked", "").partition(":")[0]
-        under = f", under the versions {locked} locks" if locked else ""
+        under = f", under the versions locked by {locked}" if locked else ""
         why = f"{locked} may lock a version this interpreter or index cannot install: " if locked else ""
         raise RequiresHuman(
             f"cannot install the repository's dependencies with {sdk.name}{sdk.from_range}{under} for "

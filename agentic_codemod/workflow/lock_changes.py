@@ -13,9 +13,11 @@ different versions of what the bump pulls along, and the candidate would ship a 
 no test ran. So the after environment gets the changed entries it already holds at their locked versions
 (with the package at `to`, in one install) and loses what the lockfile no longer locks; afterwards every
 changed entry the environment holds is compared with its lock (a new dependency the package pulled in,
-too), and so is every entry the refresh left as it was (the install may have taken a newer release of
-one the baseline did not hold, or upgraded one an override held); a difference is installed once more
-at the locked version, and what still differs is a human's (exit 3), never green. An entry the
+too), and so is every entry the refresh left as it was in a lockfile the baseline was installed under
+(`constrained`: the install may have taken a newer release of one the baseline did not hold, or
+upgraded one an override held; an entry the baseline itself held at another version is left as the
+baseline had it); a difference is installed once more at the locked version, and what still differs is
+a human's (exit 3), never green. An entry the
 environment does not hold (a group the tests do not install) is not installed: run.json `locked`
 records every changed entry, and every held one that differed, with what the after environment held.
 
@@ -123,8 +125,9 @@ def removed(state: RunState) -> list[str]:
     holds: uninstalled before the tests run."""
     canonical = need(state.adapter).versioning.canonical_name
     installed = state.manifest.environments.get("after") or {}
-    still = {canonical(n) for changes in state.lock_changes.values() for n in changes.entries}
-    gone = {canonical(n) for changes in state.lock_changes.values() for n in changes.removed}
+    changes = state.lock_changes.values()
+    still = {canonical(n) for change in changes for n in [*change.entries, *change.held]}
+    gone = {canonical(n) for change in changes for n in change.removed}
     return sorted(n for n in gone - still if n in installed)
 
 
@@ -135,6 +138,7 @@ def untested(state: RunState) -> list[Mismatch]:
     adapter = need(state.adapter)
     canonical = adapter.versioning.canonical_name
     installed = state.manifest.environments.get("after") or {}
+    baseline = state.manifest.environments.get("baseline") or {}
     found: list[Mismatch] = []
     for file, changes in sorted(state.lock_changes.items()):
         record: dict[str, dict[str, list[str] | str | None]] = {}
@@ -152,9 +156,12 @@ def untested(state: RunState) -> list[Mismatch]:
             elif not any(same_version(adapter, have, v) for v in versions):
                 found.append(Mismatch(file, name, versions, have))
         before = state.manifest.locked.get(file) or {}
-        for name, locked in sorted(changes.held.items()):  # what the install took besides the lock's
-            have = installed.get(canonical(name))
+        held = changes.held.items() if file in constrained(state) else ()
+        for name, locked in sorted(held):  # what the after install took besides the lock's
+            have, base = installed.get(canonical(name)), baseline.get(canonical(name))
             (version,) = locked.versions
+            if base is not None and not same_version(adapter, base, version):
+                continue  # the baseline's own difference (a seed, a name left to the resolver)
             drifted = have is not None and not same_version(adapter, have, version)
             if drifted or name in before:  # recorded once it drifted, and again after the second try
                 record[name] = {"locked": [version], "tested": have}
@@ -163,6 +170,15 @@ def untested(state: RunState) -> list[Mismatch]:
         if record:
             state.manifest.locked[file] = record
     return found
+
+
+def constrained(state: RunState) -> set[str]:
+    """The lockfiles the baseline was installed under (run.json `installs.baseline.locked`, as the adapter
+    wrote it: "uv.lock, pdm.lock: 72 version(s) as constraints"); only their unchanged entries are held
+    after the bump. A compiled docs file or a subfolder's lockfile the environment is not installed from
+    is not, nor is any file where the adapter installs under none (npm)."""
+    locked = ((state.manifest.installs.get("baseline") or {}).get("locked") or "").partition(":")[0]
+    return {name.strip() for name in locked.split(",") if name.strip()}
 
 
 def same_version(adapter: Adapter, installed: str, locked: str) -> bool:

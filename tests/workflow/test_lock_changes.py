@@ -479,11 +479,16 @@ def custom_app(
     extra: dict[str, str] | None = None,
     after_lock: Callable[[Path], None] | None = None,
     task: str = TASK,
+    inside: bool = False,
 ) -> Path:
-    """locked_app with its own pyproject.toml, extra files and a hook run after `uv lock`."""
+    """locked_app with its own pyproject.toml, extra files and a hook run after `uv lock`; `inside` as
+    there (the wheels in the repository, where the lock tool's box sees them)."""
     src = tmp_path / "app-src"
     (src / "tests").mkdir(parents=True)
-    (src / "pyproject.toml").write_text(pyproject.replace("{wheels}", str(project_wheels)))
+    if inside:
+        shutil.copytree(project_wheels, src / "wheels")
+    where = "wheels" if inside else str(project_wheels)
+    (src / "pyproject.toml").write_text(pyproject.replace("{wheels}", where))
     (src / "tests" / "test_widget.py").write_text(TEST)
     env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
     subprocess.run([str(UV), "lock", "--quiet"], cwd=src, env=env, check=True)
@@ -601,8 +606,82 @@ def test_a_lock_the_baseline_cannot_install_is_named_in_the_reason(
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     reason = m["reason"]
     assert reason.startswith("cannot install the repository's dependencies with widget>=1"), reason
-    assert ", under the versions uv.lock locks for verification (uv.lock may lock a version" in reason
+    assert ", under the versions locked by uv.lock for verification (uv.lock may lock a version" in reason
     assert m["installs"]["baseline"]["locked"].startswith("uv.lock: "), m["installs"]
+
+
+COMPILED_TASK = TASK.replace('"uv.lock"]', '"uv.lock", "test-requirements.txt", "docs-requirements.txt"]')
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+@pytest.mark.parametrize("files", [("test", "docs"), ("docs",)], ids=["test-and-docs", "docs-only"])
+def test_unchanged_pins_of_a_file_the_environment_is_not_installed_from_are_left_alone(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], files: tuple[str, ...]
+) -> None:
+    """docs-requirements.txt (compiled, never installed) pins gear 1.0.0; test-requirements.txt (the test
+    source) gear 1.1.0; the recompile after the bump leaves both pins. Only lockfiles the baseline was
+    installed under hold unchanged entries (the review's reproductions: exit 3 on the two files' gear, or,
+    with docs alone, exit 0 with the after environment moved to gear 1.0.0 without a word)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0"), widget_1_needs="gear")
+    (project / "widget-2.0.0-py3-none-any.whl").unlink()
+    wheel(project, "widget", "2.0.0", ("gear",))
+    pins = {"test": "widget==1.0.0\npytest\n", "docs": "widget==1.0.0\ngear==1.0.0\n"}
+    inputs = {"test": "widget\npytest\n", "docs": "widget\ngear\n"}
+
+    def compile_files(src: Path) -> None:
+        env = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+        for stem in files:
+            (src / f"{stem}-requirements.in").write_text(pins[stem])
+            header = f"uv pip compile --output-file {stem}-requirements.txt {stem}-requirements.in"
+            out = [
+                "-o",
+                f"{stem}-requirements.txt",
+                f"{stem}-requirements.in",
+                "--custom-compile-command",
+                header,
+            ]
+            argv = [str(UV), "pip", "compile", "-q", "--no-index", "--find-links", str(project), *out]
+            subprocess.run(argv, cwd=src, env=env, check=True)
+            (src / f"{stem}-requirements.in").write_text(inputs[stem])
+
+    repo = custom_app(tmp_path, project, after_lock=compile_files, task=COMPILED_TASK)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    envs = m["environments"]
+    assert envs["after"]["gear"] == envs["baseline"]["gear"] == "1.1.0", envs
+    assert "docs-requirements.txt" not in m["locked"], m["locked"]
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
+@pytest.mark.parametrize("on_index", [True, False], ids=["on-the-index", "not-on-the-index"])
+def test_an_entry_the_baseline_holds_at_another_version_than_locked_is_left_as_the_baseline_has_it(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], on_index: bool
+) -> None:
+    """uv.lock locks setuptools 99.0.0 for a docs extra the tests do not install; both environments hold
+    the venv seed's setuptools, which the bump does not touch (the review's reproductions: the after
+    environment alone moved to 99.0.0, exit 0; or, without it on the index, exit 3 blaming the bump)."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0",))
+    wheel(project, "setuptools", "99.0.0")
+    pyproject = PYPROJECT.replace('test = ["pytest"]', 'test = ["pytest"]\ndocs = ["setuptools"]')
+    repo = custom_app(tmp_path, project, pyproject, inside=True)
+    assert 'name = "setuptools"\nversion = "99.0.0"' in (repo / "uv.lock").read_text()
+    index = tmp_path / "index-wheels"
+    shutil.copytree(project, index, ignore=None if on_index else shutil.ignore_patterns("setuptools-*"))
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(index), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    envs = m["environments"]
+    seeded = envs["baseline"]["setuptools"]
+    assert seeded != "99.0.0" and envs["after"]["setuptools"] == seeded, envs
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
 
 
 needs_poetry = pytest.mark.skipif(POETRY_MISSING, reason="poetry is not beside python (the lock extra)")
