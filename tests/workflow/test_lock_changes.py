@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixtures_support import (
@@ -294,6 +295,11 @@ def installs(result: object) -> list[str]:
     return [" ".join(x["arguments"]["argv"]) for x in lines if x.get("tool") == "install_dependencies"]
 
 
+def offline(run_codemod: Callable[..., object], repo: Path, tmp_path: Path, wheels: Path) -> Any:
+    """The task in tmp_path run on `repo` with `wheels` as the tool's only package source."""
+    return run_codemod(repo, tmp_path / "task.yml", "--find-links", str(wheels), "--no-index", packages=False)
+
+
 needs_uv = pytest.mark.skipif(not UV.is_file(), reason="uv is not installed beside python")
 needs_bwrap = pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start: {sandbox.probe()}")
 
@@ -310,9 +316,7 @@ def test_the_after_environment_tests_what_the_refreshed_lockfile_locks(
     package pulls in is installed again as locked."""
     project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0", "1.2.0"), "gear<1.1" * in_baseline)
     repo = locked_app(tmp_path, project)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert '+version = "1.1.0"' in patch and "1.2.0" not in patch, patch  # the project's constraint holds
@@ -340,9 +344,7 @@ def test_a_locked_version_the_environment_cannot_get_is_a_human_item_never_green
     tools = tmp_path / "tool-wheels"
     shutil.copytree(project, tools, ignore=shutil.ignore_patterns("gear-1.1.0-*"))
     repo = locked_app(tmp_path, project, inside=True)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(tools), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, tools)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     assert m["environments"]["after"]["gear"] == "1.2.0"
@@ -372,9 +374,7 @@ def test_two_bumped_declarations_refresh_the_lockfile_once_and_stay_green(
     repo = tmp_path / "app"
     materialize.materialize(src, repo)
     (tmp_path / "task.yml").write_text(TASK.replace('"uv.lock"]', '"uv.lock", "requirements.txt"]'))
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert sorted(m["candidate"]["files"]) == ["pyproject.toml", "requirements.txt", "uv.lock"]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
@@ -392,9 +392,7 @@ def test_a_forked_entry_is_held_to_the_fork_for_this_interpreter(
     project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0", "1.1.0", "1.1.5"))
     forked = "[\"gear<1.1.5; python_version < '3.12'\", \"gear>=1.1.5; python_version >= '3.12'\"]"
     repo = locked_app(tmp_path, project, constraints=forked)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert '+version = "1.1.0"' in patch and '+version = "1.1.5"' in patch, patch  # both forks locked
@@ -417,9 +415,7 @@ def test_what_the_lockfile_no_longer_locks_is_uninstalled_before_the_tests(
     wheel(project, "cog", "1.0.0")
     repo = locked_app(tmp_path, project, imports="import cog\nimport widget")
     assert 'name = "cog"' in (repo / "uv.lock").read_text()
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["environments"]["baseline"]["cog"] == "1.0.0" and "cog" not in m["environments"]["after"]
     assert m["locked"]["uv.lock"]["cog"] == {"locked": [], "tested": None}
@@ -440,9 +436,7 @@ def test_a_local_build_is_not_the_locked_public_version(
     shutil.copytree(project, tools, ignore=shutil.ignore_patterns("gear-1.1.0-*"))
     wheel(tools, "gear", "1.1.0+cu999")
     repo = locked_app(tmp_path, project, inside=True)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(tools), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, tools)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["environments"]["after"]["gear"] == "1.1.0+cu999"
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
@@ -462,9 +456,7 @@ def test_the_baseline_installs_what_the_lockfile_locks_not_the_newest_release(
     project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0",), widget_1_needs="gear")
     repo = locked_app(tmp_path, project)
     wheel(project, "gear", "1.1.0")  # released after the lock
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["environments"]["baseline"]["gear"] == "1.0.0", m["environments"]
     assert m["installs"]["baseline"]["locked"].startswith("uv.lock: "), m["installs"]
@@ -521,9 +513,7 @@ def test_an_unchanged_entry_the_bump_pulls_in_is_tested_as_the_lockfile_ships_it
     pyproject = PYPROJECT.replace('test = ["pytest"]', 'test = ["pytest"]\ndocs = ["gear"]')
     repo = custom_app(tmp_path, project, pyproject)
     wheel(project, "gear", "1.1.0")  # released after the lock
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert "gear" not in m["environments"]["baseline"]
     assert m["environments"]["after"]["gear"] == "1.0.0", m["environments"]
@@ -545,9 +535,7 @@ def test_an_entry_an_override_holds_below_what_the_package_needs_is_a_human_item
         'constraint-dependencies = ["gear<1.2"]', 'override-dependencies = ["gear==1.0.0"]'
     )
     repo = custom_app(tmp_path, project, overridden)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["environments"]["baseline"]["gear"] == "1.0.0"
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
@@ -565,9 +553,7 @@ def test_a_folder_named_like_the_constraints_file_is_replaced_in_the_copy(
     IsADirectoryError)."""
     project = gear_wheels(tmp_path / "wheels", wheels, ("1.1.0",))
     repo = custom_app(tmp_path, project, extra={".agentic-codemod-locked.txt/keep": "x\n"})
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert (repo / ".agentic-codemod-locked.txt" / "keep").read_text() == "x\n"  # the clone untouched
@@ -599,9 +585,7 @@ def test_a_lock_the_baseline_cannot_install_is_named_in_the_reason(
         )
     if how == "from-above-lock":
         wheel(project, "widget", "1.5.0", ("gear",))
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     reason = m["reason"]
@@ -647,9 +631,7 @@ def test_unchanged_pins_of_a_file_the_environment_is_not_installed_from_are_left
             (src / f"{stem}-requirements.in").write_text(inputs[stem])
 
     repo = custom_app(tmp_path, project, after_lock=compile_files, task=COMPILED_TASK)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     envs = m["environments"]
@@ -674,9 +656,7 @@ def test_an_entry_the_baseline_holds_at_another_version_than_locked_is_left_as_t
     assert 'name = "setuptools"\nversion = "99.0.0"' in (repo / "uv.lock").read_text()
     index = tmp_path / "index-wheels"
     shutil.copytree(project, index, ignore=None if on_index else shutil.ignore_patterns("setuptools-*"))
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(index), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, index)
     m = result.manifest  # type: ignore[attr-defined]
     envs = m["environments"]
     seeded = envs["baseline"]["setuptools"]
@@ -934,9 +914,7 @@ def test_an_entry_from_a_path_source_is_a_human_whatever_its_version(
     repo = tmp_path / "app"
     materialize.materialize(src, repo)
     (tmp_path / "task.yml").write_text(TASK)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(project), "--no-index", packages=False
-    )
+    result = offline(run_codemod, repo, tmp_path, project)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["environments"]["after"]["gear"] == "1.1.0"
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
