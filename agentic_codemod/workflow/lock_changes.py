@@ -17,9 +17,9 @@ too), and so is every entry the refresh left as it was in a lockfile the baselin
 (`constrained`: the install may have taken a newer release of one the baseline did not hold, or
 upgraded one an override held; an entry the baseline itself held at another version is left as the
 baseline had it); a difference is installed once more at the locked version, and what still differs is
-a human's (exit 3), never green. An entry the
-environment does not hold (a group the tests do not install) is not installed: run.json `locked`
-records every changed entry, and every held one that differed, with what the after environment held.
+a human's (exit 3), never green. An entry the environment does not hold (a group the tests do not
+install) is not installed: run.json `locked` records every changed entry, and every held one that
+differed, with what the after environment held.
 
 Compared exactly (a local version `1.1.0+cu1` is not `1.1.0`). Pinned only where the adapter says
 `name==version` from the index is the entry (Locked.pinnable) and it is locked at one version for this
