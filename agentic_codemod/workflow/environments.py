@@ -68,7 +68,7 @@ def install_target(state: RunState) -> ProcessResult:
     locked = lock_changes.pins(state)
     install = _install(state, [target, *locked])
     if not install.ok and locked:  # the locked versions do not fit here: the package alone (checked below)
-        install = _install(state, [target])
+        install, locked = _install(state, [target]), []
     if not install.ok:
         raise CandidateRejected(
             f"installing {sdk.name} {sdk.to} failed (exit {install.exit_code})",
@@ -80,8 +80,9 @@ def install_target(state: RunState) -> ProcessResult:
         _uninstall(state, gone)
         _check_target(state)
     mismatches = lock_changes.untested(state)
-    if mismatches:  # what the package pulled in, at the installer's choice: once more, as locked
-        _install(state, [target, *lock_changes.reinstall(state, mismatches)])
+    if mismatches:  # what the package pulled in, at the installer's choice: once more, as locked, with
+        # the first install's pins repeated (an installer need not remember them: npm's --no-save)
+        _install(state, list(dict.fromkeys([target, *locked, *lock_changes.reinstall(state, mismatches)])))
         _check_target(state)  # listed again whatever the install did: the tests run on what is there
         mismatches = lock_changes.untested(state)
     need(state.plan).requires_human.extend(HumanItem(reason=m.reason, file=m.file) for m in mismatches)

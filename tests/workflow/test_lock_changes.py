@@ -872,6 +872,38 @@ def test_npm_an_alias_is_never_pinned_as_the_registry_package_of_its_folders_nam
 @pytest.mark.slow
 @needs_npm
 @needs_bwrap
+def test_npm_the_second_install_keeps_what_the_first_pinned(
+    tmp_path: Path,
+    registry_packages: Path,
+    run_codemod: Callable[..., object],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """acme-sdk 2.0.0 needs gear ^1.1.0 (the refresh moves gear 1.0.0 to 1.1.0, pinned in the first
+    install) and brings in cog, which the install takes at 1.1.0, out after the refresh locked 1.0.0. The
+    second install, for cog, re-reads the environment's package.json and lockfile: npm forgets what an
+    earlier `--no-save` install pinned unless the tree it finds still fits (npm 11 here keeps gear 1.1.0;
+    the review saw an earlier pin undone): the second install repeats the first's pins, so what the tests
+    run never rests on what the installer remembers."""
+    for version in ("1.0.0", "1.1.0"):
+        npm_package(registry_packages, "acme-sdk", version)
+    npm_package(registry_packages, "gear", "1.0.0")
+    repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0", "gear": "^1.0.0"})  # locks gear 1.0.0
+    npm_package(registry_packages, "gear", "1.1.0")
+    npm_package(registry_packages, "cog", "1.0.0")
+    npm_package(registry_packages, "acme-sdk", "2.0.0", {"gear": "^1.1.0", "cog": "^1.0.0"})
+    shutil.rmtree(tmp_path / "npm-cache", ignore_errors=True)
+    published_before_the_install(monkeypatch, registry_packages, tmp_path / "npm-cache", ("cog", "1.1.0"))
+    result = run_codemod(repo, tmp_path / "task.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    second = installs(result)[-1]
+    assert "cog@1.0.0" in second and "gear@1.1.0" in second, installs(result)
+    assert m["environments"]["after"]["gear"] == "1.1.0" and m["environments"]["after"]["cog"] == "1.0.0"
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_bwrap
 def test_npm_scoped_names_reach_the_mr_inside_code_spans(
     tmp_path: Path, registry_packages: Path, run_codemod: Callable[..., object]
 ) -> None:
