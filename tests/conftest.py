@@ -16,12 +16,6 @@ from typing import Any
 import pytest
 
 os.environ["AGNO_TELEMETRY"] = "false"
-# The runs' shared cache (environment templates): one of this session's own, removed when it ends, never
-# the caller's ~/.cache (the suite builds hundreds of distinct templates: 26 GB there within a day).
-# A cache the caller names (CODEMOD_CACHE_DIR) is used as given and kept.
-_SESSION_CACHE = None if "CODEMOD_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="codemod-test-cache-")
-if _SESSION_CACHE is not None:
-    os.environ["CODEMOD_CACHE_DIR"] = _SESSION_CACHE
 
 from fixtures_support import ACME_APP, ROOT, materialize, wheelhouse
 
@@ -30,10 +24,21 @@ from agentic_codemod.cli import main
 sys.path.insert(0, str(Path(__file__).parent / "llm"))
 from mock_llm import MockLLM, start_mock  # tests/llm is not a package: put on sys.path above
 
+_SESSION_CACHE: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The runs' shared cache (environment templates): one of this session's own, removed when it ends,
+    never the caller's ~/.cache (the suite builds hundreds of distinct templates: 26 GB there within a
+    day). A cache the caller names (CODEMOD_CACHE_DIR) is used as given and kept."""
+    if "CODEMOD_CACHE_DIR" not in os.environ:
+        _SESSION_CACHE.append(tempfile.mkdtemp(prefix="codemod-test-cache-"))
+        os.environ["CODEMOD_CACHE_DIR"] = _SESSION_CACHE[0]
+
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if _SESSION_CACHE is not None:
-        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
+    for cache in _SESSION_CACHE:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 @dataclass
