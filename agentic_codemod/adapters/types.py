@@ -251,6 +251,8 @@ class Adapter:
     update_lockfiles: Callable[[Path, Dependency, str, Runner], list[ArtifactNotice] | None]
     # (a lockfile's text) -> {name as installed_versions names it: what the lockfile locks there}
     locked_versions: Callable[[str], dict[str, Locked]]
+    # (a lockfile's text) -> the format version it says it is written in ("lockfileVersion 3"), or None
+    lock_format: Callable[[str], str | None]
     # (root, env, settings, runner, names) -> remove those packages from the environment
     uninstall: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]
     detect_test_command: Callable[[Path, Settings | None], TestCommand | None]

@@ -201,6 +201,11 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         title = f"[not ready] {title}"
     changes = "\n".join(f"- {code(f)}" for f in (cand.files if cand else [])) or "- nothing"
     changes += "".join(f"\n- {line}" for line in codemod.provenance(state.manifest.rule_edits))
+    changes += "".join(  # a format the team's own tool may not read: the reviewer decides
+        f"\n- {code(file)}: rewritten by its lock tool in {code(f['after'])} (was {code(f['before'])}); "
+        "whoever locks it next needs a tool that reads that format"
+        for file, f in state.manifest.lock_formats.items()
+    )
     if last is None:
         verification = "No verification ran."
     else:

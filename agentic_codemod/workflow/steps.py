@@ -219,9 +219,13 @@ def _lock_changes(state: RunState, file: str, refreshed: str) -> None:
         before = read_blob(state.paths.worktree, state.base_commit, file).decode("utf-8", "replace")
     except GitError:
         before = ""
-    changes = lock_changes.changed(need(state.adapter), state.task.sdk.name, before, refreshed)
+    adapter = need(state.adapter)
+    changes = lock_changes.changed(adapter, state.task.sdk.name, before, refreshed)
     if changes.entries or changes.removed or changes.held:
         state.lock_changes[file] = changes
+    was, now = adapter.lock_format(before), adapter.lock_format(refreshed)
+    if before and now and was != now:  # whoever locks it next needs a tool that writes the new format
+        state.manifest.lock_formats[file] = {"before": was or "none stated", "after": now}
     need(state.plan).requires_human.extend(
         HumanItem(
             reason=f"{file} locks {entry}, which no installer can be given: check the lockfile", file=file

@@ -33,6 +33,7 @@ FUNCTIONS = {
     "update_dependency": 3,
     "update_lockfiles": 4,
     "locked_versions": 1,
+    "lock_format": 1,
     "detect_test_command": 2,
     "prepare_environment": 5,
     "install_dependencies": 5,

@@ -30,7 +30,7 @@ from agentic_codemod.adapters.npm.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.npm.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.npm.imports import first_import  # noqa: E402
-from agentic_codemod.adapters.npm.lockfile import locked_versions  # noqa: E402
+from agentic_codemod.adapters.npm.lockfile import lock_format, locked_versions  # noqa: E402
 from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: E402
 from agentic_codemod.adapters.npm.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
@@ -50,6 +50,7 @@ ADAPTER = Adapter(
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
     locked_versions=locked_versions,
+    lock_format=lock_format,
     detect_test_command=detect_test_command,
     prepare_environment=prepare_environment,
     install_dependencies=install_dependencies,

@@ -1,6 +1,7 @@
 """Lockfiles: what package-lock.json / npm-shrinkwrap.json lock where, under the environment's node_modules.
 
     locked_versions(content) -> {path: Locked(versions, pinnable)}
+    lock_format(content) -> "lockfileVersion 3" | None
 
 Only read: npm refreshes the lockfile (update.py). Each entry under the root's node_modules is named by its
 path below it, as the environment's listing names what it holds (environment.installed_versions): `gear`,
@@ -44,6 +45,17 @@ def locked_versions(content: str) -> dict[str, Locked]:
     else:
         _v1(document.get("dependencies"), "", found, 0)
     return {path: locked for path, locked in sorted(found.items()) if all(locked.versions)}
+
+
+def lock_format(content: str) -> str | None:
+    """The `lockfileVersion` the file says it is written in (1: npm 5-6; 2 and 3: npm 7 and later)."""
+    try:
+        document = json.loads(content)
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or "lockfileVersion" not in document:
+        return None
+    return f"lockfileVersion {document['lockfileVersion']}"
 
 
 def _v1(dependencies: Any, prefix: str, found: dict[str, Locked], depth: int) -> None:

@@ -47,7 +47,7 @@ from agentic_codemod.adapters.python.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.python.imports import first_sdk_import  # noqa: E402
-from agentic_codemod.adapters.python.lockfile import locked_versions  # noqa: E402
+from agentic_codemod.adapters.python.lockfile import lock_format, locked_versions  # noqa: E402
 from agentic_codemod.adapters.python.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
@@ -67,6 +67,7 @@ ADAPTER = Adapter(
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
     locked_versions=locked_versions,
+    lock_format=lock_format,
     detect_test_command=detect_test_command,
     prepare_environment=prepare_environment,
     install_dependencies=install_dependencies,
