@@ -136,9 +136,14 @@ def test_lock_constraints_are_one_version_per_index_package_and_never_an_option(
         "develop": {"pytest": {"version": "==7.0.0"}},
     }
     (tmp_path / "Pipfile.lock").write_text(json.dumps(pipfile))
-    lines, read = lock_constraints(tmp_path, ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock"), 10**6)
+    names = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock", "pylock.toml")
+    (tmp_path / "pylock.toml").write_bytes(b'[[packages]]\nname = "caf\xe9"\n')
+    lines, read, unread = lock_constraints(tmp_path, names, 10**6)
     assert lines == ["gear-box==1.0.0", "numpy==1.26.4", "pytest==7.0.0"]
     assert read == ["uv.lock", "pdm.lock", "Pipfile.lock"]
+    assert unread == ["poetry.lock (symlink in path)", "pylock.toml (not UTF-8)"]  # run.json names them
+    too_large = ["uv.lock (file larger than max_file_bytes (100))"]
+    assert lock_constraints(tmp_path, ("uv.lock",), 100)[2] == too_large
 
 
 def test_npm_lockfiles_lock_every_path_and_pin_only_top_level_registry_packages() -> None:

@@ -85,7 +85,9 @@ def prepare_environment(
     plan = replace(plan, requirements=[*plan.requirements, *pins])
     found = seed.find()
     install = {"installer": chosen.name, "template": "", "seed": found.label if found else seed.NONE}
-    locked, read = lockfile.constraints(root, LOCKFILES, settings.budgets.max_lockfile_bytes)
+    locked, read, unread = lockfile.constraints(root, LOCKFILES, settings.budgets.max_lockfile_bytes)
+    if unread:  # there, but nothing of it holds the baseline: said, not silently dropped
+        install["locked_unread"] = ", ".join(unread)
     if locked:  # the baseline tests what the repository's lockfile ships, not the newest its ranges admit
         repo_copy.write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
         plan = replace(plan, constraint_files=[*plan.constraint_files, LOCK_CONSTRAINTS])

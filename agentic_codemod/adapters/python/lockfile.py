@@ -4,8 +4,9 @@
     locked_versions(content) -> {canonical name: Locked(versions, pinnable)}   every package the lockfile
                                    locks (a compiled requirements file's pins too)
     lock_format(content) -> "lock-version 2.1 (Poetry 2.1.3)" | None   the format the file says it is in
-    constraints(root, names, max_bytes) -> ([name==version], [file])   what the lockfiles `names` at the
-                                   root lock for this interpreter, as constraints for an install
+    constraints(root, names, max_bytes) -> ([name==version], [file], [file (why not read)])   what the
+                                   lockfiles `names` at the root lock for this interpreter, as constraints
+                                   for an install, the files read and those there but not read
 
 Only read: a lockfile is never edited by this adapter, its own tool refreshes it (update.update_lockfiles).
 TOML lockfiles list `[[package]]` (pylock: `[[packages]]`) tables with `name` and `version`; Pipfile.lock
@@ -27,6 +28,7 @@ from packaging.version import InvalidVersion, Version
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.adapters.types import Locked
+from agentic_codemod.tools.paths import Refused
 from agentic_codemod.tools.rooted import RootedFS
 
 KIND = "lockfile"
@@ -122,21 +124,32 @@ def lock_format(content: str) -> str | None:
     return ", ".join(found) + (f" ({writer.group(1)})" if writer else "")
 
 
-def constraints(root: Path, names: Sequence[str], max_bytes: int) -> tuple[list[str], list[str]]:
+def constraints(root: Path, names: Sequence[str], max_bytes: int) -> tuple[list[str], list[str], list[str]]:
     """`name==version` for every package the lockfiles `names` at `root` lock for this interpreter at one
     version from a package index (a git, path or URL entry, or a name locked at two versions, is left to
     the resolver), and the lockfiles read. An install under them as constraints holds every package it
     installs to the version the repository ships, not the newest its ranges admit. Read without
     following a link; a name or version that is not a plain package name and a PEP 440 version (a line
-    that would be an option or a URL in a constraints file) is left out."""
+    that would be an option or a URL in a constraints file) is left out. A lockfile that is there but not
+    read (a link, over `max_bytes`, not UTF-8) is named with why, for run.json."""
     fs = RootedFS(root, max_bytes)
     found: dict[str, set[str]] = {}
     unpinnable: set[str] = set()
     files: list[str] = []
+    unread: list[str] = []
     for name in names:
         try:
             text = fs.read_bytes(name).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+        except FileNotFoundError:
+            continue
+        except Refused as exc:
+            unread.append(f"{name} ({exc.reason})")
+            continue
+        except OSError as exc:
+            unread.append(f"{name} ({exc.strerror or type(exc).__name__})")
+            continue
+        except UnicodeDecodeError:
+            unread.append(f"{name} (not UTF-8)")
             continue
         files.append(name)
         for package, locked in locked_versions(text).items():
@@ -149,7 +162,7 @@ def constraints(root: Path, names: Sequence[str], max_bytes: int) -> tuple[list[
         plain = PLAIN_PACKAGE_RE.fullmatch(package) and _version(version)
         if plain and not more and package not in unpinnable:
             lines.append(f"{package}=={version}")
-    return lines, files
+    return lines, files, unread
 
 
 def _version(text: str) -> bool:
