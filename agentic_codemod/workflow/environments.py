@@ -153,10 +153,12 @@ def _record(state: RunState, phase: str) -> str | None:
 
 def _install_record(state: RunState, phase: str) -> dict[str, str]:
     """run.json `installs[phase]`: how the environment was installed. `locked` (the lockfiles the baseline
-    installed under) is the baseline's: the after install is the bump's change, checked by lock_changes."""
+    installed under) and `locked_unread` are the baseline's: the after install is the bump's change,
+    checked by lock_changes."""
     install = dict(need(state.env).install)
     if phase != "baseline":
         install.pop("locked", None)
+        install.pop("locked_unread", None)
     return install
 
 
