@@ -13,7 +13,14 @@ from typing import Protocol
 
 from agentic_codemod import __version__
 from agentic_codemod.config import MR_ITEM_MAX_CHARS, MR_LOCKED_NAMES
-from agentic_codemod.models import ChangePlan, Finding, MergeRequestDraft, ReviewVerdict, VerificationResult
+from agentic_codemod.models import (
+    ChangePlan,
+    Dependency,
+    Finding,
+    MergeRequestDraft,
+    ReviewVerdict,
+    VerificationResult,
+)
 from agentic_codemod.mr_text import code, prose
 from agentic_codemod.publish.gitlab import inert_text, inert_title
 from agentic_codemod.status import Status
@@ -152,18 +159,29 @@ def _tested_locks(state: RunState, file: str) -> str:
     return f"; the tests ran on what else it now locks: {', '.join(tested[:MR_LOCKED_NAMES])}{more}"
 
 
-def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:
-    sdk, cand, base = state.task.sdk, state.candidate, state.baseline
-    touched = set(cand.files) if cand else set()
-    bumps = [d for d in (state.profile.sdk_declarations if state.profile else []) if d.file in touched]
-    edited = [d for d in bumps if d.role != "lock"]
-    lines = "".join(f"\n- {code(d.file)}: {code(d.name + d.specifier)} now admits {sdk.to}" for d in edited)
+def _bumped(state: RunState) -> list[Dependency]:
+    """The SDK's declarations (lock entries too) in files the candidate changes."""
+    touched = set(state.candidate.files) if state.candidate else set()
+    return [d for d in (state.profile.sdk_declarations if state.profile else []) if d.file in touched]
+
+
+def _lock_lines(state: RunState) -> str:
+    """One line per lockfile the candidate changes: its own tool rewrote it (a lock entry admits nothing),
+    and what else the tests ran on as it now locks."""
+    sdk, bumps = state.task.sdk, _bumped(state)
     locks = {d.file: [e.specifier for e in bumps if e.file == d.file] for d in bumps if d.role == "lock"}
-    lines += "".join(  # a lock entry admits nothing: its own tool rewrote the file
+    return "".join(
         f"\n- {code(file)}: refreshed by its own tool (it locked {sdk.name} {', '.join(versions)})"
         + _tested_locks(state, file)
         for file, versions in locks.items()
     )
+
+
+def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:
+    sdk, base = state.task.sdk, state.baseline
+    edited = [d for d in _bumped(state) if d.role != "lock"]
+    lines = "".join(f"\n- {code(d.file)}: {code(d.name + d.specifier)} now admits {sdk.to}" for d in edited)
+    lines += _lock_lines(state)
     changes = (
         f"No code change was needed: a plain bump of {sdk.name} ({sdk.from_range} -> {sdk.to}); the task "
         f"names no migration package, so only the version declaration changed.{lines}\n\n{changes}"
@@ -201,6 +219,8 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         title = f"[not ready] {title}"
     changes = "\n".join(f"- {code(f)}" for f in (cand.files if cand else [])) or "- nothing"
     changes += "".join(f"\n- {line}" for line in codemod.provenance(state.manifest.rule_edits))
+    if task.migration is not None:  # a plain bump says it in its own paragraph (_plain_bump_text)
+        changes += _lock_lines(state)
     changes += "".join(  # a format the team's own tool may not read: the reviewer decides
         f"\n- {code(file)}: rewritten by its lock tool in {code(f['after'])} (was {code(f['before'])}); "
         "whoever locks it next needs a tool that reads that format"

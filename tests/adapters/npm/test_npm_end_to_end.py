@@ -124,6 +124,10 @@ def test_rules_task_is_green_when_rules_cover_every_usage(
     assert sorted(m["candidate"]["files"]) == ["package-lock.json", "package.json", "src/orders.js"]
     patch = result.artifact("changes.patch").read_text()  # type: ignore[attr-defined]
     assert "connect({ url: baseUrl })" in patch and ".get(`/orders/${id}`)" in patch
+    mr = result.artifact("merge_request.md").read_text()  # type: ignore[attr-defined]
+    # a migration's MR names the refreshed lockfile as a plain bump's does (before: only its file name)
+    assert "`package-lock.json`: refreshed by its own tool (it locked acme-sdk 1.0.0)" in mr, mr
+    assert "changed by ACMEJS001 in 1 file: `src/orders.js`" in mr, mr
 
 
 def test_the_usage_no_rule_can_fix_ends_honestly_offline(
