@@ -6,6 +6,8 @@
     removed(state) -> [name]              entries the refresh removed that the environment still holds
     untested(state) -> [Mismatch]         changed or held entries the after environment holds at another
                                           version
+    elsewhere(lock_changes, canonical, m) -> m, naming the other refreshed lockfiles that lock its name
+                                          at other versions (two lock views no one environment can hold)
 
 A lock tool resolves on its own terms (the project's whole requires-python range, its own constraints
 and exclude-newer, the project's index), an installer on the environment's. Left alone, the two can pick
@@ -33,7 +35,8 @@ path, a URL) is a human's, as is a removed name of that kind.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from agentic_codemod.adapters.types import Adapter, Locked
 from agentic_codemod.workflow.state import RunState, need
@@ -57,6 +60,7 @@ class Mismatch:
     locked: tuple[str, ...]  # empty: the lockfile no longer locks it
     installed: str
     undecidable: str = ""  # why no version number can tell whether the tests ran what it locks
+    elsewhere: str = ""  # other refreshed lockfiles locking the name otherwise ("b.txt locks 2.0")
 
     @property
     def reason(self) -> str:
@@ -70,9 +74,10 @@ class Mismatch:
                 f"{self.file} no longer locks {self.name}, but the tests ran with {self.name} "
                 f"{self.installed} installed: the lockfile would ship without it"
             )
+        disagree = f" ({self.elsewhere}: no one environment holds both)" if self.elsewhere else ""
         return (
             f"{self.file} locks {self.name} {' or '.join(self.locked)}, but the tests ran with {self.name} "
-            f"{self.installed}: the lockfile would ship a version no test ran"
+            f"{self.installed}: the lockfile would ship a version no test ran{disagree}"
         )
 
 
@@ -169,7 +174,26 @@ def untested(state: RunState) -> list[Mismatch]:
                 found.append(Mismatch(file, name, (version,), str(have)))
         if record:
             state.manifest.locked[file] = record
-    return found
+    return [elsewhere(state.lock_changes, canonical, m) for m in found]
+
+
+def elsewhere(
+    lock_changes: dict[str, Changes], canonical: Callable[[str], str], mismatch: Mismatch
+) -> Mismatch:
+    """The mismatch, naming the other refreshed lockfiles that lock its name at other versions: two lock
+    views of one project that disagree (a lockfile and a compiled requirements file) cannot both be
+    tested, and the reader should see which two."""
+    if mismatch.undecidable or not mismatch.locked:
+        return mismatch
+    own = canonical(mismatch.name)
+    others = []
+    for file, changes in sorted(lock_changes.items()):
+        if file == mismatch.file:
+            continue
+        for name, locked in [*changes.entries.items(), *changes.held.items()]:
+            if canonical(name) == own and set(locked.versions) != set(mismatch.locked):
+                others.append(f"{file} locks {' or '.join(sorted(locked.versions))}")
+    return replace(mismatch, elsewhere="; ".join(others)) if others else mismatch
 
 
 def constrained(state: RunState) -> set[str]:

@@ -34,7 +34,7 @@ from agentic_codemod.adapters.python.lockfile import locked_versions as python_l
 from agentic_codemod.adapters.types import Locked
 from agentic_codemod.tools import sandbox
 from agentic_codemod.workflow import environments
-from agentic_codemod.workflow.lock_changes import changed
+from agentic_codemod.workflow.lock_changes import Changes, Mismatch, changed, elsewhere
 
 UV = Path(sys.executable).parent / "uv"
 
@@ -228,6 +228,28 @@ def test_changed_leaves_out_the_package_and_unchanged_entries_and_names_what_was
     assert changes.removed == ["six"] and changes.unreadable == []
     nothing = changed(adapter, "acme-sdk", after, after)
     assert (nothing.entries, nothing.removed, nothing.unreadable) == ({}, [], [])
+
+
+def test_a_mismatch_names_the_other_lockfiles_that_lock_the_name_otherwise() -> None:
+    """uv.lock holds typing-extensions 4.12.2 while the recompiled test-requirements.txt locks 4.16.0 (the
+    referencing corpus case): no one environment holds both, and the reason names both files."""
+    canonical = get_adapter("python").versioning.canonical_name
+    lock_changes = {
+        "uv.lock": Changes(held={"typing-extensions": Locked(frozenset({"4.12.2"}))}),
+        "test-requirements.txt": Changes(entries={"Typing_Extensions": Locked(frozenset({"4.16.0"}))}),
+        "docs.txt": Changes(entries={"typing-extensions": Locked(frozenset({"4.12.2"}))}),  # agrees
+    }
+    mismatch = Mismatch("uv.lock", "typing-extensions", ("4.12.2",), "4.16.0")
+    named = elsewhere(lock_changes, canonical, mismatch)
+    assert named.reason == (
+        "uv.lock locks typing-extensions 4.12.2, but the tests ran with typing-extensions 4.16.0: the "
+        "lockfile would ship a version no test ran (test-requirements.txt locks 4.16.0: no one environment "
+        "holds both)"
+    )
+    alone = Mismatch("uv.lock", "gear", ("1.0.0",), "1.1.0")
+    assert elsewhere(lock_changes, canonical, alone) == alone
+    undecidable = Mismatch("uv.lock", "typing-extensions", ("4.12.2",), "4.16.0", "from a git source")
+    assert elsewhere(lock_changes, canonical, undecidable) == undecidable
 
 
 def test_a_changed_entry_no_installer_can_be_given_is_set_apart() -> None:
