@@ -235,6 +235,9 @@ class PythonEnvSettings(BaseModel):
     env_template_ttl_s: float = Field(86_400.0, ge=0)
     # A template no run has copied for this long is deleted when another one is built.
     env_template_keep_s: float = Field(7 * 86_400.0, gt=0)
+    # At most this many templates are kept (15-30 MB each): building another deletes the least recently
+    # copied beyond it.
+    env_template_max_count: int = Field(64, ge=1)
 
     @model_validator(mode="before")
     @classmethod

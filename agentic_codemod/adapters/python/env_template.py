@@ -6,7 +6,9 @@
     cache_root(settings) -> Path                    python.cache_dir, $CODEMOD_CACHE_DIR, ~/.cache/...
     ensure(part, key, settings, installer, box, runner, caller, seed) -> (Path | None, [ProcessResult])
     instantiate(template, env_dir)                  a private copy for one run (marks the template used)
-    prune(envs, keep_s, keep=)                      templates unused for python.env_template_keep_s go
+    prune(envs, keep_s, keep=, max_count=)          templates unused for python.env_template_keep_s go,
+                                                    and the least recently used beyond
+                                                    python.env_template_max_count
 
 Repositories of a fleet (and runs of one repository) mostly install the same packages; building and
 byte-compiling them is most of an install. A template is built ONCE per dependency set and copied (never
@@ -167,7 +169,8 @@ def ensure(
         except OSError:
             if not (template / "template.json").is_file():
                 return None, log
-        prune(root / "envs", settings.python.env_template_keep_s, keep=template)
+        keep_s, max_count = settings.python.env_template_keep_s, settings.python.env_template_max_count
+        prune(root / "envs", keep_s, keep=template, max_count=max_count)
         return template, log
     finally:
         shutil.rmtree(build, ignore_errors=True)
@@ -209,19 +212,32 @@ def copy_tree(src: Path, dest: Path) -> None:
         raise OSError(f"cp {src} {dest}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
 
 
-def prune(envs: Path, keep_s: float, *, keep: Path, now: float | None = None) -> list[str]:
-    """Delete the templates no run has copied for `keep_s` (renamed away first, so a run never starts
-    copying half of one); the names deleted."""
+def prune(
+    envs: Path, keep_s: float, *, keep: Path, max_count: int | None = None, now: float | None = None
+) -> list[str]:
+    """Delete the templates no run has copied for `keep_s`, and beyond `max_count` (`keep` counted) the
+    least recently copied ones (each renamed away first, so a run never starts copying half of one; a
+    run copying one meanwhile fails its copy and installs everything itself); the names deleted, oldest
+    first. A runner building a template per dependency set would otherwise fill its disk within the
+    keep time (a test suite's builds: 26 GB in a day)."""
     limit = (time.time() if now is None else now) - keep_s
-    gone: list[str] = []
+    used: list[tuple[float, Path]] = []
     for template in envs.iterdir():
         stamp = template / "template.json"
-        if template == keep or template.name.startswith(".") or not stamp.is_file():
+        if template == keep or template.name.startswith("."):
             continue
         try:
-            if stamp.stat().st_mtime >= limit:
-                continue
-            trash = envs / f".trash-{template.name}"
+            used.append((stamp.stat().st_mtime, template))
+        except OSError:
+            continue  # not a template (yet): a build's own rename has not happened
+    used.sort(key=lambda pair: (-pair[0], pair[1].name))  # most recently copied first
+    room = len(used) if max_count is None else max(max_count - 1, 0)  # `keep` takes one place
+    gone: list[str] = []
+    for rank, (stamp_time, template) in sorted(enumerate(used), key=lambda x: (x[1][0], x[1][1].name)):
+        if stamp_time >= limit and rank < room:
+            continue
+        trash = envs / f".trash-{template.name}"
+        try:
             template.rename(trash)
         except OSError:
             continue

@@ -380,6 +380,21 @@ def test_templates_unused_for_the_keep_time_are_pruned_and_a_pruned_one_is_not_h
     assert (envs / "recent" / "template.json").stat().st_mtime > 1e9  # used now: kept longer
 
 
+def test_beyond_the_max_count_the_least_recently_copied_templates_are_pruned(tmp_path: Path) -> None:
+    """A runner (or a test suite) building many dependency sets within the keep time: the cache stays at
+    python.env_template_max_count templates, the one just built and the most recently copied."""
+    envs = tmp_path / "envs"
+    for name, age in (("a", 50), ("b", 10), ("c", 40), ("d", 20), ("built", 100)):
+        write(envs / name, {"template.json": "{}"})
+        os.utime(envs / name / "template.json", (1e9 - age, 1e9 - age))
+    write(envs / "half", {"lib/x.py": ""})  # no template.json: not one (yet); never counted or deleted
+    gone = env_template.prune(envs, 7 * 86_400, keep=envs / "built", max_count=3, now=1e9)
+    assert gone == ["a", "c"]  # oldest first
+    assert sorted(p.name for p in envs.iterdir()) == ["b", "built", "d", "half"]
+    assert env_template.prune(envs, 7 * 86_400, keep=envs / "built", max_count=1, now=1e9) == ["d", "b"]
+    assert env_template.prune(envs, 7 * 86_400, keep=envs / "built", max_count=1, now=1e9) == []
+
+
 @pytest.mark.parametrize("with_cp", [True, False])
 def test_a_template_copy_keeps_links_modes_and_times_and_follows_no_link(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_cp: bool
