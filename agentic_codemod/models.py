@@ -184,8 +184,8 @@ class RunManifest(Artifact):
     # the after install took at another version), and the version the after environment held of each:
     # {file: {package: {"locked": [versions; none: no longer locked], "tested": version or null}}}
     locked: dict[str, dict[str, dict[str, list[str] | str | None]]] = Field(default_factory=dict)
-    # Each refreshed lockfile its tool rewrote in another format than the base commit's, as the file says:
-    # {file: {"before": "lock-version 2.0 (Poetry 1.8.3)", "after": "lock-version 2.1 (Poetry 2.5.0)"}}
+    # Each refreshed lockfile its tool rewrote in another format than the base commit's, as the file says
+    # (not the tool's own version): {file: {"before": "lock-version 2.0", "after": "lock-version 2.1"}}
     lock_formats: dict[str, dict[str, str]] = Field(default_factory=dict)
     error: str | None = None
 

@@ -223,7 +223,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         changes += _lock_lines(state)
     changes += "".join(  # a format the team's own tool may not read: the reviewer decides
         f"\n- {code(file)}: rewritten by its lock tool in {code(f['after'])} (was {code(f['before'])}); "
-        "whoever locks it next needs a tool that reads that format"
+        "older versions of that tool may warn about it or not read it fully"
         for file, f in state.manifest.lock_formats.items()
     )
     if last is None:

@@ -224,7 +224,7 @@ def _lock_changes(state: RunState, file: str, refreshed: str) -> None:
     if changes.entries or changes.removed or changes.held:
         state.lock_changes[file] = changes
     was, now = adapter.lock_format(before), adapter.lock_format(refreshed)
-    if before and now and was != now:  # whoever locks it next needs a tool that writes the new format
+    if before and now and was != now:  # older versions of its tool may warn or not read it fully
         state.manifest.lock_formats[file] = {"before": was or "none stated", "after": now}
     need(state.plan).requires_human.extend(
         HumanItem(

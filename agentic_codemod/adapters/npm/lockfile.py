@@ -48,14 +48,16 @@ def locked_versions(content: str) -> dict[str, Locked]:
 
 
 def lock_format(content: str) -> str | None:
-    """The `lockfileVersion` the file says it is written in (1: npm 5-6; 2 and 3: npm 7 and later)."""
+    """The `lockfileVersion` the file says it is written in (1: npm 5-6; 2 and 3: npm 7 and later); None
+    where it says none, or not as a whole number (the text is the repository's: never shown as given)."""
     try:
         document = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
-    if not isinstance(document, dict) or "lockfileVersion" not in document:
+    version = document.get("lockfileVersion") if isinstance(document, dict) else None
+    if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version < 1_000:
         return None
-    return f"lockfileVersion {document['lockfileVersion']}"
+    return f"lockfileVersion {version}"
 
 
 def _v1(dependencies: Any, prefix: str, found: dict[str, Locked], depth: int) -> None:
