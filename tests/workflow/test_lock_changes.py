@@ -422,6 +422,36 @@ def test_a_locked_version_the_environment_cannot_get_is_a_human_item_never_green
 @pytest.mark.slow
 @needs_uv
 @needs_bwrap
+def test_a_locked_pin_the_installer_cannot_get_falls_back_to_the_package_alone_and_is_named(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """The baseline holds gear 1.0.0 as locked; the refresh locks gear 1.1.0 from the repository's own
+    wheels, which the tool's index lacks (it has 1.0.0 and 1.2.0). The install of widget 2.0.0 with gear
+    1.1.0 fails, widget 2.0.0 alone takes gear 1.2.0, and the second try cannot get 1.1.0 either: exit 3
+    naming it, never green with the tests on 1.2.0."""
+    project = gear_wheels(tmp_path / "wheels", wheels, ("1.0.0",), widget_1_needs="gear")
+    repo = locked_app(tmp_path, project, inside=True)
+    wheel(repo / "wheels", "gear", "1.1.0")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "gear 1.1.0"], cwd=repo, check=True)
+    tools = tmp_path / "tool-wheels"
+    shutil.copytree(project, tools)
+    wheel(tools, "gear", "1.2.0")
+    result = offline(run_codemod, repo, tmp_path, tools)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["baseline"]["gear"] == "1.0.0", m["environments"]
+    asked = [a.partition(" -- ")[2] for a in installs(result)]  # the first try, the fallback, the second
+    assert asked == ["widget==2.0.0 gear==1.1.0", "widget==2.0.0", "widget==2.0.0 gear==1.1.0"], asked
+    assert m["environments"]["after"]["gear"] == "1.2.0"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    reasons = " ".join(h["reason"] for h in m["plan"]["requires_human"])
+    assert "uv.lock locks gear 1.1.0, but the tests ran with gear 1.2.0" in reasons, reasons
+
+
+@pytest.mark.slow
+@needs_uv
+@needs_bwrap
 def test_two_bumped_declarations_refresh_the_lockfile_once_and_stay_green(
     tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
 ) -> None:
