@@ -51,6 +51,17 @@ class EnvRow:
     changed: bool
 
 
+@dataclass(frozen=True)
+class LockRow:
+    """One entry of run.json `locked`: what a refreshed lockfile locks, what the tests ran."""
+
+    file: str
+    package: str
+    locked: str
+    tested: str
+    same: bool  # the tests ran exactly what it locks
+
+
 @dataclass
 class RunView:
     run_dir: Path
@@ -69,6 +80,8 @@ class RunView:
     tokens: list[dict[str, str]]  # one row per role and a total; every figure "unknown" when None
     environments: list[EnvRow]
     env_unreadable: list[str]
+    locks: list[LockRow] = field(default_factory=list)
+    lock_formats: list[tuple[str, str, str]] = field(default_factory=list)  # file, before, after
     task: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -113,6 +126,11 @@ def load_run(run_dir: Path) -> RunView:
         tokens=_tokens(manifest.tokens),
         environments=env_rows,
         env_unreadable=unreadable,
+        locks=_locks(manifest),
+        lock_formats=[
+            (cut(f, 200), cut(v.get("before", ""), 100), cut(v.get("after", ""), 100))
+            for f, v in manifest.lock_formats.items()
+        ],
         task=_task(manifest.task),
     )
 
@@ -204,6 +222,29 @@ def _environments(m: RunManifest) -> tuple[list[EnvRow], list[str]]:
         a = (after or {}).get(name, "—" if after is not None else "unreadable")
         rows.append(EnvRow(cut(name, 200), cut(b, 100), cut(a, 100), b != a))
     return rows, unreadable
+
+
+def _locks(m: RunManifest) -> list[LockRow]:
+    """run.json `locked`, one row per entry: the versions locked ("no longer locked" when none) and the
+    one the after environment held ("not installed" when none); `same` only where it is one of them,
+    as written (the run compared versions exactly; the page does not re-judge)."""
+    rows = []
+    for file, entries in sorted(m.locked.items()):
+        for package, entry in sorted(entries.items()):
+            locked = entry.get("locked") or []
+            versions = [str(v) for v in locked] if isinstance(locked, list) else [str(locked)]
+            tested = entry.get("tested")
+            shown = " or ".join(versions) or "no longer locked"
+            rows.append(
+                LockRow(
+                    cut(file, 200),
+                    cut(package, 200),
+                    cut(shown, 100),
+                    cut(str(tested), 100) if tested is not None else "not installed",
+                    tested is not None and str(tested) in versions,
+                )
+            )
+    return rows
 
 
 def _task(task: dict[str, Any] | None) -> dict[str, str]:

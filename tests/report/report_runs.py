@@ -144,6 +144,8 @@ def plant(runs: Runs, dest: Path) -> Path:
     manifest["steps"].append({"step": PAYLOADS[0], "result": PAYLOADS[1], "duration_s": 0.5})
     manifest["environments"]["after"][PAYLOADS[2]] = PAYLOADS[3]
     manifest["apm"].setdefault("packages", []).append({"name": PAYLOADS[4], "version": PAYLOADS[5]})
+    manifest["locked"] = {PAYLOADS[0]: {PAYLOADS[1]: {"locked": [PAYLOADS[2]], "tested": PAYLOADS[3]}}}
+    manifest["lock_formats"] = {PAYLOADS[4]: {"before": PAYLOADS[5], "after": PAYLOADS[0]}}
     (dest / "run.json").write_text(json.dumps(manifest))
     review = json.loads((dest / "review.json").read_text())
     review["summary"] = PAYLOADS[1]

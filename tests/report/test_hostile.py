@@ -53,6 +53,8 @@ def test_payloads_planted_everywhere_stay_text(planted: Path, browser: Browser) 
         assert PAYLOADS[0] in dom.text("outcome")
         assert PAYLOADS[0] in dom.text("step-table") and PAYLOADS[2] in dom.text("env-table")
         assert PAYLOADS[4] in dom.text("packages") and PAYLOADS[0] in dom.text("findings")
+        assert all(p in dom.text("lock-table") for p in PAYLOADS[:3])  # PAYLOADS[3]: cut at 100 characters
+        assert PAYLOADS[5] in dom.text("lock-formats") and PAYLOADS[4] in dom.text("lock-formats")
     page.screenshot("report-hostile.png")
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from browser import Browser
 from report_runs import Runs
+
+from agentic_codemod.cli import main
 
 
 def _trace(run_dir: Path) -> list[dict]:
@@ -52,6 +55,35 @@ def test_full_task_marks_introduced_failures_and_the_human_item(runs: Runs, brow
     assert "ACME900" in dom.text("human")
     assert "not ready" in dom.text("mr-text")
     page.screenshot("report-requires-human.png")
+
+
+def test_the_lockfile_table_shows_what_each_refreshed_lockfile_locks_and_what_the_tests_ran(
+    runs: Runs, browser: Browser, tmp_path: Path
+) -> None:
+    """run.json `locked` and `lock_formats` on the page (docs/report.md said so; before, only the MR text
+    had them): one row per entry, the tested version bold where it is not what the lockfile locks."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(runs.run_dir("ok"), run_dir)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest["locked"] = {
+        "uv.lock": {
+            "gear": {"locked": ["1.1.0"], "tested": "1.1.0"},
+            "cog": {"locked": ["2.0"], "tested": "2.1"},
+            "old": {"locked": [], "tested": "0.9"},
+            "docs-only": {"locked": ["3.0"], "tested": None},
+        }
+    }
+    manifest["lock_formats"] = {"poetry.lock": {"before": "lock-version 2.0", "after": "lock-version 2.1"}}
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    assert main(["report", "--run-dir", str(run_dir)]) == 0
+    dom = browser.open(run_dir / "report.html").dom()
+    assert dom.text("lock-table").endswith(
+        "uv.lock cog 2.0 2.1 uv.lock docs-only 3.0 not installed uv.lock gear 1.1.0 1.1.0 "
+        "uv.lock old no longer locked 0.9"
+    )
+    assert [r.attrs["data-mark"] for r in dom.rows("lock-table")] == ["differs", "differs", "same", "differs"]
+    formats = "poetry.lock: rewritten by its lock tool in lock-version 2.1 (was lock-version 2.0)."
+    assert dom.text("lock-formats").replace(" )", ")") == formats  # (a space at each element's edge)
 
 
 def test_trace_filters_narrow_the_rows(runs: Runs, browser: Browser) -> None:

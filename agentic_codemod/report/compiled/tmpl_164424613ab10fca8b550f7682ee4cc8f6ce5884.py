@@ -649,6 +649,50 @@ def block_body(context, missing=missing):
         yield '<p class="note">Unreadable: '
         yield escape(t_4(context.eval_ctx, environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'env_unreadable'), ', '))
         yield '.</p>'
+    if (environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'locks') or environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'lock_formats')):
+        pass
+        yield '<h3 id="locks">Refreshed lockfiles: what else they lock, what the tests ran</h3>\n'
+        if environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'locks'):
+            pass
+            yield '<table id="lock-table">\n  <thead><tr><th>lockfile</th><th>package</th><th>locked</th><th>tested</th></tr></thead>\n  <tbody>'
+            for l_1_r in environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'locks'):
+                _loop_vars = {}
+                pass
+                yield '<tr data-mark="'
+                yield escape(('same' if environment.getattr(l_1_r, 'same') else 'differs'))
+                yield '"><td>'
+                yield escape(environment.getattr(l_1_r, 'file'))
+                yield '</td><td>'
+                yield escape(environment.getattr(l_1_r, 'package'))
+                yield '</td><td class="mono">'
+                yield escape(environment.getattr(l_1_r, 'locked'))
+                yield '</td><td class="mono">'
+                if environment.getattr(l_1_r, 'same'):
+                    pass
+                    yield escape(environment.getattr(l_1_r, 'tested'))
+                else:
+                    pass
+                    yield '<b>'
+                    yield escape(environment.getattr(l_1_r, 'tested'))
+                    yield '</b>'
+                yield '</td></tr>'
+            l_1_r = missing
+            yield '</tbody>\n</table>\n'
+        if environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'lock_formats'):
+            pass
+            yield '<div id="lock-formats">'
+            for (l_1_f, l_1_before, l_1_after) in environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'lock_formats'):
+                _loop_vars = {}
+                pass
+                yield '<p class="note">'
+                yield escape(l_1_f)
+                yield ': rewritten by its lock tool in <span class="mono">'
+                yield escape(l_1_after)
+                yield '</span> (was <span class="mono">'
+                yield escape(l_1_before)
+                yield '</span>).</p>'
+            l_1_f = l_1_before = l_1_after = missing
+            yield '</div>'
     yield '\n<h2 id="mr">Merge request text</h2>\n'
     if environment.getattr(environment.getattr((undefined(name='run') if l_0_run is missing else l_0_run), 'merge_request'), 'missing'):
         pass
@@ -663,4 +707,4 @@ def block_body(context, missing=missing):
             yield '<p class="note">Cut here; merge_request.md holds all of it.</p>'
 
 blocks = {'title': block_title, 'body': block_body}
-debug_info = '1=20&2=23&4=26&3=50&5=67&6=130&7=132&8=134&9=138&12=140&13=148&14=150&15=152&16=154&17=162&18=164&22=170&23=172&24=174&25=177&26=179&27=182&28=186&29=189&30=193&31=201&38=205&39=209&43=219&49=225&53=228&54=232&55=234&60=251&61=255&62=261&63=263&67=266&68=270&72=292&78=301&82=304&83=308&84=318&85=322&86=328&87=332&88=337&98=349&102=353&103=357&104=365&105=378&114=390&115=392&116=395&117=403&118=410&119=412&123=415&130=430&135=433&141=450&144=453&146=472&147=482&153=489&155=497&156=501&158=517&164=519&165=524&166=538&172=553&174=556&176=569&181=572&188=588&189=590&191=592&194=595&201=613&202=619&205=622&210=644&213=650&214=656&215=658'
+debug_info = '1=20&2=23&4=26&3=50&5=67&6=130&7=132&8=134&9=138&12=140&13=148&14=150&15=152&16=154&17=162&18=164&22=170&23=172&24=174&25=177&26=179&27=182&28=186&29=189&30=193&31=201&38=205&39=209&43=219&49=225&53=228&54=232&55=234&60=251&61=255&62=261&63=263&67=266&68=270&72=292&78=301&82=304&83=308&84=318&85=322&86=328&87=332&88=337&98=349&102=353&103=357&104=365&105=378&114=390&115=392&116=395&117=403&118=410&119=412&123=415&130=430&135=433&141=450&144=453&146=472&147=482&153=489&155=497&156=501&158=517&164=519&165=524&166=538&172=553&174=556&176=569&181=572&188=588&189=590&191=592&194=595&201=613&202=619&205=622&210=644&211=649&213=652&216=655&219=678&223=694&224=700&225=702'
