@@ -211,6 +211,9 @@ class TestFacts:
     ast_grep_languages: dict[str, tuple[str, ...]]  # a rule's `language:` -> the suffixes it scans
     code_suffixes: tuple[str, ...]  # files a test run must never write (code that could be run)
     is_test_file: Callable[[str], bool]  # by repository-relative path: a file the runner collects
+    # (command, path) -> a file the command's own pattern collects that is_test_file does not know
+    # (`unittest discover -p '*tests.py'`): a test file of this run too (the canary goes beside one)
+    command_collects: Callable[[TestCommand, str], bool]
     # what the tests load that the runner does not collect (conftest.py, helpers under tests/, jest's
     # __mocks__): the tamper gate guards it like a test file; it is never the canary's sibling
     is_test_support: Callable[[str], bool]

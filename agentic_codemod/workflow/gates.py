@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from agentic_codemod.adapters.types import TestFacts
+from agentic_codemod.adapters.types import TestCommand, TestFacts
 from agentic_codemod.config import DEFAULT_DENY_GLOBS
 from agentic_codemod.models import Finding
 from agentic_codemod.tools.paths import (
@@ -130,15 +130,18 @@ def test_tamper_check(
     *,
     facts: TestFacts,
     trace: Trace | None = None,
+    command: TestCommand | None = None,
 ) -> GateResult:
     """What the candidate does to the tests. The ecosystem (`facts`, the adapter's) says what a test file
-    is, and what else of its tests' wiring a change introduces (TestFacts.tamper)."""
+    is, and what else of its tests' wiring a change introduces (TestFacts.tamper); `command`, the run's
+    test command, adds the files its own pattern collects (`unittest discover -p '*tests.py'`)."""
     base = resolve_base(root, base_commit)
     stored = read_blobs(root, base, [c.old_path or c.path for c in changes if c.status in "MRCT"])
     findings: list[Finding] = []
 
     def is_test(path: str) -> bool:
-        return facts.is_test_file(path) or facts.is_test_support(path)
+        collected = command is not None and facts.command_collects(command, path)
+        return facts.is_test_file(path) or facts.is_test_support(path) or collected
 
     for change in changes:
         old = change.old_path or change.path

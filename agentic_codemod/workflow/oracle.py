@@ -66,7 +66,7 @@ def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
             in_tests = any(part in facts.test_folders for part in rel.parts)
             for name in sorted(files):
                 found = (rel / name).as_posix()
-                if facts.is_test_file(found):
+                if facts.is_test_file(found) or facts.command_collects(command, found):
                     key = (0 if in_tests else 1, len(rel.parts), found)
                     best = key if best is None or key < best else best
                     if found in named:

@@ -28,6 +28,7 @@ def judge_candidate(state: RunState) -> list[Finding]:
             changes,
             trace=state.trace,
             facts=need(state.adapter).test_facts,
+            command=state.test_command,
         ),
         manifest_gate(
             state.paths.worktree,

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agentic_codemod.adapters.python import ADAPTER
 from agentic_codemod.adapters.types import TestCommand as Command
 from agentic_codemod.models import Tally
@@ -114,3 +116,37 @@ def test_a_named_file_behind_a_link_is_never_where_the_canary_goes(tmp_path: Pat
     argv = ["{interpreter}", "-m", "pytest", "tests/link/test_x.py"]
     assert oracle.plant(root, Command(argv=argv, source="t", runner="pytest"), FACTS) is None
     assert sorted(p.name for p in outside.iterdir()) == ["test_x.py"]
+
+
+@pytest.mark.parametrize(
+    ("args", "real", "collected"),
+    [
+        (
+            ["discover", "-v", "-p", "*tests.py", "pkg", "--top-level-directory", "."],
+            "base_tests.py",
+            "test_{t}_tests.py",
+        ),
+        (["discover", "--pattern=*_check.py", "-s", "pkg"], "real_check.py", "_{t}__check.py"),
+        (["discover", "-pcheck*.py", "pkg"], "checkreal.py", "check_{t}_.py"),
+        (["discover", "pkg", "*tests.py"], "base_tests.py", "test_{t}_tests.py"),  # discover's 2nd argument
+        (["discover", "-v", "-s", "pkg"], "test_real.py", "test_{t}.py"),  # unittest's own default, test*.py
+    ],
+)
+def test_a_unittest_canary_matches_the_commands_own_pattern_and_is_collected(
+    tmp_path: Path, args: list[str], real: str, collected: str
+) -> None:
+    """mkdocs runs `unittest discover -p '*tests.py'` over tests named base_tests.py: before, no file was a
+    test file to the tool and the canary test_<token>.py was never collected (the corpus run: "the canary
+    test that must fail went missing ... no result can be trusted", on a repository hiding nothing)."""
+    for rel in ("pkg/__init__.py", "pkg/tests/__init__.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    test_file = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    (tmp_path / "pkg" / "tests" / real).write_text(test_file)
+    command = Command(argv=["{interpreter}", "-m", "unittest", *args], source="t", runner="unittest")
+    canary = oracle.plant(tmp_path, command, FACTS)
+    assert canary is not None, "no file the command collects was found for the canary"
+    assert canary.file == f"pkg/tests/{collected.replace('{t}', canary.token)}"
+    argv = [sys.executable, "-m", "unittest", *args]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True)
+    assert canary.token in done.stderr and "Ran 2 tests" in done.stderr, done.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.adapters.python import ADAPTER
+from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import DEFAULT_DENY_GLOBS
 from agentic_codemod.tools.trace import Trace
 from agentic_codemod.workflow import gates
@@ -189,6 +190,23 @@ def test_deleted_test_file_fails(repo: tuple[Path, str]) -> None:
     result = tamper(root, base)
     assert not result.passed and result.findings[0].path == "tests/test_app.py"
     assert "deleted" in result.findings[0].message
+
+
+def test_a_deleted_file_the_commands_own_pattern_collects_fails(repo: tuple[Path, str]) -> None:
+    """`unittest discover -p '*tests.py'` collects src/app_tests.py, which no default name says is a test:
+    deleting it is tampering for this run (the gate knows it from the command), and for no other."""
+    root, base = repo
+    (root / "src/app_tests.py").write_text("import unittest\n")
+    sh(root, "add", "-A")
+    sh(root, "commit", "-q", "-m", "app tests")
+    base = sh(root, "rev-parse", "HEAD").strip()
+    (root / "src/app_tests.py").unlink()
+    argv = ["{interpreter}", "-m", "unittest", "discover", "-v", "-p", "*tests.py", "src"]
+    command = TestCommand(argv=argv, source="t", runner="unittest")
+    changes = changed_paths(root, base)
+    result = gates.test_tamper_check(root, base, changes, facts=ADAPTER.test_facts, command=command)
+    assert not result.passed and result.findings[0].message == "test file deleted: src/app_tests.py"
+    assert tamper(root, base).passed  # without the command: the default names only
 
 
 @pytest.mark.parametrize("content", ["", "\n\n", "# nothing here\n"])

@@ -100,6 +100,11 @@ def _jest_file_pattern(command: TestCommand) -> str | None:
     return names[0] if names else None
 
 
+def command_collects(command: TestCommand, path: str) -> bool:
+    """No npm runner here collects by a pattern the command names that is_test_file does not know."""
+    return False
+
+
 def canary(command: TestCommand, sibling: str, token: str) -> Canary:
     """The canary beside `sibling` (a test file the runner collects), named so the runner collects it: like
     the sibling, its stem replaced by the token (utils-test.js -> <token>-test.js), since a command's own
@@ -205,6 +210,7 @@ TEST_FACTS = TestFacts(
     ast_grep_languages=AST_GREP_LANGUAGES,
     code_suffixes=CODE_SUFFIXES,
     is_test_file=is_test_file,
+    command_collects=command_collects,
     is_test_support=is_test_support,
     start_options=(),
     test_folders=tuple(sorted(TEST_FOLDERS)),

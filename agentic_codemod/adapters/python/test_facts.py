@@ -4,7 +4,8 @@ is_test_file(path)                    test_*.py, *_test.py, test*.py (what pytes
 is_test_support(path)                 conftest.py, any module under test/, tests/ or testing/
 canary(command, sibling, token)       a unittest case that must fail (pytest, unittest and stestr all
                                       collect it), named test_<token>.py (<token>_test.py beside a
-                                      *_test.py file under pytest)
+                                      *_test.py file under pytest; under `unittest discover -p PATTERN`
+                                      a name PATTERN matches)
 read_results, missing_dependency, scrub
                                       test_results.py: JUnit XML (pytest), unittest -v output, stestr's
                                       subunit record, trial's report
@@ -17,6 +18,7 @@ detect(root)                          a Python dependency file or setup.py at th
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import secrets
@@ -47,6 +49,9 @@ CONFIG_FILES = (
 NOT_A_TEST_RUN = frozenset({3, 4, 5, 126, 127})
 # Options that name the one directory a runner collects tests from (unittest discover, stestr).
 START_OPTIONS = ("-s", "--start-directory", "--test-path")
+# unittest discover's options that take a value (the rest are flags, or -p, read on its own).
+DISCOVER_VALUE_OPTIONS = frozenset({"-s", "--start-directory", "-t", "--top-level-directory", "-k"})
+MODULE_NAME = re.compile(r"[_a-z]\w*\.py", re.IGNORECASE)  # what unittest discover imports
 # Code that can change what a test run reports (pytest hooks and plugin loading, in any file).
 SUSPECT = re.compile(
     r"(def\s+pytest_(runtest_\w+|report_\w+|collection_modifyitems|terminal_summary|sessionfinish)"
@@ -75,6 +80,9 @@ def is_test_file(path: str) -> bool:
 def canary(command: TestCommand, sibling: str, token: str) -> Canary:
     beside_suffixed = PurePosixPath(sibling).name.endswith("_test.py") and command.runner == "pytest"
     name = f"{token}_test.py" if beside_suffixed else f"test_{token}.py"
+    pattern = discover_pattern(command.argv) if command.runner == "unittest" else None
+    if pattern is not None:  # `unittest discover -p '*tests.py'` collects only what its pattern matches
+        name = next((n for n in _named_by_token(token, pattern) if fnmatch.fnmatchcase(n, pattern)), name)
     return Canary(
         name,
         "import unittest\n\n\n"
@@ -82,6 +90,43 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
         f"    def test_{token}(self):\n"
         f"        self.assertEqual({secrets.randbelow(900) + 100}, {secrets.randbelow(900) + 1000})\n",
     )
+
+
+def command_collects(command: TestCommand, path: str) -> bool:
+    """A file `unittest discover -p PATTERN` collects by its own pattern (an importable module name)."""
+    pattern = discover_pattern(command.argv) if command.runner == "unittest" else None
+    name = PurePosixPath(path).name
+    return pattern is not None and bool(MODULE_NAME.fullmatch(name)) and fnmatch.fnmatchcase(name, pattern)
+
+
+def discover_pattern(argv: list[str]) -> str | None:
+    """The file pattern of `unittest discover` (-p / --pattern, or its second positional argument); None
+    where the command does not say (unittest's own default, test*.py)."""
+    if "discover" not in argv:
+        return None
+    args = argv[argv.index("discover") + 1 :]
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-p", "--pattern"):
+            return args[i + 1] if i + 1 < len(args) else None
+        if arg.startswith("--pattern="):
+            return arg.partition("=")[2]
+        if arg.startswith("-p") and not arg.startswith("--") and len(arg) > 2:
+            return arg[2:]
+        i += 2 if arg in DISCOVER_VALUE_OPTIONS else 1
+        if not arg.startswith("-"):
+            positional.append(arg)
+    return positional[1] if len(positional) > 1 else None
+
+
+def _named_by_token(token: str, pattern: str) -> list[str]:
+    """Canary file names that unittest can import (a module name), the pattern's own shape last: each
+    `*` the token, each `?` one letter."""
+    shaped = pattern.replace("*", f"_{token}_").replace("?", "x")
+    names = [f"test_{token}.py", f"{token}_test.py", f"test_{token}_tests.py", f"{token}_tests.py", shaped]
+    return [n for n in names if MODULE_NAME.fullmatch(n)]
 
 
 def suspects(copy: Path) -> list[str]:
@@ -121,6 +166,7 @@ TEST_FACTS = TestFacts(
     ast_grep_languages=AST_GREP_LANGUAGES,
     code_suffixes=CODE_SUFFIXES,
     is_test_file=is_test_file,
+    command_collects=command_collects,
     is_test_support=is_support,
     start_options=START_OPTIONS,
     test_folders=("tests", "test"),
