@@ -5,6 +5,8 @@
     remove(path)                                whatever is at path, never following a link
     write_new(path, text)                       a file of the tool's own in the copy, in place of whatever
                                                 the repository has at that path (never written through)
+    copy_tree(src, dest)                        a directory the tool made (an environment) copied whole:
+                                                links stay links, modes and mtimes kept
     touched(dest, stamp, code_suffixes, shadowing=) -> list[str]
                                                 candidate files written, replaced, re-moded or deleted
                                                 since the copy was made — restoring the bytes does not
@@ -25,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -170,6 +173,22 @@ def _same(copied: Path, original: Path) -> bool:
 def _stamp(path: Path) -> FileStamp:
     st = path.lstat()
     return FileStamp(st.st_ino, st.st_ctime_ns, st.st_mtime_ns, st.st_size, st.st_mode)
+
+
+def copy_tree(src: Path, dest: Path) -> None:
+    """src's contents into the directory dest, for what the tool made itself (an environment template, an
+    environment): symlinks stay symlinks, modes and mtimes kept (what shutil.copytree(symlinks=True) does).
+    GNU cp where it exists: about 3x faster than copytree on a venv of ~1,000 files, which every run copies.
+    Raises OSError (cp failing included)."""
+    cp = shutil.which("cp") if sys.platform.startswith("linux") else None
+    if cp is None:
+        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+        return
+    argv = [cp, "-R", "--no-dereference", "--preserve=mode,timestamps", "--no-target-directory"]
+    argv += [str(src), str(dest)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise OSError(f"cp {src} {dest}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
 
 
 def remove(path: Path) -> None:

@@ -8,10 +8,13 @@ API (contract used by adapters and the pipeline):
         output is stdout+stderr merged, cut head+tail to tail_bytes.
     runner = SandboxRunner(env=..., tail_bytes=...)   # satisfies adapters.types.Runner
 
-Additions: `run_process(..., grace_s=KILL_GRACE_S)`; `SandboxRunner(..., trace=, redactor=, markers=,
-actor=)` drops secret-named names from a per-call `env` (each drop is a refused trace line), redacts the
-output tail and records every run. A cancel (KeyboardInterrupt, or whatever exception the CLI's SIGTERM
-handler raises) during the wait kills the group and is re-raised — the only exception that escapes.
+Additions: `run_process(..., grace_s=KILL_GRACE_S, cancel=threading.Event)`; `SandboxRunner(..., trace=,
+redactor=, markers=, actor=)` drops secret-named names from a per-call `env` (each drop is a refused trace
+line), redacts the output tail and records every run. A cancel (KeyboardInterrupt, or whatever exception
+the CLI's SIGTERM handler raises) during the wait kills the group and is re-raised — the only exception
+that escapes. A run waited on by another thread than the one the signal reaches (the baseline's tests
+beside the bump: workflow/baseline_run.py) is cancelled through `cancel` (`runner.cancelled_by(event)`):
+once the event is set, the wait stops within a poll, kills the group and raises Cancelled.
 
 Cleanup after every run: the command leads a new session (its pid, the group and session id, stays
 reserved because the leader is reaped last). Whatever is left in that group or session, or carries this
@@ -25,6 +28,7 @@ import copy
 import os
 import select
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -32,6 +36,7 @@ from pathlib import Path
 
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
+from agentic_codemod.errors import Cancelled
 from agentic_codemod.tools.process_group import leader_exited, stop_group
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.trace import Redactor, Trace
@@ -80,6 +85,7 @@ def run_process(
     env: Mapping[str, str],
     tail_bytes: int,
     grace_s: float = KILL_GRACE_S,
+    cancel: threading.Event | None = None,
 ) -> ProcessResult:
     argv = [str(a) for a in argv]
     tag = uuid.uuid4().hex
@@ -101,7 +107,7 @@ def run_process(
     timed_out = False
     assert proc.stdout is not None
     try:
-        timed_out = _pump(proc, proc.stdout.fileno(), output, start + timeout_s)
+        timed_out = _pump(proc, proc.stdout.fileno(), output, start + timeout_s, cancel)
         stop_group(proc, grace_s if timed_out else 0.0, lambda: _members(proc.pid, tag))
         _drain(proc.stdout.fileno(), output)
     except BaseException:
@@ -138,11 +144,18 @@ class SandboxRunner:
         self.grace_s = grace_s
         self.env = self._admit(dict(env))
         self.box: Box | None = None
+        self.cancel: threading.Event | None = None
 
     def boxed(self, box: Box) -> SandboxRunner:
         """The same runner, running every command inside `box` (tools/sandbox.py)."""
         runner = copy.copy(self)
         runner.box = box
+        return runner
+
+    def cancelled_by(self, event: threading.Event) -> SandboxRunner:
+        """The same runner; its commands are stopped (group killed, Cancelled raised) once `event` is set."""
+        runner = copy.copy(self)
+        runner.cancel = event
         return runner
 
     def keeping(self, tail_bytes: int) -> SandboxRunner:
@@ -165,6 +178,7 @@ class SandboxRunner:
             env=merged,
             tail_bytes=self.tail_bytes,
             grace_s=self.grace_s,
+            cancel=self.cancel,
         )
         result = ProcessResult(
             [str(a) for a in argv],
@@ -255,11 +269,16 @@ def _cut_marker(cut: int) -> bytes:
     return f"\n[... {cut} bytes cut ...]\n".encode()
 
 
-def _pump(proc: subprocess.Popen[bytes], fd: int, output: _HeadTail, deadline: float) -> bool:
-    """Read output until the leader exits (left unreaped) or the deadline passes; True on timeout."""
+def _pump(
+    proc: subprocess.Popen[bytes], fd: int, output: _HeadTail, deadline: float, cancel: threading.Event | None
+) -> bool:
+    """Read output until the leader exits (left unreaped) or the deadline passes; True on timeout.
+    Cancelled once `cancel` is set (the caller kills the group)."""
     os.set_blocking(fd, False)
     open_pipe = True
     while not leader_exited(proc):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the run was cancelled while a command ran")
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return True

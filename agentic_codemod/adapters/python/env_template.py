@@ -42,7 +42,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +56,7 @@ from agentic_codemod.adapters.python.installer import Installer
 from agentic_codemod.adapters.python.seed import Seed
 from agentic_codemod.adapters.types import ProcessResult, Runner
 from agentic_codemod.config import CACHE_DIR_VARIABLE, Settings
+from agentic_codemod.tools import repo_copy
 
 if TYPE_CHECKING:
     from agentic_codemod.tools.sandbox import Box
@@ -183,7 +183,7 @@ def instantiate(template: Path, env_dir: Path) -> ProcessResult | None:
     start = time.monotonic()
     try:
         os.utime(template / "template.json")  # last used: what prune() goes by
-        copy_tree(template, env_dir)
+        repo_copy.copy_tree(template, env_dir)
     except OSError:
         shutil.rmtree(env_dir, ignore_errors=True)
         env_dir.mkdir(parents=True, exist_ok=True)
@@ -195,21 +195,6 @@ def instantiate(template: Path, env_dir: Path) -> ProcessResult | None:
         duration_s=time.monotonic() - start,
         output_tail=f"environment template {template.name} copied",
     )
-
-
-def copy_tree(src: Path, dest: Path) -> None:
-    """src's contents into the directory dest: symlinks stay symlinks, modes and mtimes kept (what
-    shutil.copytree(symlinks=True) does). GNU cp where it exists: about 3x faster than copytree on a venv
-    of ~1,000 files, which every run copies. Raises OSError (cp failing included)."""
-    cp = shutil.which("cp") if sys.platform.startswith("linux") else None
-    if cp is None:
-        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
-        return
-    argv = [cp, "-R", "--no-dereference", "--preserve=mode,timestamps", "--no-target-directory"]
-    argv += [str(src), str(dest)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise OSError(f"cp {src} {dest}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
 
 
 def prune(

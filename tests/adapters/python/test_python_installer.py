@@ -16,6 +16,7 @@ from agentic_codemod.adapters.python.environment import prepare_environment
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.types import Runner
 from agentic_codemod.config import MOVED_TO_PACKAGES, PackageSources, PythonEnvSettings, Settings
+from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.sandbox import Policy, install_cache_of, probe
 from agentic_codemod.tools.verification import SandboxRunner
 
@@ -401,7 +402,7 @@ def test_a_template_copy_keeps_links_modes_and_times_and_follows_no_link(
 ) -> None:
     """copy_tree (GNU cp where it exists, shutil elsewhere) copies what copytree(symlinks=True) did."""
     if not with_cp:
-        monkeypatch.setattr(env_template.shutil, "which", lambda _name: None)
+        monkeypatch.setattr(repo_copy.shutil, "which", lambda _name: None)
     outside = tmp_path / "outside.txt"
     outside.write_text("host file\n")
     src = tmp_path / "template"
@@ -412,11 +413,11 @@ def test_a_template_copy_keeps_links_modes_and_times_and_follows_no_link(
     os.utime(src / "lib/site-packages/x.py", (1e9, 1e9))
     dest = tmp_path / "env"
     dest.mkdir()
-    env_template.copy_tree(src, dest)
+    repo_copy.copy_tree(src, dest)
     assert os.readlink(dest / "bin" / "python") == "/usr/bin/python3"
     assert (dest / "lib" / "escape").is_symlink() and os.readlink(dest / "lib" / "escape") == str(outside)
     assert (dest / "bin" / "tool").stat().st_mode & 0o777 == 0o755
     assert (dest / "lib/site-packages/x.py").stat().st_mtime == 1e9
     assert (dest / "lib/site-packages/x.py").read_text() == "X = 1\n"
     with pytest.raises(OSError):
-        env_template.copy_tree(tmp_path / "gone", tmp_path / "env2")
+        repo_copy.copy_tree(tmp_path / "gone", tmp_path / "env2")
