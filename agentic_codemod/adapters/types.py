@@ -24,6 +24,9 @@ and one module per concern:
                         range for the baseline; at exactly its target after the bump, installed on
                         top of the baseline environment, nothing else upgraded)
                     installed_versions(root, venv, runner) -> {canonical name: version} | None
+                    copy_environment(env, dest) -> VerificationEnv | None
+                        the same environment at `dest` (the bump installs into it while the baseline's
+                        tests run on `env`), or None where a copy would not be the same environment
                     version_matches(version, specifier) -> bool      (the ecosystem's versioning)
 
 and, for the core's ecosystem-neutral parts (issue 14: outside `adapters/<ecosystem>/` the code knows no
@@ -262,6 +265,7 @@ class Adapter:
     prepare_environment: Callable[[Path, Path, Settings, Runner, Sequence[str]], VerificationEnv]
     install_dependencies: Callable[[Path, VerificationEnv, Settings, Runner, Sequence[str]], ProcessResult]
     installed_versions: Callable[[Path, VerificationEnv, Runner], dict[str, str] | None]
+    copy_environment: Callable[[VerificationEnv, Path], VerificationEnv | None]
     version_matches: Callable[[str, str], bool]
     versioning: Versioning
     test_facts: TestFacts

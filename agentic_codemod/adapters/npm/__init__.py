@@ -22,6 +22,7 @@ from agentic_codemod.adapters.npm.dependency_files import (  # noqa: E402
 )
 from agentic_codemod.adapters.npm.environment import (  # noqa: E402
     check_test_requirement,
+    copy_environment,
     install_dependencies,
     installed_versions,
     prepare_environment,
@@ -53,6 +54,7 @@ ADAPTER = Adapter(
     lock_format=lock_format,
     detect_test_command=detect_test_command,
     prepare_environment=prepare_environment,
+    copy_environment=copy_environment,
     install_dependencies=install_dependencies,
     installed_versions=installed_versions,
     uninstall=uninstall,

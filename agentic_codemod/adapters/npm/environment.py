@@ -12,6 +12,8 @@ environment directory, never into the repository.
         the bumped package at exactly its target; nothing else is asked for
     installed_versions(root, env, runner) -> {name: version}    read from ENV/project/node_modules
                                                                 (package.json files; no code runs)
+    copy_environment(env, dest) -> VerificationEnv | None       ENV copied (links kept as links), for
+                                                                the bump while the baseline's tests run
     version_matches(version, range) -> bool                     node-semver
     check_test_requirement(entry) -> why not                    npm installs what package.json and
                                                                 its lockfile declare: never an entry
@@ -43,6 +45,7 @@ from agentic_codemod.adapters.npm.update import run_npm
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import ENV_LISTED_MAX, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
+from agentic_codemod.tools import repo_copy
 
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 PROJECT = "project"  # ENV/project: the copy npm installs into
@@ -160,6 +163,21 @@ def _packages(modules: Path) -> list[Path]:
     for scope in (p for p in entries if p.name.startswith("@") and p.is_dir() and not p.is_symlink()):
         folders += sorted(scope.iterdir())
     return folders
+
+
+def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None:
+    """`env` copied to the empty or missing `dest` (symlinks stay links: node_modules/.bin's are relative),
+    for the bump to install into while the baseline's tests run on `env`; None when it cannot be. A path
+    of the original that something installed still names is not mounted where the copy's tests run."""
+    if dest.exists() and any(dest.iterdir()):
+        return None
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        repo_copy.copy_tree(env.root, dest)
+    except OSError:
+        return None
+    links = {"node_modules": node_modules(dest)}
+    return VerificationEnv(env.interpreter, dest, list(env.install_log), links, dict(env.install))
 
 
 def version_matches(version: str, specifier: str) -> bool:

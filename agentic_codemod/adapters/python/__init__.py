@@ -39,6 +39,7 @@ from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
     read_dependency_files,
 )
 from agentic_codemod.adapters.python.environment import (  # noqa: E402
+    copy_environment,
     install_dependencies,
     installed_versions,
     prepare_environment,
@@ -70,6 +71,7 @@ ADAPTER = Adapter(
     lock_format=lock_format,
     detect_test_command=detect_test_command,
     prepare_environment=prepare_environment,
+    copy_environment=copy_environment,
     install_dependencies=install_dependencies,
     installed_versions=installed_versions,
     uninstall=uninstall,

@@ -9,6 +9,9 @@
         in any of its interpreters (no_bytecode)
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
         the baseline environment plus the change the bump makes: only `pins`, nothing else upgraded
+    copy_environment(env, dest) -> VerificationEnv | None
+        the baseline environment copied for the bump, while the baseline's tests run on the original:
+        only a venv uv made relocatable and installed into (else None)
 
 Failures are data in `install_log` / the returned ProcessResult; the caller counts a failed install as
 a failed verification. The one exception: the installer failing because the package index cannot be
@@ -226,6 +229,33 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
     except (ValueError, IndexError):
         return None
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else None
+
+
+def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None:
+    """`env` copied to the empty or missing `dest`, for the bump to install into while the baseline's tests
+    run on `env` (workflow/baseline_run.py); None where the copy would not be the same environment. Only a
+    venv that uv made relocatable (pyvenv.cfg `relocatable = true`) and installed into: its scripts find
+    their interpreter beside them. pip's and `python -m venv`'s name the original's interpreter by its
+    absolute path, so a copy would run the baseline's packages. (A path of the original that something
+    installed still names is not mounted where the copy's tests run: they fail, never pass on it.)"""
+    if env.install.get("installer") != "uv" or not _relocatable(env.root):
+        return None
+    if dest.exists() and any(dest.iterdir()):
+        return None
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        repo_copy.copy_tree(env.root, dest)
+    except OSError:
+        return None
+    return VerificationEnv(venv_python(dest), dest, list(env.install_log), dict(env.links), dict(env.install))
+
+
+def _relocatable(env_dir: Path) -> bool:
+    try:
+        lines = (env_dir / "pyvenv.cfg").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(line.replace(" ", "").lower() == "relocatable=true" for line in lines)
 
 
 def version_matches(version: str, specifier: str) -> bool:
