@@ -368,6 +368,11 @@ class Settings(BaseModel):
     experience_budget_bytes: int = Field(4_000, ge=0)
     # Fraction of baseline tests that may disappear before the candidate counts as test tampering.
     min_test_count_ratio: float = Field(1.0, gt=0, le=1.0)
+    # The baseline's tests run beside the bump, the codemod and the first verification (sandbox isolation
+    # only, and only where the adapter can copy the baseline environment for the bump to install into): a
+    # run then costs about one test run less of wall time, and at its peak two test runs' memory and CPU.
+    # false: one after the other (workflow/baseline_run.py).
+    concurrent_baseline: bool = True
 
     def for_task(self, extra_deny_globs: list[str], budget_overrides: dict[str, Any]) -> Settings:
         """Settings narrowed by a task: more deny globs, lower budgets — never the other way."""

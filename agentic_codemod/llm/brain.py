@@ -43,6 +43,7 @@ class LlmBrain:
     name = "agents"
     mode = "llm"
     addresses_human_items = True
+    reads_baseline = True  # the coder's first try starts from the baseline's failures
 
     def __init__(self, models: ModelsConfig | None = None) -> None:
         self._runner = AgentRunner(models)

@@ -38,6 +38,9 @@ class Brain(Protocol):
     name: str
     mode: str
     addresses_human_items: bool  # whether implement() works on the plan's requires_human items
+    # whether implement() reads the baseline's result (its first try gets it as `failure`): then the
+    # pipeline waits for the baseline's tests first; a brain without the attribute counts as reading it
+    reads_baseline: bool
 
     def recon(self, state: RunState) -> list[str]:
         """Notes to add to the deterministic RepoProfile."""
@@ -66,6 +69,7 @@ class RuleBrain:
     name = "rules"
     mode = "offline"
     addresses_human_items = False
+    reads_baseline = False  # implement edits nothing: the baseline's tests may still run meanwhile
 
     def recon(self, state: RunState) -> list[str]:
         return []

@@ -3,6 +3,10 @@
     intake → recon → plan → anything to do? → baseline → bump → codemod
            → Loop(implement → verify) → review → scribe → gate
 
+The baseline's tests run beside bump, codemod and the first verification where the sandbox allows it
+(baseline_run.py); that verification, or a brain's first implement that reads them, joins them before
+anything is decided on them.
+
 A verify-only plan (nothing to edit, but no declaration proves the repository is on `to`) edits nothing:
 the baseline runs on `from`, the bump step only installs exactly `to`, and the first verify ends the run,
 `nothing_to_do` when green, requires_human when red (_verified_on_target).
@@ -23,7 +27,7 @@ from typing import Any
 
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
-from agentic_codemod.workflow import outcome, steps, verify
+from agentic_codemod.workflow import baseline_run, outcome, steps, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_patch
 from agentic_codemod.workflow.environments import sdk_key
@@ -58,13 +62,15 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
         if s.task.migration is None:  # a plain bump: no notes, so nothing may migrate (ARCHITECTURE §10)
             s.brain_done = True
             return "plain bump: no migration package, nothing to implement"
-        iteration = len(s.verifications)  # baseline counts as 0 → first iteration is 1
+        iteration = s.verification_count  # baseline counts as 0 → first iteration is 1
+        if getattr(brain, "reads_baseline", True):  # its first try reads the baseline's failures
+            baseline_run.join(s)
         changed = brain.implement(s, iteration, s.last_verification)
         s.brain_done = not changed
         return "changed" if changed else "nothing more to try"
 
     def verify(s: RunState) -> str:
-        iteration = len(s.verifications)
+        iteration = s.verification_count
         if iteration > 1 and s.brain_done:
             return "skipped: nothing changed since the last verification"
         result = steps.run_verification(s, f"iteration-{iteration}")
@@ -109,7 +115,12 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
 def run_workflow(state: RunState, brain: Brain) -> None:
     """Run the workflow; re-raise whatever ended it early. Returns normally only after the gate step."""
     workflow = build_workflow(state, brain)
-    workflow.run(input=f"{state.task.id} on {state.repo.name}")
+    try:
+        workflow.run(input=f"{state.task.id} on {state.repo.name}")
+    except BaseException:  # cancelled (SIGINT, SIGTERM): the baseline's tests stop with the run
+        baseline_run.settle(state, cancel=True)
+        raise
+    baseline_run.settle(state, cancel=False)  # a step ended the run before the baseline was joined
     if state.error is not None:
         raise state.error
     ran = [s["step"] for s in state.manifest.steps]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentic_codemod.tools.trace import Trace
     from agentic_codemod.tools.verification import SandboxRunner
     from agentic_codemod.tools.workspace import Workspace
+    from agentic_codemod.workflow.baseline_run import BaselineRun
     from agentic_codemod.workflow.codemod import Rule
     from agentic_codemod.workflow.lock_changes import Changes
     from agentic_codemod.workflow.scan import Scanner
@@ -43,6 +44,11 @@ class RunPaths:
         return self.run_dir / "env"
 
     @property
+    def env_after(self) -> Path:
+        """The baseline environment's copy that the bump installs into while the baseline's tests run."""
+        return self.run_dir / "env-after"
+
+    @property
     def home(self) -> Path:
         return self.run_dir / "home"
 
@@ -54,6 +60,16 @@ class RunPaths:
     def copy(self) -> Path:
         """The disposable copy of the candidate that installs and tests run on (tools/repo_copy.py)."""
         return self.run_dir / "sandbox" / "repo"
+
+    @property
+    def baseline_tree(self) -> Path:
+        """The base tree as the baseline's tests beside the bump see it (the worktree moves on meanwhile)."""
+        return self.run_dir / "sandbox" / "baseline-tree"
+
+    @property
+    def baseline_copy(self) -> Path:
+        """The disposable copy those tests run on."""
+        return self.run_dir / "sandbox" / "baseline-repo"
 
     @property
     def reports(self) -> Path:
@@ -100,6 +116,7 @@ class RunState:
     profile: RepoProfile | None = None
     plan: ChangePlan | None = None
     baseline: VerificationResult | None = None
+    baseline_run: BaselineRun | None = None  # the baseline's tests while they run beside the bump
     verifications: list[VerificationResult] = field(default_factory=list)
     verification_s: float = 0.0  # wall time of every verification so far (the pipeline's and the coder's)
     brain_done: bool = False  # the brain has nothing more to try in the implement loop
@@ -142,6 +159,11 @@ class RunState:
     @property
     def last_verification(self) -> VerificationResult | None:
         return self.verifications[-1] if self.verifications else None
+
+    @property
+    def verification_count(self) -> int:
+        """Verifications so far, the baseline counted while its tests still run beside the bump."""
+        return len(self.verifications) + (self.baseline_run is not None)
 
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
 from agentic_codemod.tools.rooted import RootedFS
 from agentic_codemod.tools.snapshot import GitError, read_blob
-from agentic_codemod.workflow import codemod, environments, lock_changes, verify
+from agentic_codemod.workflow import baseline_run, codemod, environments, lock_changes
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, candidate_sha256_and_files, freeze
 from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations, stale_locks
@@ -126,28 +126,7 @@ def baseline(state: RunState) -> str:
             "or the config (verification.command)",
         )
     environments.install_baseline(state)
-    state.baseline = timed_tests(state, "baseline")
-    state.verifications.append(state.baseline)
-    problem = verify.baseline_problem(state.baseline, need(state.adapter).test_facts)
-    if problem is not None:
-        raise RequiresHuman(
-            f"{problem}: {' '.join(state.baseline.command)}",
-            hint="declare the test dependencies (tox deps, a test extra or group, test-requirements.txt) "
-            "or set verification: {command, requirements, extras} in the task or the config; "
-            "verification is required to publish",
-        )
-    distrust = untrusted(state, state.baseline)
-    if distrust is not None:
-        raise distrust
-    if state.baseline.tampered:
-        raise RequiresHuman(
-            "the repository's own test run writes its files: " + ", ".join(state.baseline.tampered[:5]),
-            hint="a test run that changes the code under test proves nothing; make the tests write to tmp",
-        )
-    counts = state.baseline.tests
-    return f"baseline: exit {state.baseline.exit_code}, " + (
-        f"{counts.passed} passed, {counts.failed + counts.errors} failing" if counts else "no counts"
-    )
+    return baseline_run.run(state)
 
 
 def bump(state: RunState) -> str:
@@ -285,6 +264,7 @@ def run_verification(state: RunState, phase: str) -> str:
         state.notes.append(
             f"{phase}: the worktree changed during the test run; its result proves no candidate"
         )
+    beside = baseline_run.join(state)  # the baseline's tests, where they ran beside this one
     state.verifications.append(result)
     distrust = untrusted(state, result)
     if distrust is not None:
@@ -294,7 +274,8 @@ def run_verification(state: RunState, phase: str) -> str:
             f"{phase}: the test run wrote files of the candidate: " + ", ".join(result.tampered[:5]),
             hint="a run that changes the code under test cannot be green, even if it restores the bytes",
         )
-    return f"{phase}: {'green' if result.passed else 'red'} (exit {result.exit_code})"
+    said = f"{phase}: {'green' if result.passed else 'red'} (exit {result.exit_code})"
+    return f"{said}; {beside}" if beside else said
 
 
 def review(state: RunState, brain: Brain) -> str:

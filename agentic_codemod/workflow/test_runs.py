@@ -2,14 +2,21 @@
 
 timed_tests(state, phase) -> VerificationResult     a fresh copy of the candidate, the test box,
                                                     the canary; charged to the run's time budget
-untrusted(state, result) -> RequiresHuman | None    the canary did not fail: nothing can be trusted
+tests_on(state, place, phase, strict, timeout_s)    the same run on a Place of the caller's (the tree
+    -> VerificationResult                           copied, the copy, the environment, its boxes), not
+                                                    charged: the baseline beside the bump (baseline_run.py)
+untrusted(state, result, tree=) -> RequiresHuman | None
+                                                    the canary did not fail: nothing can be trusted
 changed_files(worktree, base) -> set[str]           what the candidate changes so far
 """
 
 from __future__ import annotations
 
 import shutil
+import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentic_codemod.errors import BudgetExceeded, RequiresHuman
 from agentic_codemod.models import VerificationResult
@@ -18,43 +25,84 @@ from agentic_codemod.tools.snapshot import snapshot_diff
 from agentic_codemod.workflow import oracle, verify
 from agentic_codemod.workflow.state import RunState, need
 
+if TYPE_CHECKING:
+    from agentic_codemod.adapters.types import VerificationEnv
+    from agentic_codemod.tools.sandbox import Policy
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one test run happens: the tree its copy is made from (the tests' `source`), the copy, the
+    environment it runs on and the policy of its boxes. The baseline beside the bump has one of its own:
+    the worktree moves on under it (baseline_run.py)."""
+
+    tree: Path
+    copy: Path
+    env: VerificationEnv
+    policy: Policy
+
 
 def timed_tests(state: RunState, phase: str, changed: set[str] | None = None) -> VerificationResult:
     """One run of the fixed test command on a fresh copy of the candidate, inside the test box,
     charged to the run's verification time budget. `changed`: the candidate's files, when the caller has
     just listed them (else listed here)."""
+    left = time_left(state)
+    paths = state.paths
+    place = Place(paths.worktree, paths.copy, need(state.env), need(state.policy))
+    strict = changed_files(paths.worktree, state.base_commit) if changed is None else changed
+    result = tests_on(state, place, phase, strict, min(state.settings.budgets.verification_timeout_s, left))
+    state.verification_s += result.duration_s
+    return result
+
+
+def time_left(state: RunState) -> float:
+    """What the run's verification time budget leaves; BudgetExceeded when nothing."""
     budgets = state.settings.budgets
     left = budgets.max_verification_total_s - state.verification_s
     if left <= 0:
         raise BudgetExceeded(
             "max_verification_total_s", budgets.max_verification_total_s, round(state.verification_s)
         )
-    paths, policy = state.paths, need(state.policy)
-    stamp = repo_copy.fresh_copy(paths.worktree, paths.copy)
-    for rel, target in need(state.env).links.items():  # the environment where the ecosystem looks for it
-        link_into_copy(paths.copy, stamp, rel, target)
+    return left
+
+
+def tests_on(
+    state: RunState,
+    place: Place,
+    phase: str,
+    strict: set[str],
+    timeout_s: float,
+    cancel: threading.Event | None = None,
+) -> VerificationResult:
+    """One run of the fixed test command on a fresh copy of `place.tree`, in the test box of `place`;
+    `strict`: the candidate's files (a test run may not touch them at all). Reads of the run state are of
+    what no step changes once intake and recon ran (command, adapter, runner, budgets, paths), so it may
+    run in a thread of its own; `cancel` stops it there (Cancelled)."""
+    budgets, paths = state.settings.budgets, state.paths
+    stamp = repo_copy.fresh_copy(place.tree, place.copy)
+    for rel, target in place.env.links.items():  # the environment where the ecosystem looks for it
+        link_into_copy(place.copy, stamp, rel, target)
     reports = paths.reports / phase
-    box = policy.for_tests(paths.copy, reports)
+    box = place.policy.for_tests(place.copy, reports)
+    runner = need(state.runner).boxed(box).keeping(budgets.test_output_bytes)
     try:
-        result = verify.run_tests(
+        return verify.run_tests(
             need(state.test_command),
-            interpreter=need(state.env).interpreter,
-            copy=paths.copy,
+            interpreter=place.env.interpreter,
+            copy=place.copy,
             stamp=stamp,
-            runner=need(state.runner).boxed(box).keeping(budgets.test_output_bytes),
+            runner=runner if cancel is None else runner.cancelled_by(cancel),
             box=box,
-            timeout_s=min(budgets.verification_timeout_s, left),
+            timeout_s=timeout_s,
             phase=phase,
             reports_dir=reports,
             facts=need(state.adapter).test_facts,
-            source=paths.worktree,
-            strict=changed_files(paths.worktree, state.base_commit) if changed is None else changed,
+            source=place.tree,
+            strict=strict,
             keep_bytes=budgets.output_tail_bytes,
         )
     finally:
-        repo_copy.discard(paths.copy)
-    state.verification_s += result.duration_s
-    return result
+        repo_copy.discard(place.copy)
 
 
 def link_into_copy(copy: Path, stamp: repo_copy.Stamp, rel: str, target: Path) -> None:
@@ -76,13 +124,13 @@ def changed_files(worktree: Path, base_commit: str) -> set[str]:
     return {n for n in names.split("\0") if n}
 
 
-def untrusted(state: RunState, result: VerificationResult) -> RequiresHuman | None:
+def untrusted(state: RunState, result: VerificationResult, tree: Path | None = None) -> RequiresHuman | None:
     """Why a verification's results cannot be trusted at all, or None: the canary passed, or went
     missing from a run that completed (exit 0 or 1; an interrupted collection explains its absence, and
-    such a run is not green anyway)."""
+    such a run is not green anyway). `tree`: what the run's copy was made from (the worktree when None)."""
     if result.canary == "failed" or (result.canary == "missing" and result.exit_code not in (0, 1)):
         return None
-    repo_copy.fresh_copy(state.paths.worktree, state.paths.copy)
+    repo_copy.fresh_copy(tree or state.paths.worktree, state.paths.copy)
     try:
         found = oracle.suspects(state.paths.copy, need(state.adapter).test_facts)
     finally:
