@@ -47,10 +47,13 @@ def wait_for(predicate, limit_s: float) -> bool:  # type: ignore[no-untyped-def]
     return predicate()
 
 
+@pytest.mark.parametrize("beside", [True, False], ids=["baseline-beside-bump", "one-after-the-other"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
-    make_repo, wheels: Path, context_root: Path, tmp_path: Path, sig: signal.Signals
+    make_repo, wheels: Path, context_root: Path, tmp_path: Path, sig: signal.Signals, beside: bool
 ) -> None:
+    """Beside the bump (the default with the sandbox), the baseline's tests run in a thread of their own
+    and the candidate's may start meanwhile: every test process of both runs dies with the cancel."""
     marker = f"codemod-cancel-{sig.name}-{os.getpid()}-{tmp_path.name}"  # the sandbox hides tmp_path
     slow_test = (
         "import subprocess, sys, time\n"
@@ -60,6 +63,8 @@ def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
     )
     repo = make_repo("slow", {"tests/test_zz_slow.py": slow_test})
     run_dir = tmp_path / "run"
+    config = tmp_path / "settings.yml"
+    config.write_text(f"concurrent_baseline: {'true' if beside else 'false'}\n")
     proc = subprocess.Popen(
         [
             CLI,
@@ -76,6 +81,8 @@ def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
             "--find-links",
             str(wheels),
             "--no-index",
+            "--config",
+            str(config),
             "--quiet",
         ],
         cwd=context_root,
@@ -85,17 +92,21 @@ def test_cancel_during_verification_kills_the_group_and_keeps_artifacts(
     )
     try:
         assert wait_for(lambda: bool(marked(marker)), 120), "the slow test never started"
-        [daemon] = marked(marker)
-        assert alive(daemon)
+        if beside:  # the baseline's slow test holds the baseline: the candidate's starts beside it
+            assert wait_for(lambda: len(marked(marker)) == 2, 120), "the candidate's tests never started"
+        daemons = marked(marker)
+        assert daemons and all(alive(pid) for pid in daemons)
         proc.send_signal(sig)
         _out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err.decode()[-2000:]
-    assert wait_for(lambda: not alive(daemon), 10), "the test's child process survived the cancel"
+    assert wait_for(lambda: not any(alive(pid) for pid in daemons), 10), "a test's child survived the cancel"
+    assert not marked(marker)
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["status"] == "cancelled"
+    assert (run_dir / "env-after").exists() == beside
     for name in (
         "plan.json",
         "profile.json",

@@ -152,7 +152,10 @@ def test_attack_report_flipping_hook_cannot_turn_red_into_green(make_repo, run_c
     assert "canary test that must fail passed" in m["reason"]
     assert "tests/conftest.py: pytest_runtest_makereport" in m["reason"]
     assert m["verifications"][0]["canary"] == "passed" and not m["verifications"][0]["passed"]
-    assert result.artifact("changes.patch").read_bytes() == b""
+    # the baseline's tests ran beside the bump: the run ends where the first verification joins them, with
+    # the baseline's reason; the candidate's own result is not recorded, nothing is reviewed
+    assert [v["phase"] for v in m["verifications"]] == ["baseline"]
+    assert "review" not in [s["step"] for s in m["steps"] if s.get("result") != "not run"]
     _unchanged(repo, before)
 
 

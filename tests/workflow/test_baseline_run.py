@@ -1,0 +1,121 @@
+"""The baseline's tests run beside the bump (workflow/baseline_run.py), for real: bwrap, uv, the fixture.
+
+The proof that they overlap is a handshake, not a clock: the baseline's test (acme-sdk 1.x) waits for a file
+that the bump's install drops into the baseline's report folder (mounted in its box). Run one after the
+other, the test would wait in vain and fail the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixtures_support import ACME_APP
+
+from agentic_codemod.tools.sandbox import probe
+from agentic_codemod.workflow import environments
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(probe() is not None, reason=f"no sandbox: {probe()}")]
+
+SIGNAL = "bump-started"
+HANDSHAKE_TEST = f"""\
+import os
+import time
+
+import acme
+
+
+def test_the_bump_runs_beside_the_baseline():
+    if not acme.__version__.startswith("1."):
+        return  # the candidate's run, on acme-sdk 2
+    deadline = time.monotonic() + 120
+    while not os.path.exists("/codemod/reports/{SIGNAL}"):
+        assert time.monotonic() < deadline, "the bump never ran while the baseline's tests did"
+        time.sleep(0.05)
+"""
+
+
+def _signal_the_baseline(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The bump's install drops SIGNAL into the baseline's report folder (/codemod/reports in its box)."""
+    seen: list[str] = []
+    install_target = environments.install_target
+
+    def signalling(state):  # type: ignore[no-untyped-def]
+        folder = state.paths.reports / "baseline"
+        seen.append(str(state.env.root))
+        if folder.is_dir():
+            (folder / SIGNAL).write_text("go\n")
+        return install_target(state)
+
+    monkeypatch.setattr(environments, "install_target", signalling)
+    return seen
+
+
+def test_the_baseline_tests_run_while_the_bump_installs_into_a_copy_of_their_environment(
+    make_repo, run_codemod, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _signal_the_baseline(monkeypatch)
+    repo = make_repo("beside", {"tests/test_zz_handshake.py": HANDSHAKE_TEST})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 0, m["reason"]
+    baseline, after = m["verifications"]
+    assert baseline["phase"] == "baseline" and baseline["passed"], baseline["output_tail"][-2000:]
+    assert after["phase"] == "iteration-1" and after["passed"]
+    run_dir = result.run_dir
+    assert seen == [str(run_dir / "env-after")]  # the bump installed into the copy
+    assert m["environments"]["baseline"]["acme-sdk"] == "1.4.0"
+    assert m["environments"]["after"]["acme-sdk"] == "2.0.0"
+    steps = {s["step"]: s["result"] for s in m["steps"]}
+    assert steps["baseline"].startswith("baseline: tests running beside the bump")
+    assert "; baseline: exit" in steps["verify"]  # the first verification joined them
+    trace = [json.loads(line) for line in result.artifact("trace.jsonl").read_text().splitlines()]
+    assert any(e["tool"] == "baseline_beside_bump" for e in trace)
+    # the baseline's environment kept what it was tested on; the copy holds the target
+    assert _installed(run_dir / "env", "acme_sdk") == "1.4.0"
+    assert _installed(run_dir / "env-after", "acme_sdk") == "2.0.0"
+    assert not (run_dir / "sandbox" / "baseline-tree").exists()  # thrown away once joined
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [(("--isolation", "process"), "process isolation"), ((), "concurrent_baseline: false")],
+)
+def test_without_the_sandbox_or_the_setting_the_baseline_runs_first_and_the_bump_installs_after_it(
+    make_repo, run_codemod, tmp_path: Path, extra: tuple[str, ...], why: str
+) -> None:
+    config = tmp_path / "settings.yml"
+    config.write_text("concurrent_baseline: false\n" if not extra else "{}\n")
+    repo = make_repo("after", {})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml", *extra, "--config", str(config))
+    m = result.manifest
+    assert result.code == 0, (why, m["reason"])
+    steps = {s["step"]: s["result"] for s in m["steps"]}
+    assert steps["baseline"].startswith("baseline: exit 1, 17 passed"), (why, steps["baseline"])
+    assert "; baseline:" not in steps["verify"]
+    assert not (result.run_dir / "env-after").exists(), why
+    assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
+    assert _installed(result.run_dir / "env", "acme_sdk") == "2.0.0"  # installed in place, after the tests
+
+
+def test_a_baseline_the_run_cannot_trust_ends_it_at_the_join_with_the_baseline_s_reason(
+    make_repo, run_codemod
+) -> None:
+    """Beside the bump, a baseline that ran no test is found when the first verification joins it: the
+    run ends as the baseline step ended it (exit 3, its reason), the baseline recorded, the candidate's
+    result not."""
+    conftest = (ACME_APP / "tests" / "conftest.py").read_text() + '\ncollect_ignore_glob = ["test_*.py"]\n'
+    repo = make_repo("no-tests", {"tests/conftest.py": conftest})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 3, m["reason"]
+    assert m["status"] == "requires_human"
+    assert [v["phase"] for v in m["verifications"]] == ["baseline"]
+    assert m["verifications"][0]["exit_code"] == 5
+    assert "the test command does not work (exit 5)" in m["reason"]
+
+
+def _installed(env: Path, dist: str) -> str:
+    [record] = env.glob(f"lib/python*/site-packages/{dist}-*.dist-info")
+    return record.name.removeprefix(f"{dist}-").removesuffix(".dist-info")
