@@ -108,9 +108,16 @@ def join(state: RunState) -> str:
     pending = state.baseline_run
     if pending is None:
         return ""
-    state.baseline_run = None
     try:
         result = pending.result.result()
+    except KeyboardInterrupt:  # cancelled while waiting: settle(cancel=True) stops them
+        raise
+    except BaseException:
+        state.baseline_run = None
+        repo_copy.discard(pending.tree)
+        raise
+    state.baseline_run = None
+    try:
         _check(state, _record(state, _charged(state, result)), pending.tree)
     finally:
         repo_copy.discard(pending.tree)
