@@ -8,11 +8,13 @@ other, the test would wait in vain and fail the baseline.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 from fixtures_support import ACME_APP
 
+from agentic_codemod.errors import CandidateRejected
 from agentic_codemod.tools.sandbox import probe
 from agentic_codemod.workflow import environments
 
@@ -119,3 +121,23 @@ def test_a_baseline_the_run_cannot_trust_ends_it_at_the_join_with_the_baseline_s
 def _installed(env: Path, dist: str) -> str:
     [record] = env.glob(f"lib/python*/site-packages/{dist}-*.dist-info")
     return record.name.removeprefix(f"{dist}-").removesuffix(".dist-info")
+
+
+def test_a_step_that_ends_the_run_before_the_join_leaves_the_baseline_recorded_and_no_thread(
+    make_repo, run_codemod, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bump fails while the baseline's tests still run: the run ends as the bump ended it (exit 1),
+    after waiting for them; they are recorded as evidence, their thread is gone, their tree thrown away."""
+
+    def failing(_state):  # type: ignore[no-untyped-def]
+        raise CandidateRejected("installing acme-sdk 2.0.0 failed (exit 1)", hint="the test's own failure")
+
+    monkeypatch.setattr(environments, "install_target", failing)
+    result = run_codemod(make_repo("bump-fails", {}), "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 1, m["reason"]
+    assert "installing acme-sdk 2.0.0 failed" in m["reason"]
+    [baseline] = m["verifications"]
+    assert baseline["phase"] == "baseline" and baseline["passed"]
+    assert not [t for t in threading.enumerate() if t.name == "baseline-tests"]
+    assert not (result.run_dir / "sandbox" / "baseline-tree").exists()
