@@ -6,6 +6,9 @@ Prints, for the acme-app fixture in offline mode (rule-fixable task), with a war
 builds the environment template in a private cache; `--runs` runs, 5 by default, are measured):
   - wall time of the whole run vs. the wall time of its two test runs, as a ratio: the median run's,
     with every run's ratio beside it (a shared machine moves single runs by 20% and more);
+  - the same run with its two test runs one after the other (`concurrent_baseline: false`), in runs
+    alternating with the measured ones: the wall time the baseline beside the bump saves (with it, each test
+    run shares the 2 cores, so its own seconds grow and the first ratio's denominator with them);
   - the breakdown by phase: before the workflow (interpreter, imports, settings), each step of run.json,
     and inside them the installs, the environment listings and the test runs (from trace.jsonl);
   - the interpreter and imports slice of one more run (`-X importtime`, by top-level package, wherever the
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +54,7 @@ def tool_env(tmp: Path, cache: Path) -> dict[str, str]:
 
 
 def offline_run(
-    tmp: Path, name: str, wheelhouse: Path, cache: Path, importtime: bool = False
+    tmp: Path, name: str, wheelhouse: Path, cache: Path, importtime: bool = False, config: Path | None = None
 ) -> tuple[float, Path, str]:
     """One offline fixture run: wall seconds, run dir, and (importtime) its `-X importtime` report."""
     repo = tmp / f"{name}-repo"
@@ -59,6 +63,7 @@ def offline_run(
     python = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "agentic_codemod"]
     argv = [*python, "run", "--repo", str(repo), "--task", str(ROOT / "fixtures/tasks/acme-sdk-2-rules.yml")]
     argv += ["--offline", "--run-dir", str(run_dir), "--find-links", str(wheelhouse), "--no-index", "--quiet"]
+    argv += ["--config", str(config)] if config is not None else []
     start = time.perf_counter()
     env = tool_env(tmp, cache)
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -88,14 +93,20 @@ def main() -> None:
             measured, stderr = [_measured(*first[:2])], first[2]
         else:
             offline_run(Path(tmp), "warm-up", wheelhouse, cache)  # builds the environment template, bytecode
-            measured = [
-                _measured(*offline_run(Path(tmp), f"run-{i}", wheelhouse, cache)[:2]) for i in range(runs)
-            ]
+            one_after = Path(tmp) / "one-after-the-other.yml"
+            one_after.write_text("concurrent_baseline: false\n")
+            measured, sequential = [], []
+            for i in range(runs):  # alternating, so that both see the same machine
+                measured.append(_measured(*offline_run(Path(tmp), f"run-{i}", wheelhouse, cache)[:2]))
+                sequential.append(
+                    _measured(*offline_run(Path(tmp), f"seq-{i}", wheelhouse, cache, config=one_after)[:2])
+                )
             stderr = offline_run(Path(tmp), "imports", wheelhouse, cache, importtime=True)[2]
         measured.sort(key=lambda m: m[0] / m[1])
         wall, verification, run_dir, manifest, trace = measured[len(measured) // 2]  # the median run
         ratios = [m[0] / m[1] for m in measured]
         ratio = wall / verification
+        one_after_the_other = None if args.quick else sorted(sequential, key=lambda m: m[0] / m[1])
         sandbox_cost = None if args.quick else _sandbox_cost(run_dir)
         env = tool_env(Path(tmp), cache)
         interpreter = _median_wall([sys.executable, "-c", "pass"], env, 1 if args.quick else 5)
@@ -105,6 +116,15 @@ def main() -> None:
     print(f"test runs              {verification:8.2f} s ({len(manifest['verifications'])} runs)")
     spread = f"  (median of {runs} runs: {', '.join(f'{r:.2f}' for r in ratios)})" if runs > 1 else ""
     print(f"overhead ratio         {ratio:8.2f} x{spread}")
+    print(f"test runs, wall        {_tests_wall(trace):8.2f} s (overlaps counted once: baseline beside bump)")
+    if one_after_the_other is not None:
+        seq = one_after_the_other[len(one_after_the_other) // 2]
+        walls = sorted(m[0] for m in one_after_the_other)
+        print(
+            f"one after the other    {seq[0]:8.2f} s against {seq[1]:.2f} s of tests, {seq[0] / seq[1]:.2f}x "
+            f"(concurrent_baseline: false, alternating runs; median wall {statistics.median(walls):.2f} s "
+            f"against {statistics.median(sorted(m[0] for m in measured)):.2f} s beside)"
+        )
     _breakdown(wall, manifest, trace)
     _imports(interpreter, stderr)
     print(f"--help start-up        {startup * 1000:8.0f} ms (median of {1 if args.quick else 5})")
@@ -142,6 +162,23 @@ def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]
         kinds[kind] = kinds.get(kind, 0.0) + seconds
     for kind, seconds in sorted(kinds.items()):
         print(f"  {'  of which ' + kind:58} {seconds:6.2f} s")
+
+
+def _tests_wall(trace: list[dict[str, Any]]) -> float:
+    """Seconds in which some test run ran (the union of their intervals: each ends at its trace record)."""
+    spans = []
+    for entry in trace:
+        argv = entry.get("arguments", {}).get("argv")
+        if entry.get("tool") != "run_process" or not argv or _kind(argv) != "test runs (in the sandbox)":
+            continue
+        seconds = float(entry["result"].split("duration=", 1)[1].split("s", 1)[0])
+        end = datetime.fromisoformat(entry["time"]).timestamp()
+        spans.append((end - seconds, end))
+    covered, reach = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        covered += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
+    return covered
 
 
 def _median_wall(argv: list[str], env: dict[str, str], times: int) -> float:
@@ -197,7 +234,9 @@ def _sandbox_cost(run_dir: Path) -> tuple[float, float] | None:
     if probe() is not None:
         print(f"sandbox: cannot start here ({probe()})")
         return None
-    env_dir, copy = run_dir / "env", run_dir / "bench-copy"
+    env_dir, copy = run_dir / "env-after", run_dir / "bench-copy"  # where the candidate was tested
+    if not env_dir.is_dir():  # one after the other: the bump installed into the baseline's
+        env_dir = run_dir / "env"
     argv = [str(env_dir / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}  # as in a run
     runner = SandboxRunner(env=env, tail_bytes=4000)
