@@ -239,6 +239,10 @@ class TestFacts:
     tamper: Callable[[str, str | None, str | None, bool, bool], list[str]]
     shadowing: Shadowing
     runner_of: Callable[[list[str]], str | None]  # the runner a declared command line runs, or None
+    # (command, repository root) -> whether the command spreads its tests over several processes itself
+    # (pytest-xdist, stestr, jest's workers …): beside another test run it would only compete for the
+    # cores, each run taking longer to its timeout, so the baseline does not run beside the bump
+    parallel: Callable[[TestCommand, Path], bool]
     # (before, after) of a codemod rule's edit -> (what it adds, whether a human must look); None: the
     # core's own assessment (Python's syntax tree in workflow/rule_risk.py)
     rule_risk: Callable[[str, str], tuple[list[str], bool]] | None

@@ -24,8 +24,11 @@ Why this shares nothing the tests could use (the repository's code is hostile):
   - the base tree the baseline's results are checked against is a copy made before the bump edits the
     worktree (a data file a test rewrites with its own bytes is compared with it, not with the edited one).
 Only with sandbox isolation (under `--isolation process` the tests share the host's ports, HOME, TMP and
-a writable environment), settings.concurrent_baseline, and an environment the adapter can copy; otherwise
-the baseline's tests run in the baseline step and the bump installs into their environment after them.
+a writable environment), settings.concurrent_baseline, a test command that does not spread its tests over
+the cores itself (TestFacts.parallel: pytest-xdist, stestr, jest's workers; beside each other both runs
+would only take longer, each nearer its timeout), and an environment the adapter can copy; otherwise the
+baseline's tests run in the baseline step (the trace says why) and the bump installs into their
+environment after them.
 """
 
 from __future__ import annotations
@@ -65,7 +68,15 @@ class BaselineRun:
 
 def run(state: RunState) -> str:
     """The baseline's tests, beside the bump where they can run there (see the module docstring)."""
-    if not _beside(state):
+    why_not = _one_after_the_other(state)
+    if why_not is not None:
+        state.trace.record(
+            actor="verification",
+            tool="baseline_one_after_the_other",
+            arguments={},
+            result=f"the baseline's tests run before the bump: {why_not}",
+            decision="allowed",
+        )
         result = timed_tests(state, PHASE)  # charged there
         _check(state, _record(state, result), state.paths.worktree)
         return _summary(result)
@@ -148,9 +159,15 @@ def settle(state: RunState, *, cancel: bool) -> None:
         repo_copy.discard(pending.tree)
 
 
-def _beside(state: RunState) -> bool:
-    """Whether the baseline's tests may run beside the bump: sandbox isolation and the setting."""
-    return state.settings.concurrent_baseline and need(state.policy).isolation == "sandbox"
+def _one_after_the_other(state: RunState) -> str | None:
+    """Why the baseline's tests may not run beside the bump, or None: they may."""
+    if not state.settings.concurrent_baseline:
+        return "concurrent_baseline is false"
+    if need(state.policy).isolation != "sandbox":
+        return "isolation process: the test runs would share the host's ports, HOME, TMP and environment"
+    if need(state.adapter).test_facts.parallel(need(state.test_command), state.paths.worktree):
+        return "the test command runs its tests on several processes itself: beside it, they would compete"
+    return None
 
 
 def _charged(state: RunState, result: VerificationResult) -> VerificationResult:

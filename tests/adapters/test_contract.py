@@ -38,6 +38,7 @@ FUNCTIONS = {
     "prepare_environment": 5,
     "install_dependencies": 5,
     "installed_versions": 3,
+    "copy_environment": 2,
     "uninstall": 5,
     "version_matches": 2,
     "detect": 1,
@@ -173,6 +174,8 @@ def test_test_facts_conform(name: str, adapter: Adapter, tmp_path: Path) -> None
     assert isinstance(facts.skipped_dirs, frozenset) and not set(facts.test_folders) & facts.skipped_dirs
     assert not facts.is_test_support(f"src/app{facts.source_suffixes[0]}")
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in adapter.sandbox_env.items())
+    runner = "tape" if name == "npm" else "unittest"  # a runner of one process, with no option given
+    assert facts.parallel(TestCommand(["x"], "s", runner), tmp_path) is False
 
 
 @pytest.mark.parametrize(("name", "adapter"), ADAPTERS)

@@ -141,3 +141,21 @@ def test_a_step_that_ends_the_run_before_the_join_leaves_the_baseline_recorded_a
     assert baseline["phase"] == "baseline" and baseline["passed"]
     assert not [t for t in threading.enumerate() if t.name == "baseline-tests"]
     assert not (result.run_dir / "sandbox" / "baseline-tree").exists()
+
+
+def test_a_test_command_that_spreads_its_tests_over_the_cores_runs_the_baseline_first(
+    make_repo, run_codemod
+) -> None:
+    """An xdist addopts in a pytest configuration (setup.cfg here, which pytest itself leaves unread beside
+    pyproject's [tool.pytest.ini_options], so the fixture needs no xdist): beside each other the two runs
+    would only compete for the cores, so the baseline runs first and the trace says why."""
+    repo = make_repo("xdist", {"setup.cfg": "[tool:pytest]\naddopts = -n auto\n"})
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 0, m["reason"]
+    steps = {s["step"]: s["result"] for s in m["steps"]}
+    assert steps["baseline"].startswith("baseline: exit 1, 17 passed")
+    assert not (result.run_dir / "env-after").exists()
+    trace = [json.loads(line) for line in result.artifact("trace.jsonl").read_text().splitlines()]
+    [why] = [e["result"] for e in trace if e["tool"] == "baseline_one_after_the_other"]
+    assert "runs its tests on several processes itself" in why

@@ -197,6 +197,23 @@ def runner_of(tokens: list[str]) -> str | None:
     return command.runner if command is not None else None
 
 
+# Runners that spread test files over workers by default, and the options that keep them to one.
+PARALLEL_BY_DEFAULT = {
+    "jest": ("--runInBand", "-i", "--maxWorkers=1", "-w=1"),
+    "vitest": ("--no-file-parallelism", "--maxWorkers=1", "--poolOptions.threads.singleThread"),
+    "node-test": ("--test-concurrency=1",),
+}
+
+
+def parallel(command: TestCommand, _root: Path) -> bool:
+    """Whether the command runs its tests on several processes itself: jest's and vitest's workers and
+    node's test runner's files by default (unless an option keeps them to one), mocha with `--parallel`."""
+    serial = PARALLEL_BY_DEFAULT.get(command.runner)
+    if serial is not None:
+        return not any(arg in serial for arg in command.argv)
+    return command.runner == "mocha" and any(arg in ("--parallel", "-p") for arg in command.argv)
+
+
 def detect(root: Path) -> bool:
     """An npm repository: a package.json object at the root."""
     try:
@@ -224,6 +241,7 @@ TEST_FACTS = TestFacts(
     suspects=suspects,
     tamper=tamper,
     runner_of=runner_of,
+    parallel=parallel,
     shadowing=SHADOWING,
     rule_risk=assess_rule_edit,
 )

@@ -161,6 +161,37 @@ def detect(root: Path) -> bool:
     return any((root / name).is_file() for name in DETECTED_BY) or any(root.glob("requirements*.txt"))
 
 
+# pytest-xdist's options (`-n 4`, `-nauto`, `--numprocesses=auto`, `--dist load`), trial's `-j N`/`--jobs`
+XDIST_OPTION = re.compile(r"^(-n|--numprocesses|--dist|--tx)(=|$)|^-n\S|^(-j|--jobs)(=|$)|^-j\d")
+XDIST_ADDOPTS = re.compile(r"""(^|[\s"'\[,=])((-n|--numprocesses|--dist|--tx)(=|\s|\d|["'])|-nauto\b)""")
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def parallel(command: TestCommand, root: Path) -> bool:
+    """Whether the command runs its tests on several processes itself: stestr (every CPU unless
+    `--serial`), pytest-xdist's or trial's options on the command line, or `-n`/`--numprocesses`/`--dist`
+    in an addopts of the repository's pytest configuration (read as text; anything unreadable is left
+    out). A wrong "no" costs time, never evidence: the runs beside each other just take longer."""
+    if command.runner == "stestr":
+        return "--serial" not in command.argv
+    if any(XDIST_OPTION.match(arg) for arg in command.argv):
+        return True
+    if command.runner != "pytest":
+        return False
+    for name in PYTEST_CONFIGS:
+        path = root / name
+        try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "addopts" in text and XDIST_ADDOPTS.search(text):
+            return True
+    return False
+
+
 TEST_FACTS = TestFacts(
     source_suffixes=SOURCE_SUFFIXES,
     ast_grep_languages=AST_GREP_LANGUAGES,
@@ -180,6 +211,7 @@ TEST_FACTS = TestFacts(
     suspects=suspects,
     tamper=tamper,
     runner_of=runner_of,
+    parallel=parallel,
     shadowing=SHADOWING,
     rule_risk=None,  # workflow/rule_risk.py reads Python's syntax tree itself
 )
