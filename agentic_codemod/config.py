@@ -82,6 +82,9 @@ MAX_PATH_CHARS = 4096  # a path longer than PATH_MAX is refused
 MAX_NAME_BYTES = 255  # a path component longer than NAME_MAX is refused
 KILL_GRACE_S = 2.0  # SIGTERM -> SIGKILL of a process group the tool started (tools/process_group.py)
 RUN_STOP_GRACE_S = 10.0  # the same for a whole run (fleet): it stops its own groups, then writes artifacts
+CANCEL_WAIT_S = (
+    30.0  # a cancelled run waits this long for a test run in another thread to stop (baseline_run)
+)
 GIT_TIMEOUT_S = 120.0  # one git command of the snapshot/gates
 GIT_REMOTE_TIMEOUT_S = 300.0  # one git command of publish (fetch, push) against a remote
 # Reading a noxfile's session arguments (never run): nodes looked at per session, and the longest value kept.

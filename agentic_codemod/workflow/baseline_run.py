@@ -33,13 +33,16 @@ environment after them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import threading
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentic_codemod.errors import BudgetExceeded, RequiresHuman
+from agentic_codemod.config import CANCEL_WAIT_S
+from agentic_codemod.errors import BudgetExceeded, CodemodError, RequiresHuman
 from agentic_codemod.models import VerificationResult
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.workflow import verify
@@ -87,7 +90,6 @@ def run(state: RunState) -> str:
     place = Place(paths.baseline_tree, paths.baseline_copy, baseline_env, setup.policy)
     timeout = min(state.settings.budgets.verification_timeout_s, left)
     pending = BaselineRun(Future(), threading.Event(), paths.baseline_tree)
-    state.baseline_run = pending
 
     def target() -> None:
         try:
@@ -95,11 +97,19 @@ def run(state: RunState) -> str:
         except BaseException as exc:  # the joining thread raises it
             pending.result.set_exception(exc)
 
-    threading.Thread(target=target, name="baseline-tests", daemon=True).start()
+    thread = threading.Thread(target=target, name="baseline-tests", daemon=True)
+    try:
+        state.baseline_run = pending
+        thread.start()
+    except BaseException as exc:  # no thread (a process limit), or a cancel: nothing will ever answer
+        if thread.ident is None:
+            pending.result.set_exception(exc)
+        raise
     after = need(state.adapter).copy_environment(baseline_env, paths.env_after)
     if after is None:  # no copy: the bump installs into the baseline's environment, after its tests
         repo_copy.discard(paths.env_after)
         return join(state)
+    after.install["copied_from"] = f"the baseline environment ({baseline_env.root.name}), as installed"
     state.env = after
     state.setup = dataclasses.replace(setup, policy=dataclasses.replace(setup.policy, env_dir=after.root))
     state.trace.record(
@@ -137,26 +147,42 @@ def join(state: RunState) -> str:
 
 def settle(state: RunState, *, cancel: bool) -> None:
     """After the workflow: the baseline's tests still running (a step ended the run before any joined them)
-    are waited for and recorded as evidence, unchecked (the run has its outcome), or stopped (cancel)."""
+    are waited for, recorded and checked, and a baseline the run cannot trust ends it with the baseline's
+    reason, as when it ran first (state.error, the step's own error kept in the notes); with cancel=True
+    they are stopped instead (their group killed, waited for at most CANCEL_WAIT_S) and not recorded."""
     pending = state.baseline_run
     if pending is None:
         return
-    state.baseline_run = None
     if cancel:
         pending.cancel.set()
     try:
         try:
-            result = pending.result.result()
+            result = pending.result.result(timeout=CANCEL_WAIT_S if cancel else None)
         except KeyboardInterrupt:  # cancelled while waiting: stop them, and wait for that
             pending.cancel.set()
-            pending.result.exception()
+            _stopped(pending)
             raise
         except Exception:
-            return  # cancelled, or they could not run: nothing to record
-        if not cancel:
-            _record(state, _charged(state, result))
+            return  # cancelled, they could not run, or they did not stop in time: nothing to record
+        if cancel:
+            return
+        _record(state, _charged(state, result))
+        try:
+            _check(state, result, pending.tree)
+        except CodemodError as problem:
+            if state.error is not None:
+                state.notes.append(
+                    f"the run also ended at a later step: {type(state.error).__name__}: {state.error}"
+                )
+            state.error = problem
     finally:
+        state.baseline_run = None
         repo_copy.discard(pending.tree)
+
+
+def _stopped(pending: BaselineRun) -> None:
+    with contextlib.suppress(TimeoutError, CancelledError):
+        pending.result.exception(timeout=CANCEL_WAIT_S)
 
 
 def _one_after_the_other(state: RunState) -> str | None:
@@ -165,6 +191,8 @@ def _one_after_the_other(state: RunState) -> str | None:
         return "concurrent_baseline is false"
     if need(state.policy).isolation != "sandbox":
         return "isolation process: the test runs would share the host's ports, HOME, TMP and environment"
+    if len(os.sched_getaffinity(0)) < 2:
+        return "one core: beside each other, the two test runs would only take turns"
     if need(state.adapter).test_facts.parallel(need(state.test_command), state.paths.worktree):
         return "the test command runs its tests on several processes itself: beside it, they would compete"
     return None

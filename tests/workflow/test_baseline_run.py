@@ -67,6 +67,8 @@ def test_the_baseline_tests_run_while_the_bump_installs_into_a_copy_of_their_env
     assert after["phase"] == "iteration-1" and after["passed"]
     run_dir = result.run_dir
     assert seen == [str(run_dir / "env-after")]  # the bump installed into the copy
+    assert m["installs"]["after"]["copied_from"] == "the baseline environment (env), as installed"
+    assert "copied_from" not in m["installs"]["baseline"]
     assert m["environments"]["baseline"]["acme-sdk"] == "1.4.0"
     assert m["environments"]["after"]["acme-sdk"] == "2.0.0"
     steps = {s["step"]: s["result"] for s in m["steps"]}
@@ -159,3 +161,55 @@ def test_a_test_command_that_spreads_its_tests_over_the_cores_runs_the_baseline_
     trace = [json.loads(line) for line in result.artifact("trace.jsonl").read_text().splitlines()]
     [why] = [e["result"] for e in trace if e["tool"] == "baseline_one_after_the_other"]
     assert "runs its tests on several processes itself" in why
+
+
+FLIP_REPORTS = """
+import pytest as _pytest
+
+
+@_pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        report.outcome = "passed"
+"""
+
+
+def test_a_baseline_the_run_cannot_trust_still_ends_it_when_a_later_step_failed_first(
+    make_repo, run_codemod, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outcome does not depend on the two runs overlapping: a flipped oracle on the baseline ends the run
+    with the baseline's reason (exit 3), as when the baseline ran first, even where the bump failed before
+    any verification joined it; the bump's error is kept in the notes."""
+
+    def failing(_state):  # type: ignore[no-untyped-def]
+        raise CandidateRejected("installing acme-sdk 2.0.0 failed (exit 1)")
+
+    monkeypatch.setattr(environments, "install_target", failing)
+    conftest = (ACME_APP / "tests" / "conftest.py").read_text() + FLIP_REPORTS
+    result = run_codemod(make_repo("flip-then-fail", {"tests/conftest.py": conftest}), "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 3, m["reason"]
+    assert "the canary test that must fail passed" in m["reason"]
+    [notes] = [s["result"] for s in m["steps"] if s["step"] == "notes"]
+    assert any("later step: CandidateRejected: installing acme-sdk 2.0.0 failed" in note for note in notes)
+    assert [v["phase"] for v in m["verifications"]] == ["baseline"]
+
+
+def test_a_baseline_thread_that_cannot_start_fails_the_run_instead_of_waiting_forever(
+    make_repo, run_codemod, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = threading.Thread.start
+
+    def refusing(thread: threading.Thread) -> None:
+        if thread.name == "baseline-tests":
+            raise RuntimeError("can't start new thread")
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", refusing)
+    result = run_codemod(make_repo("no-thread", {}), "acme-sdk-2-rules.yml")
+    m = result.manifest
+    assert result.code == 1, m["reason"]
+    assert m["status"] == "failed" and "can't start new thread" in m["reason"]
+    assert not m["verifications"]
