@@ -199,12 +199,16 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
         if code == 0:
             return "FALSE SUCCESS", False
         tested = [v for v in result["manifest"].get("verifications", []) if v.get("tests")]
+        # the candidate adds no failure, so the item is all that is left: green, or failing only where the
+        # baseline failed (a case whose tests fail on both versions names the tool's pre-existing reason)
+        adds_none = bool(tested) and (
+            bool(tested[-1].get("passed")) or result["manifest"].get("classification") == "pre-existing"
+        )
         expected = (
             code == 3
             and str(case["human"]) in result["reason"]
             and not result["proof"]  # the tests ran on both versions, as for a green case
-            and bool(tested)
-            and bool(tested[-1].get("passed"))  # and the candidate is green: the item is all that is left
+            and adds_none
         )
         return ("human, as expected", True) if expected else (f"exit {code}", False)
     if code == 0:

@@ -201,3 +201,28 @@ def test_a_key_given_twice_in_the_manifest_stops_the_bench(
         fetch.load_cases()
     manifest.write_text("cases:\n  - id: a\n    expected: red\n  - id: b\n    expected: red\n")
     assert [c["id"] for c in fetch.load_cases()] == ["a", "b"]
+
+
+def _human_result(last: dict[str, Any], classification: str) -> dict[str, Any]:
+    baseline = {"phase": "baseline", "passed": False, "tests": {"passed": 5, "failed": 1, "failing": ["t"]}}
+    reason = "the tests already failed before the change; the candidate introduced no new failure"
+    manifest = {"verifications": [baseline, last], "classification": classification}
+    return {"exit": 3, "reason": reason, "proof": "", "manifest": manifest}
+
+
+@pytest.mark.parametrize(
+    ("failing", "classification", "verdict"),
+    [(["t"], "pre-existing", ("human, as expected", True)), (["t", "u"], "introduced", ("exit 3", False))],
+)
+def test_a_human_case_whose_tests_fail_on_both_versions_counts_only_without_a_new_failure(
+    failing: list[str], classification: str, verdict: tuple[str, bool]
+) -> None:
+    """mkdocs-markdown34 and arrow-pytz-testonly: the same tests fail before and after, the run ends 3 with
+    the tool's pre-existing reason; a candidate with a failure of its own is not what the case expects."""
+    case = {"expected": "green", "human": "the tests already failed before the change"}
+    last = {
+        "phase": "iteration-1",
+        "passed": False,
+        "tests": {"passed": 5, "failed": len(failing), "failing": failing},
+    }
+    assert corpus.judge(case, _human_result(last, classification)) == verdict
