@@ -5,8 +5,9 @@
     join(state)                     the baseline's tests are over: recorded first among the verifications,
                                     then checked as the baseline step always checked them (a baseline that
                                     proves no working test command, or whose canary passed, ends the run)
-    settle(state, cancel=)          the workflow has ended: a baseline still running is waited for and
-                                    recorded, or with cancel=True stopped (its process group killed)
+    settle(state, cancel=)          the workflow has ended: a baseline still running is waited for,
+                                    recorded and checked (a baseline the run cannot trust ends it, as when
+                                    it ran first), or with cancel=True stopped (its process group killed)
 
 The two test runs of a run are independent evidence: the base tree on `from`, the candidate on `to`. Once
 the baseline environment is installed and listed, its tests run in a thread of their own while the bump
@@ -19,8 +20,8 @@ Why this shares nothing the tests could use (the repository's code is hostile):
   - each box has its own pid, net, ipc and uts namespaces and its own tmpfs HOME and TMP; the baseline's
     box sees the baseline environment read-only and its own copy of the base tree, never the bump's
     environment, the worktree, the other copy or the run dir;
-  - the bump's environment is copied from the baseline's before the baseline's tests can write anything
-    (they cannot write it at all: it is read-only in their box);
+  - the bump's environment is copied from the baseline's while the baseline's tests run, which see it
+    read-only: nothing they do reaches what is copied, and the copy is not mounted in their box;
   - the base tree the baseline's results are checked against is a copy made before the bump edits the
     worktree (a data file a test rewrites with its own bytes is compared with it, not with the edited one).
 Only with sandbox isolation (under `--isolation process` the tests share the host's ports, HOME, TMP and
@@ -199,9 +200,8 @@ def _one_after_the_other(state: RunState) -> str | None:
 
 
 def _charged(state: RunState, result: VerificationResult) -> VerificationResult:
-    state.verification_s += (
-        result.duration_s
-    )  # the run's verification time budget (timed_tests charges its own)
+    """Charged to the run's verification time budget (a run of timed_tests charges itself)."""
+    state.verification_s += result.duration_s
     return result
 
 
