@@ -7,6 +7,7 @@
                                                 the repository has at that path (never written through)
     copy_tree(src, dest)                        a directory the tool made (an environment) copied whole:
                                                 links stay links, modes and mtimes kept
+    copy_into_empty(src, dest) -> bool          the same into a missing or empty dest only
     touched(dest, stamp, code_suffixes, shadowing=) -> list[str]
                                                 candidate files written, replaced, re-moded or deleted
                                                 since the copy was made — restoring the bytes does not
@@ -173,6 +174,19 @@ def _same(copied: Path, original: Path) -> bool:
 def _stamp(path: Path) -> FileStamp:
     st = path.lstat()
     return FileStamp(st.st_ino, st.st_ctime_ns, st.st_mtime_ns, st.st_size, st.st_mode)
+
+
+def copy_into_empty(src: Path, dest: Path) -> bool:
+    """copy_tree into `dest` only when it is missing or empty (an environment's copy never lands on top
+    of something); whether it was copied (False also when the copy failed: what it left is dest's)."""
+    if dest.exists() and any(dest.iterdir()):
+        return False
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        copy_tree(src, dest)
+    except OSError:
+        return False
+    return True
 
 
 def copy_tree(src: Path, dest: Path) -> None:

@@ -30,6 +30,19 @@ SKILL_DIR = MIGRATION_PACKAGE / ".apm" / "skills" / "acme-sdk-2-migration"
 RULES_DIR = SKILL_DIR / "rules"
 SDK_PIN = re.compile(r"^acme-sdk==[0-9.]+", re.MULTILINE)
 RESULT_LINE = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
+# A conftest.py hook that turns every failed test report into a pass: the oracle flipped (the canary
+# must catch it).
+FLIP_REPORTS = """
+import pytest as _pytest
+
+
+@_pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        report.outcome = "passed"
+"""
 
 
 # An acme-app module and its test that use only the API every acme-sdk release keeps (Client(url), send,

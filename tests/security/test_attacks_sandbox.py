@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures_support import ACME_APP, ROOT
+from fixtures_support import ACME_APP, FLIP_REPORTS, ROOT
 
 from agentic_codemod.tools.sandbox import probe
 
@@ -27,18 +27,6 @@ TASK = "acme-sdk-2-rules.yml"  # the rule-fixable task: a clean repository ends 
 # Assembled at runtime so no scanner mistakes this file for a leak.
 ENV_SECRET = "sandbox-env-" + "Q7" * 9
 HOME_SECRET = "sandbox-home-" + "w9" * 9
-
-FLIP_REPORTS = """
-import pytest as _pytest
-
-
-@_pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    if report.failed:
-        report.outcome = "passed"
-"""
 
 SWAP_MODULE = """
 import atexit as _atexit

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from fixtures_support import ACME_APP
+from fixtures_support import ACME_APP, FLIP_REPORTS
 
 from agentic_codemod.errors import CandidateRejected
 from agentic_codemod.tools.sandbox import probe
@@ -161,19 +161,6 @@ def test_a_test_command_that_spreads_its_tests_over_the_cores_runs_the_baseline_
     trace = [json.loads(line) for line in result.artifact("trace.jsonl").read_text().splitlines()]
     [why] = [e["result"] for e in trace if e["tool"] == "baseline_one_after_the_other"]
     assert "runs its tests on several processes itself" in why
-
-
-FLIP_REPORTS = """
-import pytest as _pytest
-
-
-@_pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    if report.failed:
-        report.outcome = "passed"
-"""
 
 
 def test_a_baseline_the_run_cannot_trust_still_ends_it_when_a_later_step_failed_first(

@@ -169,12 +169,7 @@ def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None
     """`env` copied to the empty or missing `dest` (symlinks stay links: node_modules/.bin's are relative),
     for the bump to install into while the baseline's tests run on `env`; None when it cannot be. A path
     of the original that something installed still names is not mounted where the copy's tests run."""
-    if dest.exists() and any(dest.iterdir()):
-        return None
-    dest.mkdir(parents=True, exist_ok=True)
-    try:
-        repo_copy.copy_tree(env.root, dest)
-    except OSError:
+    if not repo_copy.copy_into_empty(env.root, dest):
         return None
     links = {"node_modules": node_modules(dest)}
     return VerificationEnv(env.interpreter, dest, list(env.install_log), links, dict(env.install))

@@ -240,12 +240,7 @@ def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None
     installed still names is not mounted where the copy's tests run: they fail, never pass on it.)"""
     if env.install.get("installer") != "uv" or not _relocatable(env.root):
         return None
-    if dest.exists() and any(dest.iterdir()):
-        return None
-    dest.mkdir(parents=True, exist_ok=True)
-    try:
-        repo_copy.copy_tree(env.root, dest)
-    except OSError:
+    if not repo_copy.copy_into_empty(env.root, dest):
         return None
     return VerificationEnv(venv_python(dest), dest, list(env.install_log), dict(env.links), dict(env.install))
 
