@@ -32,7 +32,13 @@ reason holding that text, the same proof of both test runs as a green case, and 
     corpus: N cases, false successes F, safe green S/s, breaking honest B/b, human as expected H/h
 
 preceded, when the run holds cases of both ecosystems, by the same line for the npm cases alone
-(`corpus npm: …`).
+(`corpus npm: …`), and followed by what the runs cost against their own tests (issue 13 on real
+projects: each case's line ends with its run time, its test runs' seconds and the ratio of the two):
+
+    corpus cost: N runs that tested both versions, run time against its test runs median R (from a to b); …
+
+Installs come from the package index through the machine's caches as they are, so a first corpus run on a
+machine pays for downloads that later ones do not.
 
 It is a benchmark, not a test: it needs the package index and takes minutes per case. Lockfiles are
 refreshed by their own tool, as a CI image would have it: the `lock` extra puts pdm beside the tool
@@ -45,6 +51,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +65,9 @@ from packaging.utils import canonicalize_name
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import fetch  # bench/corpus/fetch.py
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run_times  # bench/run_times.py
 
 ROOT = fetch.ROOT
 DEFAULT_TIMEOUT_S = 1800
@@ -124,13 +134,18 @@ def run_case(case: dict[str, Any], work: Path, timeout: int) -> dict[str, Any]:
         stderr = done.stderr
     except subprocess.TimeoutExpired:
         code, stderr = None, f"timed out after {timeout}s"
-    seconds = round(time.monotonic() - started)
+    wall = time.monotonic() - started
     manifest_path = run_dir / "run.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    tests = run_times.test_runs(run_dir) if manifest else run_times.TestRuns(0, 0.0, 0.0)
     reason = manifest.get("reason") or stderr.strip().splitlines()[-1:] or ["no run.json"]
     return {
         "exit": code,
-        "seconds": seconds,
+        "seconds": round(wall),
+        "wall_s": round(wall, 2),
+        "tests_s": round(tests.summed, 2),  # its test runs' seconds, one after the other
+        "tests_wall_s": round(tests.wall, 2),  # the same, overlaps counted once
+        "test_runs": tests.count,
         "status": manifest.get("status", "no run.json"),
         "reason": reason if isinstance(reason, str) else reason[0],
         "proof": proof(case, manifest) or locked_proof(case, manifest, run_dir / "worktree"),
@@ -381,7 +396,7 @@ def main() -> int:
         print(
             f"{case['id']:30} {style[:34]:34} {case['expected']:8} {result['exit']!s:>4} "
             f"{result['status'][:16]:16} {verdict:14} {' '.join(reason.split())[:160]} "
-            f"({result['seconds']}s)",
+            f"({result['seconds']}s{_cost(result)})",
             flush=True,
         )
     if args.json:
@@ -390,7 +405,30 @@ def main() -> int:
     if npm and len(npm) < len(rows):  # both ecosystems: the npm cases' own line before the total
         print(summary("corpus npm", npm))
     print(summary("corpus", rows))
+    print(cost_summary([results[case["id"]] for case, _v, _k in rows]))
     return 0
+
+
+def _cost(result: dict[str, Any]) -> str:
+    """ ", tests 12.3s, 1.8x": the run's wall time against its test runs' seconds (bench/run_times.py)."""
+    if not result["tests_s"]:
+        return ""
+    return f", tests {result['tests_s']:.1f}s, {result['wall_s'] / result['tests_s']:.1f}x"
+
+
+def cost_summary(results: list[dict[str, Any]]) -> str:
+    """What a run costs against its own tests, over the runs that tested both versions (two test runs)."""
+    both = [r for r in results if r["test_runs"] >= 2]
+    if not both:
+        return "corpus cost: no case ran both versions' tests"
+    ratios = sorted(r["wall_s"] / r["tests_s"] for r in both)
+    wall, tests = sum(r["wall_s"] for r in both), sum(r["tests_s"] for r in both)
+    walls = sum(r["tests_wall_s"] for r in both)
+    return (
+        f"corpus cost: {len(both)} runs that tested both versions, run time against its test runs "
+        f"median {statistics.median(ratios):.2f}x (from {ratios[0]:.2f}x to {ratios[-1]:.2f}x); in all "
+        f"{wall:.0f} s of runs, {tests:.0f} s of test runs ({walls:.0f} s with overlaps counted once)"
+    )
 
 
 def summary(label: str, rows: list[tuple[dict[str, Any], str, bool]]) -> str:

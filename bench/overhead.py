@@ -33,13 +33,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fixtures"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+import run_times  # noqa: E402  (bench/run_times.py)
 from materialize import materialize  # noqa: E402
 from wheelhouse import build_wheelhouse  # noqa: E402
 
@@ -116,7 +117,8 @@ def main() -> None:
     print(f"test runs              {verification:8.2f} s ({len(manifest['verifications'])} runs)")
     spread = f"  (median of {runs} runs: {', '.join(f'{r:.2f}' for r in ratios)})" if runs > 1 else ""
     print(f"overhead ratio         {ratio:8.2f} x{spread}")
-    print(f"test runs, wall        {_tests_wall(trace):8.2f} s (overlaps counted once: baseline beside bump)")
+    tests_wall = run_times.test_runs(run_dir).wall
+    print(f"test runs, wall        {tests_wall:8.2f} s (overlaps counted once: baseline beside bump)")
     if one_after_the_other is not None:
         seq = one_after_the_other[len(one_after_the_other) // 2]
         walls = sorted(m[0] for m in one_after_the_other)
@@ -137,9 +139,8 @@ def main() -> None:
 def _measured(wall: float, run_dir: Path) -> tuple[float, float, Path, dict[str, Any], list[dict[str, Any]]]:
     """(wall, seconds of its test runs, run dir, run.json, trace) of one offline run."""
     manifest = json.loads((run_dir / "run.json").read_text())
-    text = (run_dir / "trace.jsonl").read_text(encoding="utf-8")
-    trace = [json.loads(line) for line in text.split("\n") if line.strip()]  # JSON Lines: "\n" only
-    verification = sum(v["duration_s"] for v in manifest["verifications"])
+    trace = run_times.read_trace(run_dir)
+    verification = run_times.test_runs(run_dir).summed
     if not verification:
         raise SystemExit(f"bench/overhead.py: the run in {run_dir} recorded no test run")
     return wall, verification, run_dir, manifest, trace
@@ -157,28 +158,10 @@ def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]
     for entry in trace:
         if entry.get("tool") not in ("run_process", "environment_template"):
             continue
-        kind = _kind(entry["arguments"].get("argv", ["template"]))
-        seconds = float(entry["result"].split("duration=", 1)[1].split("s", 1)[0])
-        kinds[kind] = kinds.get(kind, 0.0) + seconds
+        kind = run_times.kind(entry["arguments"].get("argv", ["template"]))
+        kinds[kind] = kinds.get(kind, 0.0) + run_times.seconds(entry)
     for kind, seconds in sorted(kinds.items()):
         print(f"  {'  of which ' + kind:58} {seconds:6.2f} s")
-
-
-def _tests_wall(trace: list[dict[str, Any]]) -> float:
-    """Seconds in which some test run ran (the union of their intervals: each ends at its trace record)."""
-    spans = []
-    for entry in trace:
-        argv = entry.get("arguments", {}).get("argv")
-        if entry.get("tool") != "run_process" or not argv or _kind(argv) != "test runs (in the sandbox)":
-            continue
-        seconds = float(entry["result"].split("duration=", 1)[1].split("s", 1)[0])
-        end = datetime.fromisoformat(entry["time"]).timestamp()
-        spans.append((end - seconds, end))
-    covered, reach = 0.0, float("-inf")
-    for start, end in sorted(spans):
-        covered += max(0.0, end - max(start, reach))
-        reach = max(reach, end)
-    return covered
 
 
 def _median_wall(argv: list[str], env: dict[str, str], times: int) -> float:
@@ -211,15 +194,6 @@ def _imports(interpreter: float, importtime: str) -> None:
         print(f"  {'  of which ' + package:58} {by_package.get(package, 0.0):6.2f} s")
     rest = total - sum(by_package.get(p, 0.0) for p in named)
     print(f"  {'  of which everything else (stdlib, other libraries)':58} {rest:6.2f} s")
-
-
-def _kind(argv: list[str]) -> str:
-    text = " ".join(argv)
-    if " install " in f" {text} " or " venv " in f" {text} " or "compileall" in text or text == "template":
-        return "installs (template copy, venv, uv/pip)"
-    if "class Unusual" in text or "importlib.metadata" in text:  # installed_listing.py, or the one-liner
-        return "environment listings"
-    return "test runs (in the sandbox)"
 
 
 PAIRS = 7
