@@ -104,7 +104,7 @@ def main() -> None:
                 )
             stderr = offline_run(Path(tmp), "imports", wheelhouse, cache, importtime=True)[2]
         measured.sort(key=lambda m: m[0] / m[1])
-        wall, verification, run_dir, manifest, trace = measured[len(measured) // 2]  # the median run
+        wall, verification, run_dir, manifest, kinds, tests_wall = measured[len(measured) // 2]  # median
         ratios = [m[0] / m[1] for m in measured]
         ratio = wall / verification
         one_after_the_other = None if args.quick else sorted(sequential, key=lambda m: m[0] / m[1])
@@ -117,7 +117,6 @@ def main() -> None:
     print(f"test runs              {verification:8.2f} s ({len(manifest['verifications'])} runs)")
     spread = f"  (median of {runs} runs: {', '.join(f'{r:.2f}' for r in ratios)})" if runs > 1 else ""
     print(f"overhead ratio         {ratio:8.2f} x{spread}")
-    tests_wall = run_times.test_runs(run_dir).wall
     print(f"test runs, wall        {tests_wall:8.2f} s (overlaps counted once: baseline beside bump)")
     if one_after_the_other is not None:
         seq = one_after_the_other[len(one_after_the_other) // 2]
@@ -127,7 +126,7 @@ def main() -> None:
             f"(concurrent_baseline: false, alternating runs; median wall {statistics.median(walls):.2f} s "
             f"against {statistics.median(sorted(m[0] for m in measured)):.2f} s beside)"
         )
-    _breakdown(wall, manifest, trace)
+    _breakdown(wall, manifest, kinds)
     _imports(interpreter, stderr)
     print(f"--help start-up        {startup * 1000:8.0f} ms (median of {1 if args.quick else 5})")
     if sandbox_cost is not None:
@@ -136,17 +135,20 @@ def main() -> None:
         print(f"disposable copy          {copy:6.3f} s (per verification, median)")
 
 
-def _measured(wall: float, run_dir: Path) -> tuple[float, float, Path, dict[str, Any], list[dict[str, Any]]]:
-    """(wall, seconds of its test runs, run dir, run.json, trace) of one offline run."""
+Measured = tuple[float, float, Path, dict[str, Any], dict[str, float], float]
+
+
+def _measured(wall: float, run_dir: Path) -> Measured:
+    """(wall, seconds of its test runs, run dir, run.json, seconds by kind of process, the test runs' wall)
+    of one offline run, read while its run dir is there."""
     manifest = json.loads((run_dir / "run.json").read_text())
-    trace = run_times.read_trace(run_dir)
-    verification = run_times.test_runs(run_dir).summed
-    if not verification:
+    tests = run_times.test_runs(run_dir)
+    if not tests.summed:
         raise SystemExit(f"bench/overhead.py: the run in {run_dir} recorded no test run")
-    return wall, verification, run_dir, manifest, trace
+    return wall, tests.summed, run_dir, manifest, run_times.by_kind(run_dir), tests.wall
 
 
-def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]]) -> None:
+def _breakdown(wall: float, manifest: dict[str, Any], kinds: dict[str, float]) -> None:
     """Seconds per phase: outside the workflow, each step, and the processes inside them."""
     steps = [s for s in manifest["steps"] if "duration_s" in s]
     inside = sum(s["duration_s"] for s in steps)
@@ -154,12 +156,6 @@ def _breakdown(wall: float, manifest: dict[str, Any], trace: list[dict[str, Any]
     print(f"  {'before/after the workflow (interpreter, imports, artifacts)':58} {wall - inside:6.2f} s")
     for step in steps:
         print(f"  {'step ' + step['step']:58} {step['duration_s']:6.2f} s")
-    kinds: dict[str, float] = {}
-    for entry in trace:
-        if entry.get("tool") not in ("run_process", "environment_template"):
-            continue
-        kind = run_times.kind(entry["arguments"].get("argv", ["template"]))
-        kinds[kind] = kinds.get(kind, 0.0) + run_times.seconds(entry)
     for kind, seconds in sorted(kinds.items()):
         print(f"  {'  of which ' + kind:58} {seconds:6.2f} s")
 
