@@ -211,14 +211,19 @@ def wheel(
 
 
 @contextmanager
-def npm_registry(tmp_path: Path, monkeypatch: object, packages: Path | None = None) -> Iterator[str]:
+def npm_registry(
+    tmp_path: Path, monkeypatch: object, packages: Path | None = None, requests: list[str] | None = None
+) -> Iterator[str]:
     """The fixture registry (fixtures/npm-registry/serve.py) serving `packages` (default: its own),
-    with npm here and in the sandbox pointed at it (cache and HOME under tmp_path); its URL."""
+    with npm here and in the sandbox pointed at it (cache and HOME under tmp_path); its URL. `requests`
+    gets the path of every request it answers."""
     spec = importlib.util.spec_from_file_location("npm_registry", ROOT / "fixtures/npm-registry/serve.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     server = module.start(packages) if packages is not None else module.start()
+    if requests is not None:
+        server.requests = requests
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     for name, value in (
         ("npm_config_registry", url),

@@ -4,12 +4,12 @@ environment directory, never into the repository.
     prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
         the repository copy is copied to ENV/project (without node_modules and .git), then
             npm ci --ignore-scripts …            (npm install --no-package-lock … without a lockfile)
-            npm install --no-save --ignore-scripts NAME@RANGE   only when the lock holds a version
-                                                                 outside the pin's range
+            npm install --no-save --ignore-scripts --prefer-offline NAME@RANGE
+                                                 only when the lock holds a version outside the pin's range
             npm rebuild                          install scripts, after the credentials are gone
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
-        npm install --no-save --ignore-scripts NAME@VERSION, then npm rebuild NAME: the baseline plus
-        the bumped package at exactly its target; nothing else is asked for
+        npm install --no-save --ignore-scripts --prefer-offline NAME@VERSION, then npm rebuild NAME: the
+        baseline plus the bumped package at exactly its target; nothing else is asked for
     installed_versions(root, env, runner) -> {name: version}    read from ENV/project/node_modules
                                                                 (package.json files; no code runs)
     copy_environment(env, dest) -> VerificationEnv | None       ENV copied (links kept as links), for
@@ -17,6 +17,9 @@ environment directory, never into the repository.
     version_matches(version, range) -> bool                     node-semver
     check_test_requirement(entry) -> why not                    npm installs what package.json and
                                                                 its lockfile declare: never an entry
+
+Every npm call that installs uses the run's install cache (sandbox.install_cache_of: the sandbox's HOME
+is empty for each call); the installs after the first read what it fetched (SAME_RUN).
 
 The package sources of the tool's settings (packages.index_url / local / local_only: --index-url,
 --find-links, --no-index) are pip's terms and left unread: npm takes its registry from the caller's npm
@@ -46,8 +49,13 @@ from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEn
 from agentic_codemod.config import ENV_LISTED_MAX, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.sandbox import install_cache_of
 
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
+# An install after the run's first one reads what that one fetched (the registry's documents and
+# tarballs, minutes old) from the run's cache instead of asking the registry whether each is still
+# current; what the cache lacks still comes from the registry. Both environments then see one registry.
+SAME_RUN = ["--prefer-offline"]
 PROJECT = "project"  # ENV/project: the copy npm installs into
 SKIPPED = ("node_modules", ".git")
 # npm's error codes for a registry it cannot reach (not a package or version it could not find).
@@ -85,7 +93,7 @@ def prepare_environment(
     installed = installed_versions(root, env, runner) or {}
     for name, wanted in (_pin(p) for p in pins):
         if not versioning.matches(installed.get(name, ""), wanted):
-            argv = ["npm", "install", "--no-save", *QUIET, f"{name}@{wanted}"]
+            argv = ["npm", "install", "--no-save", *QUIET, *SAME_RUN, f"{name}@{wanted}"]
             env.install_log.append(_npm(argv, project, runner, timeout))
             if not env.install_log[-1].ok:
                 return env
@@ -101,7 +109,7 @@ def install_dependencies(
     wanted = [_pin(p) for p in pins]
     if not wanted:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
-    argv = ["npm", "install", "--no-save", *QUIET, *(f"{n}@{r}" for n, r in wanted)]
+    argv = ["npm", "install", "--no-save", *QUIET, *SAME_RUN, *(f"{n}@{r}" for n, r in wanted)]
     result = _npm(argv, project, runner, timeout)
     env.install_log.append(result)
     if not result.ok:
@@ -182,8 +190,9 @@ def version_matches(version: str, specifier: str) -> bool:
 
 
 def _npm(argv: list[str], project: Path, runner: Runner, timeout: float) -> ProcessResult:
-    """One npm call that may reach the registry; an unreachable registry pauses the run."""
-    result = run_npm(argv, project, runner, timeout)
+    """One npm call that may reach the registry, with the run's install cache (ENV/../install-cache); an
+    unreachable registry pauses the run."""
+    result = run_npm(argv, project, runner, timeout, cache=install_cache_of(project.parent))
     found = NETWORK_ERRORS.search(result.output_tail) if not result.ok else None
     if found is not None:
         raise EnvironmentUnavailable(

@@ -133,14 +133,18 @@ def _locked(lockfile: Path, package: str) -> str | None:
     return str(entry.get("version")) if isinstance(entry, dict) and entry.get("version") else None
 
 
-def run_npm(argv: list[str], cwd: Path, runner: Runner, timeout_s: float) -> ProcessResult:
+def run_npm(
+    argv: list[str], cwd: Path, runner: Runner, timeout_s: float, cache: Path | None = None
+) -> ProcessResult:
     """One npm call with the caller's registry settings (variables) and credentials (a private user
-    config file in `cwd`, a disposable copy, removed afterwards)."""
+    config file in `cwd`, a disposable copy, removed afterwards); `cache`: npm's cache folder (else
+    npm's default, under HOME, which the sandbox makes an empty tmpfs for each call)."""
     config = npm_config.read_caller_config(os.environ)
     auth = npm_config.auth_lines(config)
     argv = list(argv)
+    env = npm_config.install_env(config) | ({"npm_config_cache": str(cache)} if cache is not None else {})
     if not auth:
-        return runner(argv, cwd=cwd, timeout_s=timeout_s, env=npm_config.install_env(config))
+        return runner(argv, cwd=cwd, timeout_s=timeout_s, env=env)
     # The copy is the repository's, and install scripts of an earlier npm call could write around it:
     # the folder is opened without following a link (a swapped-in symlink is refused), whatever it holds
     # under the name goes, and the file is created new in that very folder.
@@ -154,7 +158,7 @@ def run_npm(argv: list[str], cwd: Path, runner: Runner, timeout_s: float) -> Pro
         with os.fdopen(os.open(USERCONFIG, flags, 0o600, dir_fd=folder), "w", encoding="utf-8") as handle:
             handle.write(auth)
         argv += ["--userconfig", str(cwd / USERCONFIG)]
-        return runner(argv, cwd=cwd, timeout_s=timeout_s, env=npm_config.install_env(config))
+        return runner(argv, cwd=cwd, timeout_s=timeout_s, env=env)
     finally:
         _remove_at(folder, USERCONFIG)
         os.close(folder)

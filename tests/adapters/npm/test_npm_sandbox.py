@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fixtures_support import npm_registry
 
 from agentic_codemod.adapters.npm import ADAPTER
 from agentic_codemod.config import Settings
@@ -44,3 +45,35 @@ def test_install_and_tests_in_the_sandbox(
     assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
     assert (tmp_path / "env/project/seen.txt").read_text().startswith("false")
     assert "SECRETTOKEN" not in "".join(r.output_tail for r in result.install_log)
+
+
+def test_a_later_install_of_the_run_reads_what_its_first_one_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
+) -> None:
+    """The sandbox gives npm an empty HOME for each call: npm's cache is the run's install cache instead,
+    and the installs after the first (a pin, the bump) take the registry's documents and tarballs from it
+    (--prefer-offline). Without a lockfile: npm install takes 1.1.0, the pin of `from` 1.0.0, the bump
+    1.1.0 again; the registry is asked for acme-sdk's document once and for each tarball once."""
+    requests: list[str] = []
+    with npm_registry(tmp_path, monkeypatch, requests=requests):
+        root = app(tmp_path / "repo", "^1.0.0")
+        env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
+        runner = SandboxRunner(env, 20_000)
+        policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
+        boxed = runner.boxed(policy.for_install(root))
+        settings = Settings()
+        result = ADAPTER.prepare_environment(
+            root, tmp_path / "env", settings, boxed, ["acme-sdk>=1.0.0 <1.1.0"]
+        )
+        assert [r.argv[:2] for r in result.install_log] == [["npm", "install"]] * 2 + [["npm", "rebuild"]]
+        assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
+        assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.0.0"}
+        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==1.1.0"])
+        assert bump.ok, bump.output_tail
+        assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
+
+    assert requests.count("acme-sdk") == 1, requests
+    tarballs = [r for r in requests if r.startswith("acme-sdk/-/")]
+    assert sorted(tarballs) == ["acme-sdk/-/acme-sdk-1.0.0.tgz", "acme-sdk/-/acme-sdk-1.1.0.tgz"], requests
+    assert any((sandbox.install_cache_of(tmp_path / "env") / "_cacache").iterdir())
+    assert not (tmp_path / "npm-cache").exists()  # the caller's npm cache (npm_registry's) is not npm's here
