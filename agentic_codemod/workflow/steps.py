@@ -19,6 +19,7 @@ from agentic_codemod.models import ChangePlan, HumanItem, RepoProfile
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.paths import allowed_by
 from agentic_codemod.tools.rooted import RootedFS
+from agentic_codemod.tools.sandbox import install_cache_of
 from agentic_codemod.tools.snapshot import GitError, read_blob
 from agentic_codemod.workflow import baseline_run, codemod, environments, lock_changes
 from agentic_codemod.workflow.brains import Brain
@@ -145,8 +146,9 @@ def bump(state: RunState) -> str:
     for dep in sorted(folders.values(), key=edited.index):
         repo_copy.fresh_copy(paths.worktree, paths.copy)  # the ecosystem's lock tool runs on a copy
         try:
+            box = policy.for_install(paths.copy)  # mounts the run's install cache, for the lock tool too
             notices = adapter.update_lockfiles(
-                paths.copy, dep, target, runner.boxed(policy.for_install(paths.copy))
+                paths.copy, dep, target, runner.boxed(box), install_cache_of(policy.env_dir)
             )
             for notice in notices or []:
                 text = _refreshed_text(state, notice) if notice.updated else None

@@ -35,6 +35,7 @@ from agentic_codemod.adapters.types import Locked
 from agentic_codemod.tools import sandbox
 from agentic_codemod.workflow import environments
 from agentic_codemod.workflow.lock_changes import Changes, Mismatch, changed, elsewhere
+from agentic_codemod.workflow.state import RunState
 
 UV = Path(sys.executable).parent / "uv"
 
@@ -914,14 +915,17 @@ def published_before_the_install(
     monkeypatch: pytest.MonkeyPatch, packages: Path, cache: Path, *versions: tuple[str, str]
 ) -> None:
     """Publish `versions` between the lockfile's refresh and the after environment's install (the
-    registry moves on): the installer then picks newer versions than the lock tool did."""
+    registry moves on, and neither the caller's npm cache nor the run's install cache, which the bump's
+    install reads first, still holds the documents the refresh read): the installer then picks newer
+    versions than the lock tool did."""
     real = environments.install_target
 
-    def later(state: object) -> object:
+    def later(state: RunState) -> object:
         for name, version in versions:
             npm_package(packages, name, version)
         shutil.rmtree(cache, ignore_errors=True)
-        return real(state)  # type: ignore[arg-type]
+        shutil.rmtree(sandbox.install_cache_of(state.paths.run_dir / "env"), ignore_errors=True)
+        return real(state)
 
     monkeypatch.setattr(environments, "install_target", later)
 

@@ -1,7 +1,7 @@
 """Bump one dependency's range in package.json (pure text in, text out) and refresh package-lock.json.
 
     update_dependency(content, dependency, target) -> str
-    update_lockfiles(root, dependency, target, runner) -> [ArtifactNotice] | None
+    update_lockfiles(root, dependency, target, runner, cache) -> [ArtifactNotice] | None
 
 The range is rewritten by the dependency's range strategy (ranges.py); only that JSON string changes.
 With `dependency.line` set only the declaration on that line changes; without it, every declaration of
@@ -78,24 +78,28 @@ def update_dependency(content: str, dependency: Dependency, target: str) -> str:
 
 
 def update_lockfiles(
-    root: Path, dependency: Dependency, target: str, runner: Runner
+    root: Path, dependency: Dependency, target: str, runner: Runner, cache: Path | None = None
 ) -> list[ArtifactNotice] | None:
-    """Refresh the lockfile beside the root package.json; None when there is none."""
+    """Refresh the lockfile beside the root package.json; None when there is none. `cache`: npm's cache
+    for it (the run's install cache: the package documents it fetches are what the bump's install of the
+    target then reads, environment.SAME_RUN)."""
     present = [root / name for name in LOCKFILES if (root / name).is_file()]
     if not present:
         return None
-    return [_refresh(root, lockfile, dependency.name, target, runner) for lockfile in present]
+    return [_refresh(root, lockfile, dependency.name, target, runner, cache) for lockfile in present]
 
 
-def _refresh(root: Path, lockfile: Path, package: str, target: str, runner: Runner) -> ArtifactNotice:
+def _refresh(
+    root: Path, lockfile: Path, package: str, target: str, runner: Runner, cache: Path | None
+) -> ArtifactNotice:
     name = lockfile.relative_to(root).as_posix()
     command = " ".join(LOCK_COMMAND)
     if shutil.which("npm") is None:
         return ArtifactNotice(name, False, f"npm is not on PATH: {name} not refreshed; run `{command}`")
     before = lockfile.read_bytes()
-    result = run_npm(LOCK_COMMAND, root, runner, LOCK_TIMEOUT_S)
+    result = run_npm(LOCK_COMMAND, root, runner, LOCK_TIMEOUT_S, cache)
     if result.ok and _locked(lockfile, package) not in (None, target):
-        result = _lock_target(root, f"{package}@{target}", runner)
+        result = _lock_target(root, f"{package}@{target}", runner, cache)
     if not result.ok:
         return ArtifactNotice(name, False, f"`{' '.join(result.argv)}` failed: {_failure(result)}")
     locked = _locked(lockfile, package)
@@ -108,16 +112,16 @@ def _refresh(root: Path, lockfile: Path, package: str, target: str, runner: Runn
     return ArtifactNotice(name, True, refreshed_message(command, digest), sha256=digest)
 
 
-def _lock_target(root: Path, spec: str, runner: Runner) -> ProcessResult:
+def _lock_target(root: Path, spec: str, runner: Runner, cache: Path | None) -> ProcessResult:
     """Lock `spec` (NAME@TARGET) by name, put the root package.json back as the bump wrote it (npm
     rewrites its range there, and nowhere else), and refresh once more so the lock's ranges are its own."""
     manifest = root / "package.json"  # a regular file: dependency_files refuses a symlinked one
     written = manifest.read_bytes()
     try:
-        result = run_npm([*LOCK_COMMAND, spec], root, runner, LOCK_TIMEOUT_S)
+        result = run_npm([*LOCK_COMMAND, spec], root, runner, LOCK_TIMEOUT_S, cache)
     finally:
         manifest.write_bytes(written)
-    return run_npm(LOCK_COMMAND, root, runner, LOCK_TIMEOUT_S) if result.ok else result
+    return run_npm(LOCK_COMMAND, root, runner, LOCK_TIMEOUT_S, cache) if result.ok else result
 
 
 def _locked(lockfile: Path, package: str) -> str | None:

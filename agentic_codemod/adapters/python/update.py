@@ -120,10 +120,12 @@ def update_dependency(content: str, dependency: Dependency, target: str) -> str:
 
 
 def update_lockfiles(
-    root: Path, dependency: Dependency, target: str, runner: Runner
+    root: Path, dependency: Dependency, target: str, runner: Runner, cache: Path | None = None
 ) -> list[ArtifactNotice] | None:
     """Refresh each known lockfile beside the dependency file (and at the root), and recompile each
-    compiled requirements file that pins the dependency (compiled.py); None when there is none."""
+    compiled requirements file that pins the dependency (compiled.py); None when there is none. `cache`
+    is not used: the environment's installs come from its template and uv, not from what a lock tool
+    (uv, Poetry, pdm, pip-compile) fetches."""
     directories = dict.fromkeys([(root / dependency.file).parent, root])
     present = [d / name for d in directories for name in LOCKFILES if (d / name).is_file()]
     files = read_dependency_files(root)

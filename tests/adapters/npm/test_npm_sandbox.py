@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,3 +78,42 @@ def test_a_later_install_of_the_run_reads_what_its_first_one_fetched(
     assert sorted(tarballs) == ["acme-sdk/-/acme-sdk-1.0.0.tgz", "acme-sdk/-/acme-sdk-1.1.0.tgz"], requests
     assert any((sandbox.install_cache_of(tmp_path / "env") / "_cacache").iterdir())
     assert not (tmp_path / "npm-cache").exists()  # the caller's npm cache (npm_registry's) is not npm's here
+
+
+def test_the_bump_reads_the_package_document_the_lockfile_refresh_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
+) -> None:
+    """With a lockfile, `npm ci` fetches tarballs only; the lockfile's refresh for the bump asks the
+    registry for the package's document, into the run's install cache, and the bump's install of the
+    target reads it there instead of asking again."""
+    requests: list[str] = []
+    with npm_registry(tmp_path, monkeypatch, requests=requests):
+        root = app(tmp_path / "repo", "^1.0.0")
+        settings = Settings()
+        env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
+        runner = SandboxRunner(env, 20_000)
+        policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
+        cache = sandbox.install_cache_of(tmp_path / "env")
+        locked = subprocess.run(  # the repository's own lockfile, made as its owner would
+            ["npm", "install", "--package-lock-only", "--ignore-scripts"], cwd=root, capture_output=True
+        )
+        assert locked.returncode == 0, locked.stderr
+        requests.clear()  # the repository's own lockfile is made: from here on, the run
+        boxed = runner.boxed(policy.for_install(root))
+        result = ADAPTER.prepare_environment(root, tmp_path / "env", settings, boxed, ["acme-sdk^1.0.0"])
+        assert [r.argv[:2] for r in result.install_log] == [["npm", "ci"], ["npm", "rebuild"]]
+        assert "acme-sdk" not in requests, requests  # npm ci: the lock's tarball, no document
+
+        [declared] = [d for d in ADAPTER.extract_dependencies(root, ["package.json"], "acme-sdk")]
+        text = (root / "package.json").read_text()
+        (root / "package.json").write_text(ADAPTER.update_dependency(text, declared, "2.0.0"))
+        notices = ADAPTER.update_lockfiles(root, declared, "2.0.0", boxed, cache)
+        assert notices is not None and notices[0].updated, notices
+        asked = requests.count("acme-sdk")
+        assert asked >= 1, requests
+        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==2.0.0"])
+        assert bump.ok, bump.output_tail
+        assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "2.0.0"}
+
+    assert requests.count("acme-sdk") == asked, requests  # the bump asked for no document
+    assert requests.count("acme-sdk/-/acme-sdk-2.0.0.tgz") == 1, requests
