@@ -44,6 +44,7 @@ def now() -> str:
 def execute(options: RunOptions) -> RunManifest:
     """Run the workflow and always write the artifacts. Never raises for a run outcome."""
     from agentic_codemod import experience
+    from agentic_codemod.tools.sandbox import discard_install_cache
     from agentic_codemod.tools.trace import Redactor, Trace
     from agentic_codemod.workflow import artifacts
     from agentic_codemod.workflow.state import RunPaths, RunState
@@ -102,6 +103,7 @@ def execute(options: RunOptions) -> RunManifest:
         if caller_secrets.done() and caller_secrets.exception() is None:  # a run stopped before its workflow
             _learn(redactor, caller_secrets)
         manifest.finished_at = now()
+        discard_install_cache(paths.env_dir)  # the run dir a CI job uploads holds none of it
         artifacts.write_all(paths, artifacts.settle(state))
         experience.write_proposals(state)  # after run.json: proposals cite it as evidence
         from agentic_codemod.report import write_after_run

@@ -31,6 +31,7 @@ def test_rule_fixable_task_is_approved_and_patch_applies_to_base(
 
     assert result.code == 0, result.manifest["reason"]
     assert_all_artifacts(result.run_dir)
+    assert not any((result.run_dir / "install-cache").iterdir())  # emptied as the run ends (CI uploads it)
     m = result.manifest
     assert m["format"] == "agentic-codemod/run@1" and m["status"] == "succeeded"
     assert m["classification"] == "green"

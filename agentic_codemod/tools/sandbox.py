@@ -23,15 +23,18 @@ the scrubbed environment: nothing above but the environment and the group kill h
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from agentic_codemod.tools import repo_copy
 
 Isolation = Literal["sandbox", "process"]
 ISOLATIONS: tuple[Isolation, ...] = ("sandbox", "process")
@@ -216,6 +219,38 @@ def install_cache_of(env_dir: Path) -> Path:
     """The installer's cache of one run (beside its venv): writable for the run's installs only. The
     runner's shared cache is never mounted where the repository's code runs."""
     return env_dir.parent / "install-cache"
+
+
+def discard_install_cache(env_dir: Path) -> None:
+    """The run's install cache emptied: after a box in which repository code ran with it mounted (a
+    build backend, an install script), so that what that code wrote there (a package document or a
+    wheel claiming to be a release) is never what a later install reads; and when the run ends, so that
+    the run dir a CI job uploads holds none of it (the registry's documents, request URLs). Nothing is
+    followed: a link planted inside goes with the rest."""
+    cache = install_cache_of(env_dir)
+    repo_copy.remove(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+
+
+@contextlib.contextmanager
+def install_cache_set_aside(env_dir: Path) -> Iterator[None]:
+    """For a box in which repository code runs and nothing is installed (npm rebuild: install scripts):
+    the run's install cache moved out of its place (the box binds an empty folder there), and back
+    afterwards, what the box wrote there discarded. No box runs meanwhile that mounts the cache."""
+    cache = install_cache_of(env_dir)
+    aside = cache.with_name(f"{cache.name}.aside")
+    repo_copy.remove(aside)
+    if cache.exists():
+        cache.rename(aside)
+    cache.mkdir(parents=True)
+    try:
+        yield
+    finally:
+        repo_copy.remove(cache)
+        if aside.exists():
+            aside.rename(cache)
+        else:
+            cache.mkdir(parents=True)
 
 
 @dataclass(frozen=True)

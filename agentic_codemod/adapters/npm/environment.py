@@ -19,7 +19,9 @@ environment directory, never into the repository.
                                                                 its lockfile declare: never an entry
 
 Every npm call that installs uses the run's install cache (sandbox.install_cache_of: the sandbox's HOME
-is empty for each call); the installs after the first read what it fetched (SAME_RUN).
+is empty for each call); the installs after the first read what it fetched (SAME_RUN). Only npm writes
+what a later call reads there: `npm rebuild`, whose install scripts are repository code, runs with an
+empty folder in the cache's place, discarded afterwards.
 
 The package sources of the tool's settings (packages.index_url / local / local_only: --index-url,
 --find-links, --no-index) are pip's terms and left unread: npm takes its registry from the caller's npm
@@ -49,7 +51,7 @@ from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEn
 from agentic_codemod.config import ENV_LISTED_MAX, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools import repo_copy
-from agentic_codemod.tools.sandbox import install_cache_of
+from agentic_codemod.tools.sandbox import install_cache_of, install_cache_set_aside
 
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 # An install after the run's first one reads what that one fetched (the registry's documents and
@@ -97,7 +99,7 @@ def prepare_environment(
             env.install_log.append(_npm(argv, project, runner, timeout))
             if not env.install_log[-1].ok:
                 return env
-    env.install_log.append(runner(["npm", "rebuild"], cwd=project, timeout_s=timeout))
+    env.install_log.append(_scripts(["npm", "rebuild"], project, runner, timeout))
     return env
 
 
@@ -114,7 +116,7 @@ def install_dependencies(
     env.install_log.append(result)
     if not result.ok:
         return result
-    rebuild = runner(["npm", "rebuild", *(n for n, _ in wanted)], cwd=project, timeout_s=timeout)
+    rebuild = _scripts(["npm", "rebuild", *(n for n, _ in wanted)], project, runner, timeout)
     env.install_log.append(rebuild)
     return rebuild if not rebuild.ok else result
 
@@ -200,6 +202,13 @@ def _npm(argv: list[str], project: Path, runner: Runner, timeout: float) -> Proc
             hint="check the registry settings (npm_config_registry, ~/.npmrc) and the network, then resume",
         )
     return result
+
+
+def _scripts(argv: list[str], project: Path, runner: Runner, timeout: float) -> ProcessResult:
+    """`npm rebuild`: install scripts, repository code. They never see the run's install cache, and what
+    they write in its place is gone before any later npm call reads it (sandbox.install_cache_set_aside)."""
+    with install_cache_set_aside(project.parent):
+        return runner(argv, cwd=project, timeout_s=timeout)
 
 
 def _pin(pin: str) -> tuple[str, str]:

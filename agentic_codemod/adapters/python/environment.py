@@ -44,7 +44,7 @@ from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEn
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools import repo_copy
-from agentic_codemod.tools.sandbox import install_cache_of
+from agentic_codemod.tools.sandbox import discard_install_cache, install_cache_of
 
 INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
 # Written in the disposable copy the baseline install runs on (never in the candidate): the versions the
@@ -102,6 +102,10 @@ def prepare_environment(
     no_bytecode(env_dir)
     if not plan.empty:
         env.install_log.append(_install(root, env, settings, runner, plan, caller))
+    # That install built the project (setup.py, a build backend: repository code) with the run's install
+    # cache mounted: nothing it wrote there (an index page, a wheel claiming to be a release) is what the
+    # bump's install of the target reads.
+    discard_install_cache(env_dir)
     return env
 
 

@@ -48,16 +48,32 @@ def test_install_and_tests_in_the_sandbox(
     assert "SECRETTOKEN" not in "".join(r.output_tail for r in result.install_log)
 
 
+PLANTER = """const fs = require("fs"), path = require("path");
+const cache = path.resolve("..", "..", "install-cache");
+let seen = "missing";
+try { seen = fs.readdirSync(cache).join(","); } catch (e) {}
+fs.writeFileSync("cache-seen.txt", seen);
+fs.mkdirSync(path.join(cache, "_cacache"), { recursive: true });
+fs.writeFileSync(path.join(cache, "_cacache", "planted"), "a package document of the script's own");
+"""
+
+
 def test_a_later_install_of_the_run_reads_what_its_first_one_fetched(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
 ) -> None:
     """The sandbox gives npm an empty HOME for each call: npm's cache is the run's install cache instead,
     and the installs after the first (a pin, the bump) take the registry's documents and tarballs from it
     (--prefer-offline). Without a lockfile: npm install takes 1.1.0, the pin of `from` 1.0.0, the bump
-    1.1.0 again; the registry is asked for acme-sdk's document once and for each tarball once."""
+    1.1.0 again; the registry is asked for acme-sdk's document once and for each tarball once. The
+    repository's install script (npm rebuild) finds an empty folder where the cache is, and what it
+    writes there is gone before the bump's install reads the cache."""
     requests: list[str] = []
     with npm_registry(tmp_path, monkeypatch, requests=requests):
         root = app(tmp_path / "repo", "^1.0.0")
+        manifest = json.loads((root / "package.json").read_text())
+        manifest["scripts"]["postinstall"] = "node planter.js"
+        (root / "package.json").write_text(json.dumps(manifest))
+        (root / "planter.js").write_text(PLANTER)
         env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
         runner = SandboxRunner(env, 20_000)
         policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
@@ -69,6 +85,10 @@ def test_a_later_install_of_the_run_reads_what_its_first_one_fetched(
         assert [r.argv[:2] for r in result.install_log] == [["npm", "install"]] * 2 + [["npm", "rebuild"]]
         assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
         assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.0.0"}
+        cache = sandbox.install_cache_of(tmp_path / "env")
+        assert (tmp_path / "env/project/cache-seen.txt").read_text() == ""  # an empty folder in its place
+        assert not (cache / "_cacache" / "planted").exists()
+        assert any((cache / "_cacache").iterdir())  # what npm fetched is back
         bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==1.1.0"])
         assert bump.ok, bump.output_tail
         assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
@@ -76,8 +96,7 @@ def test_a_later_install_of_the_run_reads_what_its_first_one_fetched(
     assert requests.count("acme-sdk") == 1, requests
     tarballs = [r for r in requests if r.startswith("acme-sdk/-/")]
     assert sorted(tarballs) == ["acme-sdk/-/acme-sdk-1.0.0.tgz", "acme-sdk/-/acme-sdk-1.1.0.tgz"], requests
-    assert any((sandbox.install_cache_of(tmp_path / "env") / "_cacache").iterdir())
-    assert not (tmp_path / "npm-cache").exists()  # the caller's npm cache (npm_registry's) is not npm's here
+    assert not (cache / "_cacache" / "planted").exists()  # nor after the bump's rebuild
 
 
 def test_the_bump_reads_the_package_document_the_lockfile_refresh_fetched(

@@ -340,7 +340,10 @@ def test_a_repositorys_build_code_cannot_write_the_shared_cache_or_a_template(
     before = tree_digest(cache)
 
     pyproject = '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    env_dir = tmp_path / "run-attacker" / "env"
+    run_cache = install_cache_of(env_dir)  # the run's own: writable for its installs, read by the bump's
     targets = [f"{cache}/", f"{cache / 'uv'}/", f"{template}/", str(site / "tinypkg" / "__init__.py")]
+    targets.append(f"{run_cache}/")
     attacker = write(
         tmp_path / "attacker",
         {
@@ -350,7 +353,6 @@ def test_a_repositorys_build_code_cannot_write_the_shared_cache_or_a_template(
             "targets.txt": "\n".join(targets) + "\n",
         },
     )
-    env_dir = tmp_path / "run-attacker" / "env"
     env = prepare_environment(
         attacker, env_dir, config, boxed_runner(tmp_path, attacker, env_dir, wheels), []
     )
@@ -359,6 +361,7 @@ def test_a_repositorys_build_code_cannot_write_the_shared_cache_or_a_template(
     assert "attack done" in env.install_log[-1].output_tail  # the build code ran, in the sandbox
     assert tree_digest(cache) == before
     assert not list(cache.rglob("poisoned.txt"))
+    assert run_cache.is_dir() and not list(run_cache.rglob("poisoned.txt"))  # gone before the bump's install
 
 
 def test_templates_unused_for_the_keep_time_are_pruned_and_a_pruned_one_is_not_half_copied(
