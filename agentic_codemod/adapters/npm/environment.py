@@ -111,6 +111,10 @@ def install_dependencies(
     wanted = [_pin(p) for p in pins]
     if not wanted:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
+    refused = _repository_config(root, project)
+    if refused is not None:
+        env.install_log.append(refused)
+        return refused
     argv = ["npm", "install", "--no-save", *QUIET, *SAME_RUN, *(f"{n}@{r}" for n, r in wanted)]
     result = _npm(argv, project, runner, timeout)
     env.install_log.append(result)
@@ -125,6 +129,10 @@ def uninstall(
     root: Path, env: VerificationEnv, settings: Settings, runner: Runner, names: Sequence[str]
 ) -> ProcessResult:
     """Remove `names` from the environment's node_modules (package.json and the lockfile stay)."""
+    refused = _repository_config(root, env.root / PROJECT)
+    if refused is not None:
+        env.install_log.append(refused)
+        return refused
     argv = ["npm", "uninstall", "--no-save", *QUIET, "--", *names]
     result = _npm(argv, env.root / PROJECT, runner, settings.budgets.install_timeout_s)
     env.install_log.append(result)
@@ -202,6 +210,23 @@ def _npm(argv: list[str], project: Path, runner: Runner, timeout: float) -> Proc
             hint="check the registry settings (npm_config_registry, ~/.npmrc) and the network, then resume",
         )
     return result
+
+
+def _repository_config(root: Path, project: Path) -> ProcessResult | None:
+    """Before an npm call after the baseline's install scripts ran: ENV/project/.npmrc put back as the
+    repository has it (`root`'s, checked by npm_config.refused_lines; none if it has none). npm reads that
+    file in every call made there, and an install script could have written `registry=` or
+    `@scope:registry=` into it: the bump would then install a target of the script's choosing. A failed
+    result (nothing run) when ENV/project is no longer the tool's folder."""
+    if project.is_symlink() or not project.is_dir():
+        gone = f"{project} is not a folder any more"
+        return ProcessResult(argv=[], exit_code=None, duration_s=0.0, output_tail="", error=gone)
+    source = root / ".npmrc"
+    if source.is_file() and not source.is_symlink():
+        repo_copy.write_new(project / ".npmrc", source.read_text(encoding="utf-8"))
+    else:
+        repo_copy.remove(project / ".npmrc")
+    return None
 
 
 def _scripts(argv: list[str], project: Path, runner: Runner, timeout: float) -> ProcessResult:

@@ -136,3 +136,38 @@ def test_the_bump_reads_the_package_document_the_lockfile_refresh_fetched(
 
     assert requests.count("acme-sdk") == asked, requests  # the bump asked for no document
     assert requests.count("acme-sdk/-/acme-sdk-2.0.0.tgz") == 1, requests
+
+
+@pytest.mark.parametrize("own", ["", "save-exact=true\n"])
+def test_an_install_script_cannot_point_the_bump_at_a_registry_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path], own: str
+) -> None:
+    """npm reads ENV/project/.npmrc in every call made there, and the baseline's install scripts run in
+    ENV/project: one that writes `registry=` (where the caller configures none) or `@scope:registry=`
+    there would have the bump install the target from a server of its own. The bump's install puts the
+    repository's .npmrc back first (none, or the repository's own), then installs."""
+    with npm_registry(tmp_path, monkeypatch):
+        root = app(tmp_path / "repo", "^1.0.0")
+        if own:
+            (root / ".npmrc").write_text(own)
+        manifest = json.loads((root / "package.json").read_text())
+        manifest["scripts"]["postinstall"] = "node redirect.js"
+        (root / "package.json").write_text(json.dumps(manifest))
+        planted = "registry=http://127.0.0.1:9/\n@acme:registry=http://127.0.0.1:9/\n"
+        (root / "redirect.js").write_text(f'require("fs").writeFileSync(".npmrc", {json.dumps(planted)})')
+        env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
+        runner = SandboxRunner(env, 20_000)
+        policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
+        boxed = runner.boxed(policy.for_install(root))
+        settings = Settings()
+        result = ADAPTER.prepare_environment(
+            root, tmp_path / "env", settings, boxed, ["acme-sdk>=1.0.0 <1.1.0"]
+        )
+        assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
+        npmrc = tmp_path / "env" / "project" / ".npmrc"
+        assert npmrc.read_text() == planted  # the script ran, in ENV/project
+
+        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==1.1.0"])
+        assert bump.ok, bump.output_tail
+        assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
+        assert (npmrc.read_text() if npmrc.exists() else "") == own
