@@ -14,9 +14,10 @@
 
 The sandbox clears the environment and puts HOME on a tmpfs, so without this the caller's registry and
 credentials would be lost. Installs that reach the network run with --ignore-scripts, so no repository
-code runs while a credential is present; install scripts run afterwards (`npm rebuild`) without network
-and without credentials. The repository's own .npmrc is read by npm as project configuration (its
-registry settings are honoured); the caller's settings win over it.
+code runs while a credential is present; install scripts run afterwards (`npm rebuild`), without
+credentials, in the same install box (with the registry's network). The repository's own .npmrc is
+read by npm as project configuration (its registry settings are honoured); the caller's settings win
+over it.
 """
 
 from __future__ import annotations
