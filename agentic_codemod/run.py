@@ -103,7 +103,10 @@ def execute(options: RunOptions) -> RunManifest:
         if caller_secrets.done() and caller_secrets.exception() is None:  # a run stopped before its workflow
             _learn(redactor, caller_secrets)
         manifest.finished_at = now()
-        discard_install_cache(paths.env_dir)  # the run dir a CI job uploads holds none of it
+        try:
+            discard_install_cache(paths.env_dir)  # the run dir a CI job uploads holds none of it
+        except OSError as exc:  # the artifacts are written all the same
+            state.notes.append(f"the run's install cache could not be emptied: {exc}")
         artifacts.write_all(paths, artifacts.settle(state))
         experience.write_proposals(state)  # after run.json: proposals cite it as evidence
         from agentic_codemod.report import write_after_run

@@ -37,7 +37,7 @@ def read_trace(run_dir: Path) -> list[dict[str, Any]]:
 
 def by_kind(run_dir: Path) -> dict[str, float]:
     kinds: dict[str, float] = {}
-    commands = _commands(run_dir)
+    commands = _commands(_verifications(run_dir))
     for record in read_trace(run_dir):
         if record.get("tool") in ("run_process", "environment_template"):
             what = _kind(record["arguments"].get("argv", ["template"]), commands)
@@ -53,7 +53,7 @@ def test_runs(run_dir: Path) -> TestRuns:
     """The run's test runs; TestRuns(0, 0.0, 0.0) when run.json holds none (a run that ended before)."""
     verifications = [v for v in _verifications(run_dir) if v.get("duration_s")]
     summed = sum(float(v["duration_s"]) for v in verifications)
-    wall = _union(read_trace(run_dir), _commands(run_dir)) if verifications else 0.0
+    wall = _union(read_trace(run_dir), _commands(verifications)) if verifications else 0.0
     return TestRuns(len(verifications), summed, wall)
 
 
@@ -61,10 +61,10 @@ def _verifications(run_dir: Path) -> list[dict[str, Any]]:
     return list(json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("verifications", []))
 
 
-def _commands(run_dir: Path) -> list[list[str]]:
+def _commands(verifications: list[dict[str, Any]]) -> list[list[str]]:
     """The argv of each verification: a process with one of these is a test run (a lock refresh, `pdm
     update` say, is a process of the run too, and no test run)."""
-    return [list(v["command"]) for v in _verifications(run_dir) if v.get("command")]
+    return [list(v["command"]) for v in verifications if v.get("command")]
 
 
 def _kind(argv: list[str], commands: list[list[str]]) -> str:

@@ -23,24 +23,35 @@ pytestmark = [
 ]
 
 
+def with_postinstall(root: Path, name: str, source: str) -> None:
+    """The repository runs `node NAME` as its postinstall script (npm rebuild runs it); NAME holds source."""
+    manifest = json.loads((root / "package.json").read_text())
+    manifest["scripts"]["postinstall"] = f"node {name}"
+    (root / "package.json").write_text(json.dumps(manifest))
+    (root / name).write_text(source)
+
+
+def install_runner(tmp_path: Path, root: Path) -> SandboxRunner:
+    """The runner of a run's install box for `root`, its environment at tmp_path/env."""
+    env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
+    policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
+    return SandboxRunner(env, 20_000).boxed(policy.for_install(root))
+
+
 def test_install_and_tests_in_the_sandbox(
     tmp_path: Path, registry: str, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
 ) -> None:
     monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(tmp_path / "user.npmrc"))
     (tmp_path / "user.npmrc").write_text("//127.0.0.1/:_authToken=npm_SECRETTOKEN1234567890\n")
     root = app(tmp_path / "repo", "^1.0.0")
-    manifest = json.loads((root / "package.json").read_text())
     # An install script that records what it saw: the credentials file must be gone by then.
-    (root / "postinstall.js").write_text(
+    with_postinstall(
+        root,
+        "postinstall.js",
         "const fs=require('fs');fs.writeFileSync('seen.txt', String(fs.existsSync('.codemod-npmrc')) + "
-        "' ' + (process.env.npm_config_userconfig||''))"
+        "' ' + (process.env.npm_config_userconfig||''))",
     )
-    manifest["scripts"]["postinstall"] = "node postinstall.js"
-    (root / "package.json").write_text(json.dumps(manifest))
-    env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
-    runner = SandboxRunner(env, 20_000)
-    policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
-    boxed = runner.boxed(policy.for_install(root))
+    boxed = install_runner(tmp_path, root)
     result = ADAPTER.prepare_environment(root, tmp_path / "env", Settings(), boxed, ["acme-sdk^1.0.0"])
     assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
     assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
@@ -70,14 +81,8 @@ def test_a_later_install_of_the_run_reads_what_its_first_one_fetched(
     requests: list[str] = []
     with npm_registry(tmp_path, monkeypatch, requests=requests):
         root = app(tmp_path / "repo", "^1.0.0")
-        manifest = json.loads((root / "package.json").read_text())
-        manifest["scripts"]["postinstall"] = "node planter.js"
-        (root / "package.json").write_text(json.dumps(manifest))
-        (root / "planter.js").write_text(PLANTER)
-        env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
-        runner = SandboxRunner(env, 20_000)
-        policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
-        boxed = runner.boxed(policy.for_install(root))
+        with_postinstall(root, "planter.js", PLANTER)
+        boxed = install_runner(tmp_path, root)
         settings = Settings()
         result = ADAPTER.prepare_environment(
             root, tmp_path / "env", settings, boxed, ["acme-sdk>=1.0.0 <1.1.0"]
@@ -109,21 +114,18 @@ def test_the_bump_reads_the_package_document_the_lockfile_refresh_fetched(
     with npm_registry(tmp_path, monkeypatch, requests=requests):
         root = app(tmp_path / "repo", "^1.0.0")
         settings = Settings()
-        env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
-        runner = SandboxRunner(env, 20_000)
-        policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
         cache = sandbox.install_cache_of(tmp_path / "env")
         locked = subprocess.run(  # the repository's own lockfile, made as its owner would
             ["npm", "install", "--package-lock-only", "--ignore-scripts"], cwd=root, capture_output=True
         )
         assert locked.returncode == 0, locked.stderr
         requests.clear()  # the repository's own lockfile is made: from here on, the run
-        boxed = runner.boxed(policy.for_install(root))
+        boxed = install_runner(tmp_path, root)
         result = ADAPTER.prepare_environment(root, tmp_path / "env", settings, boxed, ["acme-sdk^1.0.0"])
         assert [r.argv[:2] for r in result.install_log] == [["npm", "ci"], ["npm", "rebuild"]]
         assert "acme-sdk" not in requests, requests  # npm ci: the lock's tarball, no document
 
-        [declared] = [d for d in ADAPTER.extract_dependencies(root, ["package.json"], "acme-sdk")]
+        [declared] = ADAPTER.extract_dependencies(root, ["package.json"], "acme-sdk")
         text = (root / "package.json").read_text()
         (root / "package.json").write_text(ADAPTER.update_dependency(text, declared, "2.0.0"))
         notices = ADAPTER.update_lockfiles(root, declared, "2.0.0", boxed, cache)
@@ -150,15 +152,9 @@ def test_an_install_script_cannot_point_the_bump_at_a_registry_of_its_own(
         root = app(tmp_path / "repo", "^1.0.0")
         if own:
             (root / ".npmrc").write_text(own)
-        manifest = json.loads((root / "package.json").read_text())
-        manifest["scripts"]["postinstall"] = "node redirect.js"
-        (root / "package.json").write_text(json.dumps(manifest))
         planted = "registry=http://127.0.0.1:9/\n@acme:registry=http://127.0.0.1:9/\n"
-        (root / "redirect.js").write_text(f'require("fs").writeFileSync(".npmrc", {json.dumps(planted)})')
-        env = scrubbed_env({"PATH": "/usr/bin:/bin"}, ["PATH"], [], home=tmp_path / "h", tmp=tmp_path / "t")
-        runner = SandboxRunner(env, 20_000)
-        policy = sandbox.Policy("sandbox", tmp_path / "env", index_network=True)
-        boxed = runner.boxed(policy.for_install(root))
+        with_postinstall(root, "redirect.js", f'require("fs").writeFileSync(".npmrc", {json.dumps(planted)})')
+        boxed = install_runner(tmp_path, root)
         settings = Settings()
         result = ADAPTER.prepare_environment(
             root, tmp_path / "env", settings, boxed, ["acme-sdk>=1.0.0 <1.1.0"]
