@@ -9,7 +9,10 @@ environment directory, never into the repository.
             npm rebuild                          install scripts, after the credentials are gone
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
         npm install --no-save --ignore-scripts --prefer-offline NAME@VERSION, then npm rebuild NAME: the
-        baseline plus the bumped package at exactly its target; nothing else is asked for
+        baseline plus the bumped package at exactly its target; nothing else is asked for. Before it,
+        ENV holds only ENV/project, whose .npmrc, package.json and lockfile are the candidate's, and
+        NAME is gone from node_modules (the baseline's install scripts wrote there); after it, NAME must
+        be a folder of its own holding package NAME (not a workspace's link, an alias or an override)
     installed_versions(root, env, runner) -> {name: version}    read from ENV/project/node_modules
                                                                 (package.json files; no code runs)
     copy_environment(env, dest) -> VerificationEnv | None       ENV copied (links kept as links), for
@@ -60,6 +63,10 @@ QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 SAME_RUN = ["--prefer-offline"]
 PROJECT = "project"  # ENV/project: the copy npm installs into
 SKIPPED = ("node_modules", ".git")
+# What npm reads of ENV/project besides node_modules: put back as the candidate has them before the bump's
+# npm calls (_as_the_candidate).
+NPM_READS = (".npmrc", "package.json", *LOCKFILES)
+HIDDEN_LOCKFILE = ".package-lock.json"  # npm's record of what it installed, inside node_modules
 # npm's error codes for a registry it cannot reach (not a package or version it could not find).
 NETWORK_ERRORS = re.compile(
     r"\b(ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|"
@@ -111,7 +118,7 @@ def install_dependencies(
     wanted = [_pin(p) for p in pins]
     if not wanted:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
-    refused = _repository_config(root, project)
+    refused = _as_the_candidate(root, project) or _afresh(env.root, [n for n, _ in wanted])
     if refused is not None:
         env.install_log.append(refused)
         return refused
@@ -120,6 +127,10 @@ def install_dependencies(
     env.install_log.append(result)
     if not result.ok:
         return result
+    linked = _not_from_a_registry(env.root, [n for n, _ in wanted])
+    if linked is not None:
+        env.install_log.append(linked)
+        return linked
     rebuild = _scripts(["npm", "rebuild", *(n for n, _ in wanted)], project, runner, timeout)
     env.install_log.append(rebuild)
     return rebuild if not rebuild.ok else result
@@ -129,7 +140,7 @@ def uninstall(
     root: Path, env: VerificationEnv, settings: Settings, runner: Runner, names: Sequence[str]
 ) -> ProcessResult:
     """Remove `names` from the environment's node_modules (package.json and the lockfile stay)."""
-    refused = _repository_config(root, env.root / PROJECT)
+    refused = _as_the_candidate(root, env.root / PROJECT)
     if refused is not None:
         env.install_log.append(refused)
         return refused
@@ -212,21 +223,68 @@ def _npm(argv: list[str], project: Path, runner: Runner, timeout: float) -> Proc
     return result
 
 
-def _repository_config(root: Path, project: Path) -> ProcessResult | None:
-    """Before an npm call after the baseline's install scripts ran: ENV/project/.npmrc put back as the
-    repository has it (`root`'s, checked by npm_config.refused_lines; none if it has none). npm reads that
-    file in every call made there, and an install script could have written `registry=` or
-    `@scope:registry=` into it: the bump would then install a target of the script's choosing. A failed
-    result (nothing run) when ENV/project is no longer the tool's folder."""
+def _as_the_candidate(root: Path, project: Path) -> ProcessResult | None:
+    """Before an npm call after the baseline's install scripts ran (the bump's environment is a copy of
+    what they left): what npm reads besides node_modules is the tool's or the candidate's again. npm
+    reads .npmrc, package.json and the lockfile of ENV/project, and walks up to ENV for a workspace root;
+    an install script could have written `registry=` into an .npmrc, a lockfile entry `resolved` at a
+    server of its own, or ENV/package.json with ENV/.npmrc making ENV/project a workspace of ENV: the bump
+    would then install a target of the script's choosing. So every entry of ENV besides ENV/project goes,
+    and ENV/project's NPM_READS are `root`'s (the candidate: the repository's .npmrc, checked by
+    npm_config.refused_lines, the bumped package.json, the refreshed lockfile), removed where `root` has
+    none. A failed result (nothing run) when ENV/project is no longer the tool's folder."""
     if project.is_symlink() or not project.is_dir():
-        gone = f"{project} is not a folder any more"
-        return ProcessResult(argv=[], exit_code=None, duration_s=0.0, output_tail="", error=gone)
-    source = root / ".npmrc"
-    if source.is_file() and not source.is_symlink():
-        repo_copy.write_new(project / ".npmrc", source.read_text(encoding="utf-8"))
-    else:
-        repo_copy.remove(project / ".npmrc")
+        return _refused(f"{project} is not a folder any more")
+    for entry in project.parent.iterdir():
+        if entry.name != PROJECT:
+            repo_copy.remove(entry)
+    for name in NPM_READS:
+        source = root / name
+        if source.is_file() and not source.is_symlink():
+            repo_copy.write_new(project / name, source.read_text(encoding="utf-8"))
+        else:
+            repo_copy.remove(project / name)
     return None
+
+
+def _afresh(env_root: Path, names: Sequence[str]) -> ProcessResult | None:
+    """Before the bump's install: the packages it asks for removed from node_modules, and npm's record of
+    what it installed there (node_modules/.package-lock.json), so npm extracts each from the registry's
+    tarball. An install script of the baseline could have left a folder that claims the target's version,
+    which npm would keep as installed. A failed result (nothing run) for a name that is not a package's."""
+    modules = node_modules(env_root)
+    for name in names:
+        if any(part in ("", ".", "..") for part in name.split("/")):
+            return _refused(f"{name!r} is not a package name: nothing installed")
+        repo_copy.discard(modules / name)
+    repo_copy.discard(modules / HIDDEN_LOCKFILE)
+    return None
+
+
+def _not_from_a_registry(env_root: Path, names: Sequence[str]) -> ProcessResult | None:
+    """After the bump's install, before any script runs: each package it asked for is a folder of its own
+    named as the package (npm links a workspace or a `file:` package of the same name in its place, and an
+    alias or an override can put another package there). A failed result naming the first that is not."""
+    modules = node_modules(env_root)
+    for name in names:
+        folder = modules / name
+        if folder.is_symlink() or not folder.is_dir():
+            return _refused(
+                f"node_modules/{name} is a link or missing after the install: npm took a workspace or a "
+                f"local package named {name}, not the registry's"
+            )
+        try:
+            manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            manifest = None
+        found = manifest.get("name") if isinstance(manifest, dict) else None
+        if found != name:
+            return _refused(f"node_modules/{name} holds package {found!r}, not {name}: an alias or override")
+    return None
+
+
+def _refused(why: str) -> ProcessResult:
+    return ProcessResult(argv=[], exit_code=None, duration_s=0.0, output_tail=why, error=why)
 
 
 def _scripts(argv: list[str], project: Path, runner: Runner, timeout: float) -> ProcessResult:

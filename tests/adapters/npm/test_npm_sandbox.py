@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from fixtures_support import npm_registry
 
 from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.adapters.types import ProcessResult, VerificationEnv
 from agentic_codemod.config import Settings
 from agentic_codemod.tools import sandbox
 from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
@@ -167,3 +169,89 @@ def test_an_install_script_cannot_point_the_bump_at_a_registry_of_its_own(
         assert bump.ok, bump.output_tail
         assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
         assert (npmrc.read_text() if npmrc.exists() else "") == own
+
+
+# The baseline's install script leaves acme-sdk 1.0.0's code in node_modules under the target's version,
+# and npm's record of what it installed there (node_modules/.package-lock.json, written last, so newer
+# than every folder) says that folder is the registry's 1.1.0: its tarball URL and integrity, which the
+# script can read from the registry (the rebuild box reaches it).
+IMPOSTOR = """const fs = require("fs"), path = require("path");
+const sdk = path.join("node_modules", "acme-sdk");
+const manifest = JSON.parse(fs.readFileSync(path.join(sdk, "package.json"), "utf8"));
+fs.writeFileSync(path.join(sdk, "package.json"), JSON.stringify({ ...manifest, version: "1.1.0" }));
+fs.writeFileSync(path.join(sdk, "PLANTED"), "1.0.0's code under 1.1.0's version");
+const hidden = path.join("node_modules", ".package-lock.json");
+const record = JSON.parse(fs.readFileSync(hidden, "utf8"));
+record.packages["node_modules/acme-sdk"] = { ...record.packages["node_modules/acme-sdk"], ...DIST };
+fs.writeFileSync(hidden, JSON.stringify(record, null, 2));
+"""
+
+
+def test_the_bump_installs_the_registrys_target_whatever_the_baselines_scripts_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
+) -> None:
+    """The bump's environment is what the baseline's scripts left: before the fix npm took the planted
+    folder for acme-sdk 1.1.0 as its record says, installed nothing, and the listing said 1.1.0 over
+    1.0.0's code. Now the packages the bump asks for are extracted afresh, without that record."""
+    with npm_registry(tmp_path, monkeypatch) as url:
+        with urllib.request.urlopen(url + "acme-sdk") as response:
+            dist = json.load(response)["versions"]["1.1.0"]["dist"]
+        found = {"version": "1.1.0", "resolved": dist["tarball"], "integrity": dist["integrity"]}
+        root = app(tmp_path / "repo", "^1.0.0")
+        with_postinstall(root, "impostor.js", IMPOSTOR.replace("DIST", json.dumps(found)))
+        boxed = install_runner(tmp_path, root)
+        settings = Settings()
+        result = ADAPTER.prepare_environment(
+            root, tmp_path / "env", settings, boxed, ["acme-sdk>=1.0.0 <1.1.0"]
+        )
+        assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
+        installed = tmp_path / "env" / "project" / "node_modules" / "acme-sdk"
+        assert (installed / "PLANTED").is_file()  # the script ran
+
+        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==1.1.0"])
+        assert bump.ok, bump.output_tail
+        assert ADAPTER.installed_versions(root, result, boxed) == {"acme-sdk": "1.1.0"}
+        assert not (installed / "PLANTED").exists()
+        assert '"1.1.0"' in (installed / "index.js").read_text()  # the registry's 1.1.0
+
+
+def test_a_workspace_in_the_targets_place_is_not_the_registrys_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
+) -> None:
+    """The candidate's own package.json names a workspace called like the target: npm links it in as
+    node_modules/acme-sdk. The install fails (nothing is listed or tested) and says why."""
+    with npm_registry(tmp_path, monkeypatch):
+        root = app(tmp_path / "repo", "^1.0.0")
+        boxed = install_runner(tmp_path, root)
+        settings = Settings()
+        result = ADAPTER.prepare_environment(root, tmp_path / "env", settings, boxed, ["acme-sdk^1.0.0"])
+        assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
+        manifest = json.loads((root / "package.json").read_text())
+        (root / "package.json").write_text(json.dumps({**manifest, "workspaces": ["vendored"]}))
+        (root / "vendored").mkdir()
+        (root / "vendored" / "package.json").write_text('{"name": "acme-sdk", "version": "2.0.0"}')
+        shutil.copytree(root / "vendored", tmp_path / "env" / "project" / "vendored")
+
+        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==2.0.0"])
+        assert not bump.ok
+        assert "node_modules/acme-sdk is a link or missing after the install" in bump.output_tail, bump
+        assert result.install_log[-1] is bump
+
+
+def test_a_pin_that_is_not_a_package_name_removes_nothing(tmp_path: Path) -> None:
+    """A lockfile's entry names what the bump pins: `@x/..` would be node_modules itself."""
+    modules = tmp_path / "env" / "project" / "node_modules"
+    (modules / "kept").mkdir(parents=True)
+    env = VerificationEnv(Path("node"), tmp_path / "env", links={"node_modules": modules})
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "package.json").write_text("{}")
+    result = ADAPTER.install_dependencies(root, env, Settings(), _never, ["@x/..@1.0.0"])
+    assert not result.ok and "is not a package name" in result.output_tail
+    assert (modules / "kept").is_dir()
+
+
+def _never(
+    argv: Sequence[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None
+) -> ProcessResult:
+    raise AssertionError(f"nothing may run: {argv}")
