@@ -35,7 +35,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.adapters.python import LOCKFILES, env_template, installer, lockfile, pip_config, seed
@@ -114,9 +116,14 @@ def install_dependencies(
 ) -> ProcessResult:
     """The baseline environment plus the change the bump makes: only `pins` (the bumped package at
     exactly its target) are installed, with what they require; every other installed version is kept
-    where it satisfies them (no --upgrade). The result is also appended to `env.install_log`."""
+    where it satisfies them (no --upgrade). Each pin is installed afresh (InstallPlan.reinstall): the
+    baseline's build backend ran with this environment writable and could have left a dist-info that
+    claims the target's version over other code, which an install would keep as satisfied. The result is
+    also appended to `env.install_log`."""
     caller = pip_config.read_caller_config(os.environ)
-    result = _install(root, env, settings, runner, InstallPlan(requirements=list(pins)), caller)
+    names = [name for name in map(_pinned_name, pins) if name is not None]
+    plan = InstallPlan(requirements=list(pins), reinstall=names)
+    result = _install(root, env, settings, runner, plan, caller)
     env.install_log.append(result)
     return result
 
@@ -350,3 +357,12 @@ def _run_install(
         argv = chosen.install_command(env.interpreter, settings, plan, None, extra=extra)
         variables = chosen.install_env(caller, {})
     return runner(argv, cwd=root, timeout_s=settings.budgets.install_timeout_s, env=variables)
+
+
+def _pinned_name(pin: str) -> str | None:
+    """The distribution a pin names ("acme-sdk==2.0.0", "gear==1.1.0; marker"); None for a string that
+    is no requirement (the installer refuses it anyway)."""
+    try:
+        return canonicalize_name(Requirement(pin).name)
+    except InvalidRequirement:
+        return None

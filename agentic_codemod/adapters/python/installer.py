@@ -78,6 +78,7 @@ class Installer:
             argv = [self.program, "pip", "install", "--python", str(python), "--no-config"]
             argv += ["--compile-bytecode", "--link-mode", "copy", "--no-progress"]
             argv += ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
+            argv += [arg for name in plan.reinstall for arg in ("--reinstall-package", name)]
         else:
             argv = [sys.executable, "-P", "-m", "pip", "--python", str(python), "install"]
             argv += ["--disable-pip-version-check", "--no-input"]

@@ -218,21 +218,20 @@ def test_the_bump_installs_the_registrys_target_whatever_the_baselines_scripts_l
 def test_a_workspace_in_the_targets_place_is_not_the_registrys_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
 ) -> None:
-    """The candidate's own package.json names a workspace called like the target: npm links it in as
-    node_modules/acme-sdk. The install fails (nothing is listed or tested) and says why."""
+    """The repository's own workspace is called acme-sdk, at the target's version: npm links it in as
+    node_modules/acme-sdk for the bump. The install fails (nothing is listed or tested) and says why."""
     with npm_registry(tmp_path, monkeypatch):
         root = app(tmp_path / "repo", "^1.0.0")
+        manifest = json.loads((root / "package.json").read_text())
+        (root / "package.json").write_text(json.dumps({**manifest, "workspaces": ["vendored"]}))
+        (root / "vendored").mkdir()
+        (root / "vendored" / "package.json").write_text('{"name": "acme-sdk", "version": "1.1.0"}')
         boxed = install_runner(tmp_path, root)
         settings = Settings()
         result = ADAPTER.prepare_environment(root, tmp_path / "env", settings, boxed, ["acme-sdk^1.0.0"])
         assert all(r.ok for r in result.install_log), result.install_log[-1].output_tail
-        manifest = json.loads((root / "package.json").read_text())
-        (root / "package.json").write_text(json.dumps({**manifest, "workspaces": ["vendored"]}))
-        (root / "vendored").mkdir()
-        (root / "vendored" / "package.json").write_text('{"name": "acme-sdk", "version": "2.0.0"}')
-        shutil.copytree(root / "vendored", tmp_path / "env" / "project" / "vendored")
 
-        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==2.0.0"])
+        bump = ADAPTER.install_dependencies(root, result, settings, boxed, ["acme-sdk==1.1.0"])
         assert not bump.ok
         assert "node_modules/acme-sdk is a link or missing after the install" in bump.output_tail, bump
         assert result.install_log[-1] is bump

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentic_codemod.adapters.python import env_template, installer, pip_config, seed
-from agentic_codemod.adapters.python.environment import prepare_environment
+from agentic_codemod.adapters.python.environment import install_dependencies, prepare_environment
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.types import Runner
 from agentic_codemod.config import MOVED_TO_PACKAGES, PackageSources, PythonEnvSettings, Settings
@@ -424,3 +424,30 @@ def test_a_template_copy_keeps_links_modes_and_times_and_follows_no_link(
     assert (dest / "lib/site-packages/x.py").read_text() == "X = 1\n"
     with pytest.raises(OSError):
         repo_copy.copy_tree(tmp_path / "gone", tmp_path / "env2")
+
+
+@needs_uv
+@pytest.mark.slow
+def test_the_bump_installs_the_indexs_files_over_a_dist_info_that_claims_the_target(
+    tmp_path: Path, runner: Runner
+) -> None:
+    """The baseline's build backend runs with the environment writable: it can leave tinypkg 0.1.0's code
+    under a dist-info that says 0.2.0. A bump to 0.2.0 (inside the task's from range, so the baseline's
+    listing passes) took that as installed before (uv: nothing to do) and the tests ran on 0.1.0's code
+    while run.json said 0.2.0. Now the bump's pins are installed afresh."""
+    wheels = wheelhouse(tmp_path, runner, ("0.1.0", "0.2.0"))
+    repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg>=0.1,<1\n"})
+    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
+    env = prepare_environment(repo, tmp_path / "env", config, runner, ["tinypkg==0.1.0"])
+    assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    claimed = site / "tinypkg-0.2.0.dist-info"
+    (site / "tinypkg-0.1.0.dist-info").rename(claimed)
+    metadata = (claimed / "METADATA").read_text().replace("Version: 0.1.0", "Version: 0.2.0")
+    (claimed / "METADATA").write_text(metadata)
+
+    result = install_dependencies(repo, env, config, runner, ["tinypkg==0.2.0"])
+
+    assert result.ok, result.output_tail
+    assert "--reinstall-package" in result.argv and "tinypkg" in result.argv
+    assert (site / "tinypkg" / "__init__.py").read_text() == 'VERSION = "0.2.0"\n'  # the wheel's
