@@ -17,8 +17,10 @@ and one module per concern:
                     extract_dependencies(root, files, sdk) -> list[Dependency]
     update.py       update_dependency(content, dependency, target) -> str      (pure: text in, text out)
                     update_lockfiles(root, dependency, target, runner, cache) -> list[ArtifactNotice] | None
-                        cache: the run's install cache (mounted in the runner's box), for the lock
-                        tool to keep what it fetches for the run's later installs (None: its own)
+                        cache: the run's install cache (mounted in the runner's box) where the
+                        adapter's lock_cache says so, for the lock tool to keep what it fetches for
+                        the run's later installs (None: its own). The box shows the environment
+                        read-only: the lock tool may run repository code
     test_command.py detect_test_command(root, settings) -> TestCommand | None   (settings.verification wins)
     environment.py  prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
                     install_dependencies(root, venv, settings, runner, pins) -> ProcessResult
@@ -284,6 +286,10 @@ class Adapter:
     # (an entry of verification.requirements) -> None when this adapter reads it, else why not
     check_test_requirement: Callable[[str], str | None]
     scaffold: Scaffold  # what `agentic-codemod init` writes for this ecosystem
+    # Whether the lock tool keeps what it fetches in the run's install cache for the bump's install
+    # (npm, whose refresh runs no repository code: --ignore-scripts). False: its box mounts no cache
+    # (Python's lock tools may run the project's build backend, which could plant a wheel there).
+    lock_cache: bool = False
 
 
 @dataclass(frozen=True)

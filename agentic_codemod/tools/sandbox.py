@@ -275,6 +275,18 @@ class Policy:
         mounts += tuple(Mount(d) for d in self.wheel_dirs if d.is_dir())
         return self._box(repo, mounts, network=self.index_network)
 
+    def for_lock(self, repo: Path, cache: Path | None) -> Box:
+        """A lock tool's box: the index's network and wheel dirs as an install has them, the venv
+        read-only (a lock tool may read it, never install into it: it can run the project's build
+        backend, repository code, which could leave there a package under the target's name that the
+        bump's install would keep), and `cache` (the run's install cache, or none) writable."""
+        mounts: tuple[Mount, ...] = (Mount(self.env_dir),) if self.env_dir.is_dir() else ()
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            mounts += (Mount(cache, writable=True),)
+        mounts += tuple(Mount(d) for d in self.wheel_dirs if d.is_dir())
+        return self._box(repo, mounts, network=self.index_network)
+
     def for_tests(self, repo: Path, reports: Path) -> Box:
         return self._box(repo, (Mount(self.env_dir), Mount(reports, True, REPORTS_MOUNT)), network=False)
 

@@ -146,10 +146,9 @@ def bump(state: RunState) -> str:
     for dep in sorted(folders.values(), key=edited.index):
         repo_copy.fresh_copy(paths.worktree, paths.copy)  # the ecosystem's lock tool runs on a copy
         try:
-            box = policy.for_install(paths.copy)  # mounts the run's install cache, for the lock tool too
-            notices = adapter.update_lockfiles(
-                paths.copy, dep, target, runner.boxed(box), install_cache_of(policy.env_dir)
-            )
+            cache = install_cache_of(policy.env_dir) if adapter.lock_cache else None
+            box = policy.for_lock(paths.copy, cache)  # the environment read-only: repository code may run
+            notices = adapter.update_lockfiles(paths.copy, dep, target, runner.boxed(box), cache)
             for notice in notices or []:
                 text = _refreshed_text(state, notice) if notice.updated else None
                 if notice.updated and text is None:

@@ -297,3 +297,24 @@ def test_installs_see_the_runs_own_cache_and_template_builds_see_neither_the_ven
     build = install.for_template(scratch, [shared])
     assert build.repo == scratch and build.network and build.venv is None
     assert set(build.mounts) == {Mount(shared, writable=True), Mount(wheels)}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("uses_cache", [True, False], ids=["npm", "python"])
+def test_a_lock_tool_sees_the_venv_read_only_and_the_runs_cache_only_where_it_keeps_its_fetches_there(
+    tmp_path: Path, repo: Path, uses_cache: bool
+) -> None:
+    """A lock tool may run the project's build backend (uv lock, pdm, Poetry on a dynamic project):
+    repository code, in the bump's step. Before, its box was the install box, the environment writable:
+    a backend could leave a package under the target's name there, which the bump's install keeps."""
+    policy = Policy("sandbox", tmp_path / "run" / "env", index_network=True)
+    policy.env_dir.mkdir(parents=True)
+    cache = install_cache_of(policy.env_dir)
+    box = policy.for_lock(repo, cache if uses_cache else None)
+    assert box.network and box.venv == policy.env_dir
+    planted = run_in(box, f"open({str(policy.env_dir / 'planted.pth')!r}, 'w').write('x')")
+    assert not planted.ok and "Read-only file system" in planted.output_tail
+    kept = run_in(box, f"open({str(cache / 'fetched')!r}, 'w').write('x')")
+    assert kept.ok == uses_cache, kept.output_tail
+    assert (cache / "fetched").is_file() == uses_cache
+    assert NPM.lock_cache and not PYTHON.lock_cache

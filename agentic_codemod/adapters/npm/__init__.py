@@ -67,6 +67,7 @@ ADAPTER = Adapter(
     first_import=first_import,
     check_test_requirement=check_test_requirement,
     scaffold=SCAFFOLD,
+    lock_cache=True,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME", "UNSUPPORTED_LOCKFILES"]
