@@ -86,6 +86,9 @@ def execute(options: RunOptions) -> RunManifest:
 
         startup.loaded()  # the workflow's modules are in (the command line deferred collection until now)
         _learn(redactor, caller_secrets)
+        # A run killed before its end left its cache in this run dir: what its boxes wrote there is
+        # never what this run's installs read.
+        discard_install_cache(paths.env_dir)
         run_workflow(state, _brain(options))
         if state.stopped is not None:
             manifest.end(Status.NOTHING_TO_DO, state.stopped)

@@ -250,3 +250,26 @@ def test_missing_migration_notes_requires_human(acme_repo: Path, run_codemod, tm
     task.write_text(text.replace("skill: acme-sdk-2-migration", "skill: acme-sdk-3-migration"))
     result = run_codemod(acme_repo, task)
     assert result.code == 3 and "no migration notes for acme-sdk" in result.manifest["reason"]
+
+
+def test_a_run_starts_with_an_empty_install_cache_whatever_a_killed_run_left_in_its_run_dir(
+    acme_repo: Path, run_codemod, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A run killed before its end (SIGKILL, a lost runner) leaves its install cache; a run reusing that
+    --run-dir would read what the killed run's boxes wrote there (a build backend's plant) first."""
+    from agentic_codemod.workflow import pipeline
+
+    left = tmp_path / "run-1" / "install-cache"  # run_codemod's first run dir
+    left.mkdir(parents=True)
+    (left / "planted-wheel.whl").write_text("a box of the killed run wrote this")
+    seen: list[list[str]] = []
+
+    def workflow(state, brain):  # type: ignore[no-untyped-def]
+        seen.append(sorted(p.name for p in left.iterdir()))
+        state.stopped = "only the start of the run is looked at"
+
+    monkeypatch.setattr(pipeline, "run_workflow", workflow)
+    result = run_codemod(acme_repo, "acme-sdk-2-rules.yml")
+    assert result.run_dir == left.parent
+    assert seen == [[]], seen
+    assert result.manifest["status"] == "nothing_to_do"
