@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fixtures_support import ROOT, materialize
+from fixtures_support import ROOT, materialize, npm_registry
 
 from agentic_codemod.tools import sandbox
 
@@ -63,10 +63,11 @@ def hostile_app(tmp_path: Path, route: str) -> Path:
 
 
 @pytest.mark.parametrize("route", ["workspace", "parent"])
-def test_an_install_script_cannot_put_its_own_package_in_the_targets_place(
-    tmp_path: Path, registry: str, run_codemod: Callable[..., object], route: str
+def test_attack_an_install_script_puts_its_own_package_in_the_targets_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_codemod: Callable[..., object], route: str
 ) -> None:
-    result = run_codemod(hostile_app(tmp_path, route), TASK, packages=False)
+    with npm_registry(tmp_path, monkeypatch):
+        result = run_codemod(hostile_app(tmp_path, route), TASK, packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     run_dir: Path = result.run_dir  # type: ignore[attr-defined]
     assert (run_dir / "env" / "project" / "planter-ran").read_text() == route  # the script ran
