@@ -118,8 +118,10 @@ def install_dependencies(
     exactly its target) are installed, with what they require; every other installed version is kept
     where it satisfies them (no --upgrade). Each pin is installed afresh (InstallPlan.reinstall): the
     baseline's build backend ran with this environment writable and could have left a dist-info that
-    claims the target's version over other code, which an install would keep as satisfied. The result is
-    also appended to `env.install_log`."""
+    claims the target's version over other code, which an install would keep as satisfied. pip has no
+    per-package reinstall: where pip installs, the pins go in as usual (with what they require), then once
+    more with --force-reinstall --no-deps (a pip uninstall removes only what the dist-info's RECORD
+    lists, and a planted dist-info lists its own). The result is also appended to `env.install_log`."""
     caller = pip_config.read_caller_config(os.environ)
     names = [name for name in map(_pinned_name, pins) if name is not None]
     plan = InstallPlan(requirements=list(pins), reinstall=names)
@@ -353,6 +355,11 @@ def _run_install(
         argv = chosen.install_command(env.interpreter, settings, plan, cache)
         variables = chosen.install_env(caller, pip_config.cert_copies(caller, root))
     else:
+        if plan.reinstall:  # pip's reinstall takes the whole call (InstallPlan.reinstall): a plain one first
+            plain = _run_install(root, env, settings, runner, replace(plan, reinstall=[]), caller, chosen)
+            if not plain.ok:
+                return plain
+            env.install_log.append(plain)
         extra = tuple(pip_config.cert_args(caller, root))
         argv = chosen.install_command(env.interpreter, settings, plan, None, extra=extra)
         variables = chosen.install_env(caller, {})

@@ -53,9 +53,11 @@ class InstallPlan:
     editables: list[str] = field(default_factory=list)  # -e PATH of a tox/nox test source
     test_source: str = ""  # where the test requirements came from ("" : none found)
     left_out: list[str] = field(default_factory=list)  # lint-only requirements not installed
-    # Names installed afresh even where the environment already holds a version that satisfies them
-    # (uv's --reinstall-package; pip has no per-package form): the bump's pins, which must be the
-    # index's files, not what the baseline's build backend may have left under their name.
+    # Names installed afresh even where the environment already holds a version that satisfies them:
+    # the bump's pins, which must be the index's files, not what the baseline's build backend may have
+    # left under their name. uv: --reinstall-package NAME. pip has no per-package form: the whole call
+    # gets --force-reinstall --no-deps, so a plan with reinstall names only the pins (after a plain
+    # install of them has brought what they require).
     reinstall: list[str] = field(default_factory=list)
 
     @property

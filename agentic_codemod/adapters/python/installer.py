@@ -82,6 +82,7 @@ class Installer:
         else:
             argv = [sys.executable, "-P", "-m", "pip", "--python", str(python), "install"]
             argv += ["--disable-pip-version-check", "--no-input"]
+            argv += ["--force-reinstall", "--no-deps"] if plan.reinstall else []
         argv += list(extra)
         argv += ["--no-index"] if index.local_only else []
         argv += ["--index-url", index.index_url] if index.index_url else []

@@ -426,18 +426,20 @@ def test_a_template_copy_keeps_links_modes_and_times_and_follows_no_link(
         repo_copy.copy_tree(tmp_path / "gone", tmp_path / "env2")
 
 
-@needs_uv
 @pytest.mark.slow
+@pytest.mark.parametrize("chosen", ["uv", "pip"])
 def test_the_bump_installs_the_indexs_files_over_a_dist_info_that_claims_the_target(
-    tmp_path: Path, runner: Runner
+    tmp_path: Path, runner: Runner, chosen: str
 ) -> None:
     """The baseline's build backend runs with the environment writable: it can leave tinypkg 0.1.0's code
     under a dist-info that says 0.2.0. A bump to 0.2.0 (inside the task's from range, so the baseline's
     listing passes) took that as installed before (uv: nothing to do) and the tests ran on 0.1.0's code
-    while run.json said 0.2.0. Now the bump's pins are installed afresh."""
+    while run.json said 0.2.0. Now the bump's pins are installed afresh (pip: uninstalled first)."""
+    if chosen == "uv" and installer.find_uv() is None:
+        pytest.skip("uv is not installed (the `uv` extra)")
     wheels = wheelhouse(tmp_path, runner, ("0.1.0", "0.2.0"))
     repo = write(tmp_path / "repo", {"requirements.txt": "tinypkg>=0.1,<1\n"})
-    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[])
+    config = settings(find_links=[str(wheels)], no_index=True, extra_test_requirements=[], installer=chosen)
     env = prepare_environment(repo, tmp_path / "env", config, runner, ["tinypkg==0.1.0"])
     assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
     site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
@@ -449,5 +451,13 @@ def test_the_bump_installs_the_indexs_files_over_a_dist_info_that_claims_the_tar
     result = install_dependencies(repo, env, config, runner, ["tinypkg==0.2.0"])
 
     assert result.ok, result.output_tail
-    assert "--reinstall-package" in result.argv and "tinypkg" in result.argv
+    assert env.install["installer"] == chosen
+    if chosen == "uv":
+        assert "--reinstall-package" in result.argv and "tinypkg" in result.argv
+    else:  # after a plain install of the pins, which found them "already satisfied"
+        plain = env.install_log[-2]
+        assert (
+            plain.ok and "--force-reinstall" not in plain.argv and plain.argv[-2:] == ["--", "tinypkg==0.2.0"]
+        )
+        assert {"--force-reinstall", "--no-deps"} <= set(result.argv)
     assert (site / "tinypkg" / "__init__.py").read_text() == 'VERSION = "0.2.0"\n'  # the wheel's
