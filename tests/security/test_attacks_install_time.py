@@ -1,11 +1,13 @@
-"""A repository's install script (run by the baseline's `npm rebuild`, in the sandbox) tries to make the
-bump test a package of its own under the target's name: the bump's environment is copied from what the
-script left, and npm reads what the script wrote. Through `agentic-codemod run --offline` on the npm
-fixture, real npm and node, the SDK from the local fixture registry.
+"""A repository's install-time code (an npm install script run by the baseline's `npm rebuild`, a Python
+build backend run by the baseline's install; both in the sandbox, the environment writable) tries to make
+the bump test code of its own under the target's name: the bump's environment is a copy of what that code
+left. Each through `agentic-codemod run --offline` with real npm, node, uv and bubblewrap, the packages from
+local fixtures.
 
-The task is the breaking 2.0.0 without migration notes: on the registry's 2.0.0 the fixture's tests fail
-(an honest requires_human, exit 3). The script's package claims 2.0.0 and holds 1.x code, on which they
-pass: a green run would be a false success. Before the fix both routes below were green (exit 0)."""
+Each task's target fails the repository's tests (an honest requires_human, exit 3); the planted package
+claims the target's version and holds the old code, on which they pass: a green run would be a false
+success. Before the fix every one of them was green (exit 0) but the `parent` route (npm installed into
+ENV/node_modules, the listing found no target: exit 1)."""
 
 from __future__ import annotations
 
@@ -15,15 +17,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fixtures_support import ROOT, materialize, npm_registry
+from fixtures_support import ROOT, materialize, npm_registry, wheel
 
 from agentic_codemod.tools import sandbox
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed"),
     pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}"),
 ]
+needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 
 TASK = ROOT / "fixtures" / "npm-tasks" / "acme-sdk-2-plain.yml"
 
@@ -62,6 +64,7 @@ def hostile_app(tmp_path: Path, route: str) -> Path:
     return repo
 
 
+@needs_npm
 @pytest.mark.parametrize("route", ["workspace", "parent"])
 def test_attack_an_install_script_puts_its_own_package_in_the_targets_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_codemod: Callable[..., object], route: str
@@ -83,3 +86,105 @@ def test_attack_an_install_script_puts_its_own_package_in_the_targets_place(
     assert not installed.is_symlink() and not (installed / "PLANTED").exists()
     assert "2.0.0" in (installed / "index.js").read_text()  # the registry's 2.0.0
     assert sorted(p.name for p in after.iterdir()) == ["project"]  # the script's ENV/package.json gone
+
+
+# --- Python: the build backend of the baseline's install ---------------------------------
+
+# The repository's own build backend (pyproject.toml: backend-path ["."]) runs while the baseline's install
+# builds the project, in the install box, the environment writable: it writes widget's 1.0 code under a
+# dist-info for 1.1.0 into the environment's site-packages (found by VIRTUAL_ENV, which the box sets, or
+# by the box's writable mounts), so the installer takes widget as installed, then builds the project.
+PYPROJECT = """[build-system]
+requires = []
+build-backend = "backend"
+backend-path = ["."]
+
+[project]
+name = "app"
+version = "0.1"
+dependencies = ["widget>=1,<2"]
+"""
+BACKEND = """import glob, os, zipfile
+
+
+def plant():
+    roots = [os.environ.get("VIRTUAL_ENV", "")]
+    with open("/proc/self/mountinfo") as mounts:
+        roots += [line.split()[4] for line in mounts if " rw," in line]
+    for root in roots:
+        for site in glob.glob(os.path.join(root, "lib", "python3*", "site-packages")):
+            if not os.access(site, os.W_OK):
+                continue
+            os.makedirs(os.path.join(site, "widget"), exist_ok=True)
+            with open(os.path.join(site, "widget", "__init__.py"), "w") as f:
+                f.write("__version__ = '1.0.0'  # planted by the build backend\\n")
+            dist = os.path.join(site, "widget-1.1.0.dist-info")
+            os.makedirs(dist, exist_ok=True)
+            files = {"METADATA": "Metadata-Version: 2.1\\nName: widget\\nVersion: 1.1.0\\n",
+                     "RECORD": "widget/__init__.py,,\\nwidget-1.1.0.dist-info/METADATA,,\\n",
+                     "INSTALLER": "uv\\n"}
+            for name, text in files.items():
+                with open(os.path.join(dist, name), "w") as f:
+                    f.write(text)
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    try:
+        plant()
+    except Exception:
+        pass
+    name = "app-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as whl:
+        whl.writestr("app-0.1.dist-info/METADATA",
+                     "Metadata-Version: 2.1\\nName: app\\nVersion: 0.1\\nRequires-Dist: widget>=1,<2\\n")
+        whl.writestr("app-0.1.dist-info/WHEEL",
+                     "Wheel-Version: 1.0\\nGenerator: backend\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
+        whl.writestr("app-0.1.dist-info/RECORD", "")
+    return name
+
+
+build_editable = build_wheel
+"""
+WIDGET_TEST = """import widget
+
+
+def test_widget_is_the_old_one():
+    assert widget.__version__ == "1.0.0"  # fails on the real 1.1.0
+"""
+WIDGET_TASK = """\
+id: widget-1-1
+title: Bump widget to 1.1.0
+sdk: {name: widget, ecosystem: python, from: ">=1,<2", to: "1.1.0"}
+allowed_paths: ["pyproject.toml"]
+acceptance_criteria:
+  - "the tests pass on widget 1.1.0"
+"""
+
+
+def test_attack_a_build_backend_leaves_the_old_code_under_the_targets_dist_info(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """widget 1.1.0 is inside the task's from range, so a baseline listing of 1.1.0 passes; before, the
+    bump's uv install took the planted dist-info as installed (nothing to do) and the tests ran on
+    the backend's 1.0 code: green, exit 0. Now the bump's pins are installed afresh: the real 1.1.0 fails
+    the repository's test, exit 3."""
+    house = tmp_path / "wheels"
+    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
+    for version in ("1.0.0", "1.1.0"):
+        wheel(house, "widget", version)
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "backend.py").write_text(BACKEND)
+    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(WIDGET_TASK)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["environments"]["after"]["widget"] == "1.1.0"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["classification"] != "green"
+    assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
