@@ -274,11 +274,17 @@ def _afresh(env_root: Path, names: Sequence[str]) -> ProcessResult | None:
     """Before the bump's install: the packages it asks for removed from node_modules, and npm's record of
     what it installed there (node_modules/.package-lock.json), so npm extracts each from the registry's
     tarball. An install script of the baseline could have left a folder that claims the target's version,
-    which npm would keep as installed. A failed result (nothing run) for a name that is not a package's."""
+    which npm would keep as installed. A failed result (nothing run) for a name that is not a package's,
+    or where node_modules (or a package's @scope folder) is a link: nothing is removed through one."""
     modules = node_modules(env_root)
+    if modules.is_symlink() or not modules.is_dir():  # a link planted there would be followed here
+        return _refused(f"{modules} is not a folder: an install script replaced it; nothing installed")
     for name in names:
         if any(part in ("", ".", "..") for part in name.split("/")):
             return _refused(f"{name!r} is not a package name: nothing installed")
+        scope = (modules / name).parent
+        if scope != modules and scope.is_symlink():
+            return _refused(f"{scope} is a link: an install script replaced it; nothing installed")
         repo_copy.discard(modules / name)
     repo_copy.discard(modules / HIDDEN_LOCKFILE)
     return None

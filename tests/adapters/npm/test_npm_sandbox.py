@@ -254,3 +254,27 @@ def _never(
     argv: Sequence[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None
 ) -> ProcessResult:
     raise AssertionError(f"nothing may run: {argv}")
+
+
+@pytest.mark.parametrize("where", ["node_modules", "node_modules/@acme"])
+def test_nothing_is_removed_through_a_link_an_install_script_put_in_node_modules(
+    tmp_path: Path, where: str
+) -> None:
+    """An install script replaces node_modules (or a scope folder) with a link to a host folder: the
+    bump's removal of the target would follow it and delete the host's files."""
+    host = tmp_path / "host"
+    (host / "sdk").mkdir(parents=True)
+    (host / ".package-lock.json").write_text("the host's")
+    env_root = tmp_path / "env"
+    modules = env_root / "project" / "node_modules"
+    modules.parent.mkdir(parents=True)
+    if where == "node_modules":
+        modules.symlink_to(host)
+    else:
+        modules.mkdir()
+        (modules / "@acme").symlink_to(host)
+    env = VerificationEnv(Path("node"), env_root, links={"node_modules": modules})
+    result = ADAPTER.install_dependencies(tmp_path, env, Settings(), _never, ["@acme/sdk@1.0.0"])
+    expected = "is not a folder" if where == "node_modules" else "is a link"
+    assert not result.ok and expected in result.output_tail, result
+    assert (host / "sdk").is_dir() and (host / ".package-lock.json").read_text() == "the host's"
