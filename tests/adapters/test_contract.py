@@ -54,7 +54,16 @@ def package(name: str) -> ModuleType:
 
 def test_registry_is_not_empty_and_every_function_field_is_checked() -> None:
     assert ADAPTERS
-    data = {"name", "file_patterns", "lockfiles", "versioning", "test_facts", "sandbox_env", "scaffold"}
+    data = {
+        "name",
+        "file_patterns",
+        "lockfiles",
+        "versioning",
+        "test_facts",
+        "sandbox_env",
+        "scaffold",
+        "lock_cache",
+    }
     callables = {f.name for f in dataclasses.fields(Adapter)} - data
     assert callables == set(FUNCTIONS)
 
@@ -67,6 +76,11 @@ def test_package_declares_what_the_adapter_holds(name: str, adapter: Adapter) ->
     assert adapter.file_patterns == module.FILE_PATTERNS
     assert adapter.lockfiles == module.LOCKFILES
     assert get_adapter(name) is adapter
+
+
+def test_only_an_adapter_whose_lock_tool_runs_no_repository_code_shares_the_runs_cache_with_it() -> None:
+    """npm refreshes with --ignore-scripts; Python's lock tools may run the project's build backend."""
+    assert {name: adapter.lock_cache for name, adapter in ADAPTERS} == {"npm": True, "python": False}
 
 
 @pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
