@@ -933,15 +933,17 @@ def published_before_the_install(
 @pytest.mark.slow
 @needs_npm
 @needs_bwrap
-def test_npm_a_nested_copy_the_refresh_locked_is_compared_too(
+def test_npm_a_nested_copy_is_tested_as_the_refresh_locked_it_whatever_the_registry_published_since(
     tmp_path: Path,
     registry_packages: Path,
     run_codemod: Callable[..., object],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """acme-sdk 2.0.0 needs gear ^1.1.0 while the app pins gear 1.0.0: the refresh nests gear 1.1.0 under
-    acme-sdk; gear 1.2.0 is out by the install (the review's reproduction: before, nested copies were
-    never compared, exit 0)."""
+    acme-sdk; gear 1.2.0 is out by the install. The bump's install reads the candidate's refreshed
+    lockfile (ENV/project's), so npm installs the nested copy it locks, and the comparison says so (the
+    review's reproduction, before: nested copies were never compared, exit 0 on gear 1.2.0; then, with
+    the baseline's lockfile in ENV/project, gear 1.2.0 was installed and a human item)."""
     for version in ("1.0.0", "1.1.0"):
         npm_package(registry_packages, "acme-sdk", version)
         npm_package(registry_packages, "gear", version)
@@ -951,9 +953,9 @@ def test_npm_a_nested_copy_the_refresh_locked_is_compared_too(
     result = run_codemod(repo, tmp_path / "task.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     nested = "acme-sdk/node_modules/gear"
-    assert m["environments"]["after"][nested] == "1.2.0" and m["environments"]["after"]["gear"] == "1.0.0"
-    assert m["locked"]["package-lock.json"][nested] == {"locked": ["1.1.0"], "tested": "1.2.0"}
-    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["environments"]["after"][nested] == "1.1.0" and m["environments"]["after"]["gear"] == "1.0.0"
+    assert m["locked"]["package-lock.json"][nested] == {"locked": ["1.1.0"], "tested": "1.1.0"}
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     assert not any("gear@" in argv for argv in installs(result))  # a nested copy is never pinned
 
 
@@ -967,7 +969,8 @@ def test_npm_an_alias_is_never_pinned_as_the_registry_package_of_its_folders_nam
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """acme-sdk 2.0.0 depends on gearx = npm:gear@^1.1.0, and the registry also has an unrelated `gearx`
-    (the review's reproduction: before, `gearx@1.1.0` was installed, the impostor, exit 0)."""
+    (the review's reproduction: before, `gearx@1.1.0` was installed, the impostor, exit 0). gear 1.2.0 is
+    out by the install: npm installs the alias as the refreshed lockfile locks it, gear 1.1.0."""
     for version in ("1.0.0", "1.1.0"):
         npm_package(registry_packages, "acme-sdk", version)
         npm_package(registry_packages, "gear", version)
@@ -978,25 +981,27 @@ def test_npm_an_alias_is_never_pinned_as_the_registry_package_of_its_folders_nam
     result = run_codemod(repo, tmp_path / "task.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert not any("gearx@" in argv for argv in installs(result)), installs(result)
-    assert m["locked"]["package-lock.json"]["gearx"] == {"locked": ["1.1.0"], "tested": "1.2.0"}
-    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["locked"]["package-lock.json"]["gearx"] == {"locked": ["1.1.0"], "tested": "1.1.0"}
+    after = result.run_dir / "env-after"  # type: ignore[attr-defined]
+    installed = (after if after.is_dir() else result.run_dir / "env") / "project/node_modules/gearx"  # type: ignore[attr-defined]
+    assert json.loads((installed / "package.json").read_text())["name"] == "gear"  # not the impostor
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
 
 
 @pytest.mark.slow
 @needs_npm
 @needs_bwrap
-def test_npm_the_second_install_keeps_what_the_first_pinned(
+def test_npm_what_the_bump_pulls_in_is_installed_as_the_refresh_locked_it(
     tmp_path: Path,
     registry_packages: Path,
     run_codemod: Callable[..., object],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """acme-sdk 2.0.0 needs gear ^1.1.0 (the refresh moves gear 1.0.0 to 1.1.0, pinned in the first
-    install) and brings in cog, which the install takes at 1.1.0, out after the refresh locked 1.0.0. The
-    second install, for cog, re-reads the environment's package.json and lockfile: npm forgets what an
-    earlier `--no-save` install pinned unless the tree it finds still fits (npm 11 here keeps gear 1.1.0;
-    the review saw an earlier pin undone): the second install repeats the first's pins, so what the tests
-    run never rests on what the installer remembers."""
+    """acme-sdk 2.0.0 needs gear ^1.1.0 (the refresh moves gear 1.0.0 to 1.1.0, pinned) and brings in cog,
+    locked at 1.0.0 by the refresh; cog 1.1.0 is out by the install. Before, with the baseline's lockfile
+    in ENV/project, npm took cog 1.1.0 and a second install pinned it back (repeating the first's pins,
+    which npm forgets after a `--no-save` install). Now the bump's install reads the candidate's refreshed
+    lockfile: one install, cog as locked."""
     for version in ("1.0.0", "1.1.0"):
         npm_package(registry_packages, "acme-sdk", version)
     npm_package(registry_packages, "gear", "1.0.0")
@@ -1008,10 +1013,32 @@ def test_npm_the_second_install_keeps_what_the_first_pinned(
     published_before_the_install(monkeypatch, registry_packages, tmp_path / "npm-cache", ("cog", "1.1.0"))
     result = run_codemod(repo, tmp_path / "task.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
-    second = installs(result)[-1]
-    assert "cog@1.0.0" in second and "gear@1.1.0" in second, installs(result)
+    [bump] = installs(result)
+    assert "acme-sdk@2.0.0" in bump and "gear@1.1.0" in bump, bump
     assert m["environments"]["after"]["gear"] == "1.1.0" and m["environments"]["after"]["cog"] == "1.0.0"
+    assert m["locked"]["package-lock.json"]["cog"] == {"locked": ["1.0.0"], "tested": "1.0.0"}
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@needs_npm
+@needs_bwrap
+def test_npm_what_the_refresh_no_longer_locks_is_gone_and_the_target_stays(
+    tmp_path: Path, registry_packages: Path, run_codemod: Callable[..., object]
+) -> None:
+    """acme-sdk 1.0.0 needs left-pad; 2.0.0 does not, so the refreshed lockfile drops it: the after
+    environment holds the target alone (npm prunes what nothing needs any more), and the comparison says
+    left-pad is neither locked nor tested."""
+    npm_package(registry_packages, "left-pad", "1.0.0")
+    npm_package(registry_packages, "acme-sdk", "1.0.0", {"left-pad": "^1.0.0"})
+    npm_package(registry_packages, "acme-sdk", "2.0.0")
+    repo = npm_app(tmp_path, {"acme-sdk": "^1.0.0"})
+    result = run_codemod(repo, tmp_path / "task.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
+    assert m["environments"]["baseline"] == {"acme-sdk": "1.0.0", "left-pad": "1.0.0"}
+    assert m["environments"]["after"] == {"acme-sdk": "2.0.0"}
+    assert m["locked"]["package-lock.json"]["left-pad"] == {"locked": [], "tested": None}
 
 
 @pytest.mark.slow

@@ -10,10 +10,10 @@ environment directory, never into the repository.
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
         npm install --no-save --ignore-scripts --prefer-offline NAME@VERSION, then npm rebuild NAME: the
         baseline plus the bumped package at exactly its target; nothing else is asked for. Before it,
-        ENV holds only ENV/project, whose .npmrc, package.json and lockfile are as npm left them before
-        the baseline's install scripts ran (kept in ENV.npm-inputs), and NAME is gone from
-        node_modules; after it, NAME must be a folder of its own holding package NAME (not a
-        workspace's link, an alias or an override)
+        ENV holds only ENV/project, whose .npmrc, package.json and lockfile are the candidate's (npm
+        then installs what the refreshed lockfile locks), and NAME is gone from node_modules; after
+        it, NAME must be a folder of its own holding package NAME (not a workspace's link, an alias or
+        an override)
     installed_versions(root, env, runner) -> {name: version}    read from ENV/project/node_modules
                                                                 (package.json files; no code runs)
     copy_environment(env, dest) -> VerificationEnv | None       ENV copied (links kept as links), for
@@ -64,8 +64,8 @@ QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 SAME_RUN = ["--prefer-offline"]
 PROJECT = "project"  # ENV/project: the copy npm installs into
 SKIPPED = ("node_modules", ".git")
-# What npm reads of ENV/project besides node_modules: kept as npm left them before the first install
-# script ran, beside ENV (where no box sees them), and put back before each of the bump's npm calls.
+# What npm reads of ENV/project besides node_modules: the candidate's, put back before each of the bump's
+# npm calls (_as_the_candidate).
 NPM_READS = (".npmrc", "package.json", *LOCKFILES)
 HIDDEN_LOCKFILE = ".package-lock.json"  # npm's record of what it installed, inside node_modules
 # npm's error codes for a registry it cannot reach (not a package or version it could not find).
@@ -107,7 +107,6 @@ def prepare_environment(
             env.install_log.append(_npm(argv, project, runner, timeout))
             if not env.install_log[-1].ok:
                 return env
-    _keep_inputs(env_dir)
     env.install_log.append(_scripts(["npm", "rebuild"], project, runner, timeout))
     return env
 
@@ -120,7 +119,7 @@ def install_dependencies(
     wanted = [_pin(p) for p in pins]
     if not wanted:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
-    refused = _afresh(env.root, [n for n, _ in wanted]) or _as_before_the_scripts(env.root)
+    refused = _as_the_candidate(root, env.root) or _afresh(env.root, [n for n, _ in wanted])
     if refused is not None:
         env.install_log.append(refused)
         return refused
@@ -142,7 +141,7 @@ def uninstall(
     root: Path, env: VerificationEnv, settings: Settings, runner: Runner, names: Sequence[str]
 ) -> ProcessResult:
     """Remove `names` from the environment's node_modules (package.json and the lockfile stay)."""
-    refused = _as_before_the_scripts(env.root)
+    refused = _as_the_candidate(root, env.root)
     if refused is not None:
         env.install_log.append(refused)
         return refused
@@ -202,9 +201,6 @@ def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None
     of the original that something installed still names is not mounted where the copy's tests run."""
     if not repo_copy.copy_into_empty(env.root, dest):
         return None
-    if inputs_of(env.root).is_dir():
-        repo_copy.discard(inputs_of(dest))
-        shutil.copytree(inputs_of(env.root), inputs_of(dest))
     links = {"node_modules": node_modules(dest)}
     return VerificationEnv(env.interpreter, dest, list(env.install_log), links, dict(env.install))
 
@@ -228,45 +224,29 @@ def _npm(argv: list[str], project: Path, runner: Runner, timeout: float) -> Proc
     return result
 
 
-def inputs_of(env_root: Path) -> Path:
-    """Where ENV/project's NPM_READS are kept: beside ENV, in the run dir, which no box mounts."""
-    return env_root.with_name(f"{env_root.name}.npm-inputs")
-
-
-def _keep_inputs(env_root: Path) -> None:
-    """ENV/project's NPM_READS as npm left them, before any install script runs (a name absent there is
-    absent in the keep too)."""
-    kept = inputs_of(env_root)
-    repo_copy.discard(kept)
-    kept.mkdir(parents=True)
-    for name in NPM_READS:
-        source = env_root / PROJECT / name
-        if source.is_file() and not source.is_symlink():
-            shutil.copyfile(source, kept / name)
-
-
-def _as_before_the_scripts(env_root: Path) -> ProcessResult | None:
+def _as_the_candidate(root: Path, env_root: Path) -> ProcessResult | None:
     """Before an npm call after the baseline's install scripts ran (the bump's environment is a copy of
-    what they left): what npm reads besides node_modules is as npm left it before them. npm reads .npmrc,
-    package.json and the lockfile of ENV/project, and walks up to ENV for a workspace root; an install
-    script could have written `registry=` into an .npmrc, a workspace named like the target into
+    what they left): what npm reads besides node_modules is the tool's and the candidate's. npm reads
+    .npmrc, package.json and the lockfile of ENV/project, and walks up to ENV for a workspace root; an
+    install script could have written `registry=` into an .npmrc, a workspace named like the target into
     package.json, a lockfile entry `resolved` at a server of its own, or ENV/package.json making
     ENV/project a workspace of ENV: the bump would then install a package of the script's choosing under
     the target's name. So every entry of ENV besides ENV/project goes, and ENV/project's NPM_READS are
-    the kept ones (_keep_inputs), removed where none was kept. A failed result (nothing run) when
-    ENV/project is no longer the tool's folder or nothing was kept."""
-    project, kept = env_root / PROJECT, inputs_of(env_root)
+    `root`'s (the candidate's disposable copy, which no script has run in: the repository's .npmrc,
+    checked at intake, the bumped package.json and the refreshed lockfile, which npm then installs
+    exactly, so an `uninstall` afterwards keeps the target), removed where `root` has none. A failed
+    result (nothing run) when ENV/project is no longer the tool's folder."""
+    project = env_root / PROJECT
     if project.is_symlink() or not project.is_dir():
-        return _refused(f"{project} is not a folder any more")
-    if kept.is_symlink() or not kept.is_dir():
-        return _refused(f"{kept} is missing: the environment's npm files were not kept; prepare it again")
+        return _refused(f"{project} is not a folder any more: the baseline's install scripts replaced it")
     for entry in env_root.iterdir():
         if entry.name != PROJECT:
             repo_copy.remove(entry)
     for name in NPM_READS:
+        source = root / name
         repo_copy.discard(project / name)
-        if (kept / name).is_file():
-            shutil.copyfile(kept / name, project / name)
+        if source.is_file() and not source.is_symlink():
+            shutil.copyfile(source, project / name)
     return None
 
 

@@ -278,3 +278,32 @@ def test_nothing_is_removed_through_a_link_an_install_script_put_in_node_modules
     expected = "is not a folder" if where == "node_modules" else "is a link"
     assert not result.ok and expected in result.output_tail, result
     assert (host / "sdk").is_dir() and (host / ".package-lock.json").read_text() == "the host's"
+
+
+def test_an_uninstall_after_the_bump_keeps_the_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: Callable[[Path, str], Path]
+) -> None:
+    """`npm uninstall` rebuilds the tree from ENV/project's package.json and lockfile. With the baseline's
+    there (^1.0.0, 1.1.0 locked) it put acme-sdk 1.1.0 back after the bump (the second review's
+    reproduction); the candidate's (^2.0.0, 2.0.0 locked) keep 2.0.0."""
+    with npm_registry(tmp_path, monkeypatch):
+        root = app(tmp_path / "repo", "^1.0.0")
+        settings = Settings()
+        locked = subprocess.run(
+            ["npm", "install", "--package-lock-only", "--ignore-scripts"], cwd=root, capture_output=True
+        )
+        assert locked.returncode == 0, locked.stderr
+        boxed = install_runner(tmp_path, root)
+        env = ADAPTER.prepare_environment(root, tmp_path / "env", settings, boxed, ["acme-sdk^1.0.0"])
+        assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+        [declared] = ADAPTER.extract_dependencies(root, ["package.json"], "acme-sdk")
+        text = (root / "package.json").read_text()
+        (root / "package.json").write_text(ADAPTER.update_dependency(text, declared, "2.0.0"))
+        cache = sandbox.install_cache_of(tmp_path / "env")
+        notices = ADAPTER.update_lockfiles(root, declared, "2.0.0", boxed, cache)
+        assert notices is not None and notices[0].updated, notices
+        bump = ADAPTER.install_dependencies(root, env, settings, boxed, ["acme-sdk==2.0.0"])
+        assert bump.ok, bump.output_tail
+        gone = ADAPTER.uninstall(root, env, settings, boxed, ["left-pad"])  # not installed: nothing to do
+        assert gone.ok, gone.output_tail
+        assert ADAPTER.installed_versions(root, env, boxed) == {"acme-sdk": "2.0.0"}
