@@ -70,9 +70,13 @@ def install_target(state: RunState) -> ProcessResult:
     if not install.ok and locked:  # the locked versions do not fit here: the package alone (checked below)
         install, locked = _install(state, [target]), []
     if not install.ok:
+        how = (
+            f": {install.error}"
+            if install.exit_code is None and install.error
+            else f" (exit {install.exit_code})"
+        )
         raise CandidateRejected(
-            f"installing {sdk.name} {sdk.to} failed (exit {install.exit_code})",
-            hint=install.output_tail[-400:].strip(),
+            f"installing {sdk.name} {sdk.to} failed{how}", hint=install.output_tail[-400:].strip()
         )
     _check_target(state)
     gone = lock_changes.removed(state)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -188,3 +189,54 @@ def test_attack_a_build_backend_leaves_the_old_code_under_the_targets_dist_info(
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     assert m["classification"] != "green"
     assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
+
+
+# widget as a single module (widget.py), and a backend that plants a widget/ package beside it: Python
+# imports the package before the module, and an installer never removes what no RECORD lists.
+SHADOW_BACKEND = BACKEND.replace(
+    """            dist = os.path.join(site, "widget-1.1.0.dist-info")""",
+    """            continue  # no dist-info: the package alone, into every writable site-packages
+            dist = os.path.join(site, "widget-1.1.0.dist-info")""",
+)
+
+
+def module_wheel(dest: Path, version: str) -> None:
+    """widget `version` as one top-level module, widget.py."""
+    dist = f"widget-{version}.dist-info"
+    files = {
+        "widget.py": f"__version__ = {version!r}\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: widget\nVersion: {version}\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[f"{dist}/RECORD"] = "".join(f"{path},,\n" for path in files) + f"{dist}/RECORD,,\n"
+    with zipfile.ZipFile(dest / f"widget-{version}-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+
+
+def test_attack_a_build_backend_plants_a_package_that_shadows_the_targets_module(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """The planted widget/ package survives the bump's reinstall of widget (its RECORD lists widget.py
+    only), and the tests import it instead of widget.py: before, green on the backend's code (exit 0,
+    the second review's reproduction with an `__init__.so`). Now the bump's install fails, naming it."""
+    house = tmp_path / "wheels"
+    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
+    for version in ("1.0.0", "1.1.0"):
+        module_wheel(house, version)
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "backend.py").write_text(SHADOW_BACKEND)
+    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(WIDGET_TASK)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted package
+    assert result.code not in (0, 75) and m["classification"] != "green", m["reason"]
+    assert "installing widget 1.1.0 failed: widget is beside widget's module widget.py" in m["reason"], m
+    assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate

@@ -40,7 +40,15 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.adapters.python import LOCKFILES, env_template, installer, lockfile, pip_config, seed
+from agentic_codemod.adapters.python import (
+    LOCKFILES,
+    env_template,
+    installed_files,
+    installer,
+    lockfile,
+    pip_config,
+    seed,
+)
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import Settings
@@ -121,11 +129,24 @@ def install_dependencies(
     claims the target's version over other code, which an install would keep as satisfied. pip has no
     per-package reinstall: where pip installs, the pins go in as usual (with what they require), then once
     more with --force-reinstall --no-deps (a pip uninstall removes only what the dist-info's RECORD
-    lists, and a planted dist-info lists its own). The result is also appended to `env.install_log`."""
+    lists, and a planted dist-info lists its own). An installer leaves what a RECORD does not list, so
+    then each pin's package folders must hold only what its new RECORD lists (installed_files.unlisted,
+    read on the host before any repository code runs there again): a failed result names the first file
+    that is not. The result is also appended to `env.install_log`."""
     caller = pip_config.read_caller_config(os.environ)
     names = [name for name in map(_pinned_name, pins) if name is not None]
     plan = InstallPlan(requirements=list(pins), reinstall=names)
     result = _install(root, env, settings, runner, plan, caller)
+    planted = (
+        next(filter(None, (installed_files.unlisted(env.root, n) for n in names)), None)
+        if result.ok
+        else None
+    )
+    if planted is not None:
+        why = f"{planted}: code the baseline's install ran left it, and Python would import it"
+        result = ProcessResult(
+            argv=result.argv, exit_code=None, duration_s=result.duration_s, output_tail=why, error=why
+        )
     env.install_log.append(result)
     return result
 
