@@ -238,5 +238,6 @@ def test_attack_a_build_backend_plants_a_package_that_shadows_the_targets_module
     m = result.manifest  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted package
     assert result.code not in (0, 75) and m["classification"] != "green", m["reason"]
-    assert "installing widget 1.1.0 failed: widget is beside widget's module widget.py" in m["reason"], m
+    refused = "installing widget 1.1.0 failed: widget is not in widget's RECORD, and Python imports it before"
+    assert f"{refused} widget.py" in m["reason"], m
     assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate

@@ -1,21 +1,21 @@
-"""What an installed distribution's RECORD lists, against what its package folders hold: read on the host,
-after the bump's install and before any repository code runs in the environment again.
+"""What an installed distribution's RECORD lists, against what Python would import in its place: read on
+the host, after the bump's install and before any repository code runs in the environment again.
 
     unlisted(env_root, name) -> str | None      why the environment does not hold `name` as its installer
                                                 wrote it (None: it does)
 
 The bump reinstalls its pins (InstallPlan.reinstall), and an installer removes only what the old
-dist-info's RECORD lists before it writes the new files: a file the baseline's build backend added to the
-package's folder stays. Python imports `__init__.so` before `__init__.py` and `client.so` before
-`client.py`, so such a file would be the code the tests run while run.json names the target's version.
-So every file inside a regular package of the distribution (a folder whose `__init__.py` its RECORD
-lists) must be listed there, apart from `__pycache__` (bytecode is read only beside its listed source, and
-the installer compiled it afresh); a top-level module `m.py` must have no unlisted `m/` package or
-extension `m.<suffix>` beside it; and one dist-info only may name the distribution.
+dist-info's RECORD lists before it writes the new files: a file the baseline's build backend added stays.
+Python's finder takes, for a module `m` of a folder, a package `m/` first, then an extension `m.<suffix>`
+(`.cpython-311-x86_64-linux-gnu.so`, `.abi3.so`, `.so`), and only then `m.py`: so an `__init__.so` beside
+a listed `__init__.py`, or a `widget/` package beside a listed `widget.py`, is the code the tests would run
+while run.json names the target's version. For every module file the RECORD lists, nothing unlisted may
+stand before it there; no folder on the way to a listed file may be a link; one dist-info only may name
+the distribution.
 
-Namespace folders (no `__init__.py` of this distribution) hold other distributions' files and are not
-walked; `.pth` files and other packages are out of reach here (SECURITY.md, file system). Nothing is
-followed: a link inside a package folder is a file like any other, listed or not.
+Other unlisted files are left alone: folders shared with other distributions (`backports/`, namespace
+packages) hold theirs. A `.pth` file, a module of a new name and other packages are out of reach here
+(SECURITY.md, file system). Nothing is followed.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
 
-CACHE = "__pycache__"
 MAX_RECORD_BYTES = 50_000_000
 
 
@@ -49,15 +48,33 @@ def unlisted(env_root: Path, name: str) -> str | None:
     listed = _listed(Path(dist_info.path) / "RECORD")
     if listed is None:
         return f"{dist_info.name}/RECORD cannot be read"
-    packages = {p.parent for p in listed if p.name == "__init__.py" and ".." not in p.parts}
-    for package in sorted(packages):
-        extra = _unlisted_in(site, package, listed)
-        if extra is not None:
-            return f"{extra} is inside {name}'s package {package} but not in its RECORD"
-    for module in sorted(p for p in listed if len(p.parts) == 1 and p.suffix == ".py"):
-        for shadow in (module.stem, *(module.stem + s for s in importlib.machinery.EXTENSION_SUFFIXES)):
-            if PurePosixPath(shadow) not in listed and os.path.lexists(site / shadow):
-                return f"{shadow} is beside {name}'s module {module} but not in its RECORD"
+    inside = [p for p in listed if ".." not in p.parts and not p.is_absolute()]
+    for folder in sorted({parent for p in inside for parent in p.parents if parent.parts}):
+        if (site / folder).is_symlink():
+            return f"{folder} is a link on the way to {name}'s files"
+    for module in sorted(p for p in inside if p.suffix == ".py"):
+        shadow = _before(site, module, listed, inside)
+        if shadow is not None:
+            return f"{shadow} is not in {name}'s RECORD, and Python imports it before {module}"
+    return None
+
+
+def _before(
+    site: Path, module: PurePosixPath, listed: set[PurePosixPath], inside: list[PurePosixPath]
+) -> PurePosixPath | None:
+    """What Python's finder would take before `module` (a .py file of the RECORD) in its folder: a
+    package of that name the distribution lists nothing in (none for `__init__.py` itself), or an
+    unlisted extension module of that name."""
+    folder, stem = module.parent, module.stem
+    package = folder / stem
+    if stem != "__init__" and not any(package in p.parents for p in inside):
+        for suffix in importlib.machinery.all_suffixes():
+            if os.path.lexists(site / package / f"__init__{suffix}"):
+                return package
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        extension = folder / f"{stem}{suffix}"
+        if extension not in listed and os.path.lexists(site / extension):
+            return extension
     return None
 
 
@@ -73,20 +90,3 @@ def _listed(record: Path) -> set[PurePosixPath] | None:
             return {PurePosixPath(row[0]) for row in csv.reader(rows) if row and row[0]}
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
-
-
-def _unlisted_in(site: Path, package: PurePosixPath, listed: set[PurePosixPath]) -> str | None:
-    """The first file or link under site/package (not under a __pycache__) that `listed` lacks."""
-    root = site / package
-    if root.is_symlink():
-        return str(package)  # the package folder itself, a link
-    if not root.is_dir():
-        return None
-    for folder, dirs, files in os.walk(root):  # os.walk does not follow links to folders
-        here = PurePosixPath(Path(folder).relative_to(site).as_posix())
-        dirs[:] = sorted(d for d in dirs if d != CACHE)
-        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for entry in sorted([*files, *links]):
-            if here / entry not in listed:
-                return str(here / entry)
-    return None

@@ -39,34 +39,48 @@ EXTENSION = importlib.machinery.EXTENSION_SUFFIXES[0]  # ".cpython-311-x86_64-li
 
 
 @pytest.mark.parametrize(
-    ("planted", "package"),
+    ("planted", "before"),
     [
-        ("widget/__init__.so", "widget"),  # imported before __init__.py
-        (f"widget/sub/client{EXTENSION}", "widget"),  # found walking the outer package
-        ("widget/new/x.py", "widget"),
+        ("widget/__init__.so", "widget/__init__.py"),  # an extension before the package's source
+        (f"widget/sub/__init__{EXTENSION}", "widget/sub/__init__.py"),
+        (f"widget/client{EXTENSION}", "widget/client.py"),
+        ("widget/client/__init__.py", "widget/client.py"),  # a package before the module
     ],
 )
-def test_a_file_in_the_package_its_record_does_not_list_is_named(
-    tmp_path: Path, planted: str, package: str
+def test_what_python_imports_before_a_listed_module_is_named(
+    tmp_path: Path, planted: str, before: str
 ) -> None:
-    site = installed(tmp_path, "widget-1.1.0.dist-info", ["widget/__init__.py", "widget/sub/__init__.py"])
+    files = ["widget/__init__.py", "widget/sub/__init__.py", "widget/client.py"]
+    site = installed(tmp_path, "widget-1.1.0.dist-info", files)
     (site / planted).parent.mkdir(parents=True, exist_ok=True)
     (site / planted).write_text("")
+    shadow = planted.removesuffix("/__init__.py")
     assert (
         unlisted(tmp_path, "widget")
-        == f"{planted} is inside widget's package {package} but not in its RECORD"
+        == f"{shadow} is not in widget's RECORD, and Python imports it before {before}"
     )
 
 
-def test_a_link_in_the_package_is_named_and_not_followed(tmp_path: Path) -> None:
-    site = installed(tmp_path, "widget-1.1.0.dist-info", ["widget/__init__.py"])
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (site / "widget" / "client").symlink_to(outside, target_is_directory=True)
-    assert (
-        unlisted(tmp_path, "widget")
-        == "widget/client is inside widget's package widget but not in its RECORD"
+def test_other_unlisted_files_are_left_to_the_folders_other_distributions(tmp_path: Path) -> None:
+    """backports/ is a regular package shared by backports.tarfile and backports.zstd (each ships its
+    __init__.py): the one's files are not the other's RECORD's (this tool's own venv holds the pair)."""
+    site = installed(
+        tmp_path,
+        "backports_tarfile-1.2.0.dist-info",
+        ["backports/__init__.py", "backports/tarfile/__init__.py"],
     )
+    (site / "backports" / "zstd").mkdir()
+    (site / "backports" / "zstd" / "__init__.py").write_text("")
+    (site / "backports" / "functools_lru_cache.py").write_text("")
+    (site / "backports" / "tarfile" / "notes.txt").write_text("")
+    assert unlisted(tmp_path, "backports-tarfile") is None
+
+
+def test_a_folder_on_the_way_to_the_files_that_is_a_link_is_named(tmp_path: Path) -> None:
+    site = installed(tmp_path, "widget-1.1.0.dist-info", ["widget/sub/__init__.py"])
+    (site / "widget" / "sub").rename(tmp_path / "elsewhere")
+    (site / "widget" / "sub").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert unlisted(tmp_path, "widget") == "widget/sub is a link on the way to widget's files"
 
 
 def test_a_package_or_extension_beside_a_top_level_module_is_named(tmp_path: Path) -> None:
@@ -74,7 +88,7 @@ def test_a_package_or_extension_beside_a_top_level_module_is_named(tmp_path: Pat
     assert unlisted(tmp_path, "six") is None
     (site / "six").mkdir()
     (site / "six" / "__init__.py").write_text("old code")
-    assert unlisted(tmp_path, "six") == "six is beside six's module six.py but not in its RECORD"
+    assert unlisted(tmp_path, "six") == "six is not in six's RECORD, and Python imports it before six.py"
 
 
 def test_two_dist_infos_of_one_name_are_named(tmp_path: Path) -> None:
@@ -85,7 +99,7 @@ def test_two_dist_infos_of_one_name_are_named(tmp_path: Path) -> None:
     )
 
 
-def test_a_namespace_folder_holding_other_distributions_is_not_walked(tmp_path: Path) -> None:
+def test_a_namespace_folder_holding_other_distributions_is_left_alone(tmp_path: Path) -> None:
     site = installed(tmp_path, "acme_auth-1.0.dist-info", ["acme/auth/__init__.py"])
     (site / "acme" / "storage").mkdir()
     (site / "acme" / "storage" / "__init__.py").write_text("")  # acme-storage's, not acme-auth's
