@@ -95,6 +95,7 @@ MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always o
 MR_ITEM_MAX_CHARS = 1_000  # one finding, requires-human item or summary in the MR text: its first line
 MR_LOCKED_NAMES = 8  # packages a lockfile's line in the MR names of what else the tests ran as it locks
 ENV_LISTED_MAX = 100_000  # packages one environment listing reads at most (npm: node_modules, nested)
+ENV_MANIFEST_MAX_BYTES = 5_000_000  # one installed package's package.json, read by the listing on the host
 MIN_SECRET_CHARS = 6  # shorter env values ("1", "true") would redact half the trace
 MAX_LIST_ENTRIES = 10_000  # workspace.list
 MAX_SEARCH_HITS = 200  # workspace.search

@@ -241,3 +241,48 @@ def test_attack_a_build_backend_plants_a_package_that_shadows_the_targets_module
     refused = "installing widget 1.1.0 failed: widget is not in widget's RECORD, and Python imports it before"
     assert f"{refused} widget.py" in m["reason"], m
     assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate
+
+
+# An unchecked-hash .pyc of the old code for widget.py (Python loads it without looking at the source),
+# in a __pycache__ the backend makes read-only: the installer's own compile skips it without failing.
+PYC_BACKEND = BACKEND.replace(
+    """            os.makedirs(os.path.join(site, "widget"), exist_ok=True)""",
+    """            import py_compile, sys
+            cache = os.path.join(site, "__pycache__")
+            os.makedirs(cache, exist_ok=True)
+            old = os.path.join(os.getcwd(), "_old_widget.py")
+            with open(old, "w") as f:
+                f.write("__version__ = '1.0.0'  # planted bytecode\\\\n")
+            pyc = os.path.join(cache, "widget." + sys.implementation.cache_tag + ".pyc")
+            unchecked = py_compile.PycInvalidationMode.UNCHECKED_HASH
+            py_compile.compile(old, cfile=pyc, invalidation_mode=unchecked)
+            os.chmod(cache, 0o555)
+            continue""",
+)
+
+
+def test_attack_a_build_backend_plants_bytecode_for_the_targets_module_in_a_read_only_cache(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """The third review's reproduction: before, green on the planted bytecode (exit 0). Now the pins'
+    bytecode is written afresh on the host after the bump's install: the real 1.1.0 fails the test."""
+    house = tmp_path / "wheels"
+    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
+    for version in ("1.0.0", "1.1.0"):
+        module_wheel(house, version)
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "backend.py").write_text(PYC_BACKEND)
+    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(WIDGET_TASK)
+    result = run_codemod(
+        repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False
+    )
+    m = result.manifest  # type: ignore[attr-defined]
+    assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted bytecode
+    assert m["environments"]["after"]["widget"] == "1.1.0"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]

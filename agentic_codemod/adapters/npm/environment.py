@@ -44,15 +44,17 @@ VerificationEnv.interpreter is the node the tests run with; VerificationEnv.root
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from agentic_codemod.adapters.npm import LOCKFILES, versioning
 from agentic_codemod.adapters.npm.update import run_npm
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
-from agentic_codemod.config import ENV_LISTED_MAX, Settings
+from agentic_codemod.config import ENV_LISTED_MAX, ENV_MANIFEST_MAX_BYTES, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.sandbox import install_cache_of, install_cache_set_aside
@@ -170,9 +172,8 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
                 return None
             if not package.resolve().is_relative_to(inside):
                 continue  # a link out of the environment (a file: or link: package) is not read
-            try:
-                manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            manifest = read_manifest(package)
+            if manifest is None:
                 continue
             path = prefix + package.relative_to(folder).as_posix()
             if isinstance(manifest, dict) and isinstance(manifest.get("version"), str):
@@ -181,6 +182,24 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
             if not package.is_symlink() and nested.is_dir() and not nested.is_symlink():
                 todo.append((nested, f"{path}/node_modules/"))
     return dict(sorted(found.items()))
+
+
+def read_manifest(package: Path) -> object | None:
+    """`package`/package.json parsed, read on the host without following a link at the file, from a
+    regular file of at most ENV_MANIFEST_MAX_BYTES; None otherwise. An install script could put a link to
+    a host file there, or a FIFO that blocks a plain read."""
+    try:
+        fd = os.open(package / "package.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > ENV_MANIFEST_MAX_BYTES:
+            return None
+        try:
+            return json.loads(file.read(ENV_MANIFEST_MAX_BYTES + 1).decode("utf-8"))
+        except (OSError, ValueError):
+            return None
 
 
 def _packages(modules: Path) -> list[Path]:
@@ -282,10 +301,7 @@ def _not_from_a_registry(env_root: Path, names: Sequence[str]) -> ProcessResult 
                 f"node_modules/{name} is a link or missing after the install: npm took a workspace or a "
                 f"local package named {name}, not the registry's"
             )
-        try:
-            manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            manifest = None
+        manifest = read_manifest(folder)
         found = manifest.get("name") if isinstance(manifest, dict) else None
         if found != name:
             return _refused(f"node_modules/{name} holds package {found!r}, not {name}: an alias or override")

@@ -130,9 +130,10 @@ def install_dependencies(
     per-package reinstall: where pip installs, the pins go in as usual (with what they require), then once
     more with --force-reinstall --no-deps (a pip uninstall removes only what the dist-info's RECORD
     lists, and a planted dist-info lists its own). An installer leaves what a RECORD does not list, so
-    then each pin's package folders must hold only what its new RECORD lists (installed_files.unlisted,
-    read on the host before any repository code runs there again): a failed result names the first file
-    that is not. The result is also appended to `env.install_log`."""
+    then, read on the host before any repository code runs there again, nothing unlisted may stand before
+    a module the pin's new RECORD lists (installed_files.unlisted; a failed result names it), and the
+    bytecode of its .py files is written afresh (installed_files.fresh_bytecode). The result is also
+    appended to `env.install_log`."""
     caller = pip_config.read_caller_config(os.environ)
     names = [name for name in map(_pinned_name, pins) if name is not None]
     plan = InstallPlan(requirements=list(pins), reinstall=names)
@@ -142,6 +143,12 @@ def install_dependencies(
         if result.ok
         else None
     )
+    if result.ok and planted is None:
+        try:
+            for name in names:
+                installed_files.fresh_bytecode(env.root, name)
+        except OSError as exc:
+            planted = f"the bytecode of {', '.join(names)} cannot be written afresh ({exc})"
     if planted is not None:
         why = f"{planted}: code the baseline's install ran left it, and Python would import it"
         result = ProcessResult(

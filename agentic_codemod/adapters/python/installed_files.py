@@ -22,12 +22,17 @@ from __future__ import annotations
 
 import csv
 import importlib.machinery
+import importlib.util
 import os
+import py_compile
 from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
 
+from agentic_codemod.tools import repo_copy
+
 MAX_RECORD_BYTES = 50_000_000
+CACHE = "__pycache__"
 
 
 def unlisted(env_root: Path, name: str) -> str | None:
@@ -52,29 +57,73 @@ def unlisted(env_root: Path, name: str) -> str | None:
     for folder in sorted({parent for p in inside for parent in p.parents if parent.parts}):
         if (site / folder).is_symlink():
             return f"{folder} is a link on the way to {name}'s files"
-    for module in sorted(p for p in inside if p.suffix == ".py"):
+    for module in sorted(p for p in inside if _suffix(p.name)):
         shadow = _before(site, module, listed, inside)
         if shadow is not None:
             return f"{shadow} is not in {name}'s RECORD, and Python imports it before {module}"
     return None
 
 
+def fresh_bytecode(env_root: Path, name: str) -> None:
+    """The bytecode of every .py file distribution `name`'s RECORD lists, written afresh on the host (no
+    code runs: py_compile only compiles): whatever `__pycache__` held for them goes first. The baseline's
+    build backend can plant an unchecked-hash .pyc, which Python loads without looking at the source, in a
+    `__pycache__` it made read-only, which the installer's own compile then skips without failing; the
+    tests run with PYTHONDONTWRITEBYTECODE on a read-only venv, so nothing replaces it after. Call after
+    `unlisted` found nothing (no folder on the way is a link)."""
+    found = [
+        (site, Path(entry.path))
+        for site in sorted((env_root / "lib").glob("python3*/site-packages"))
+        for entry in os.scandir(site)
+        if entry.name.endswith(".dist-info") and _dist_name(entry.name) == name
+    ]
+    for site, dist_info in found:
+        for module in sorted(_listed(dist_info / "RECORD") or ()):
+            source = site / module
+            if module.suffix != ".py" or ".." in module.parts or module.is_absolute():
+                continue
+            if source.is_symlink() or not source.is_file():
+                continue
+            cache = source.parent / CACHE
+            if cache.is_symlink() or (cache.exists() and not cache.is_dir()):
+                repo_copy.remove(cache)
+            if cache.is_dir():
+                os.chmod(cache, 0o755)  # the box's code may have made it read-only
+                for level in ("", 1, 2):
+                    repo_copy.discard(Path(importlib.util.cache_from_source(str(source), optimization=level)))
+            py_compile.compile(str(source), doraise=False, quiet=2)
+
+
+# Python's finder tries, for each name in a folder, a package, then these loaders in this order.
+_ORDER = (
+    *importlib.machinery.EXTENSION_SUFFIXES,
+    *importlib.machinery.SOURCE_SUFFIXES,
+    *importlib.machinery.BYTECODE_SUFFIXES,
+)
+
+
+def _suffix(filename: str) -> str:
+    """The longest module suffix `filename` ends with ("" for none): `.abi3.so`, not `.so`."""
+    return max((s for s in _ORDER if filename.endswith(s) and len(filename) > len(s)), key=len, default="")
+
+
 def _before(
     site: Path, module: PurePosixPath, listed: set[PurePosixPath], inside: list[PurePosixPath]
 ) -> PurePosixPath | None:
-    """What Python's finder would take before `module` (a .py file of the RECORD) in its folder: a
-    package of that name the distribution lists nothing in (none for `__init__.py` itself), or an
-    unlisted extension module of that name."""
-    folder, stem = module.parent, module.stem
+    """What Python's finder would take before `module` (a module file of the RECORD: source, extension or
+    bytecode) in its folder: a package of that name the distribution lists nothing in (none for an
+    `__init__` module itself), or an unlisted module of that name with a suffix tried before its own."""
+    suffix = _suffix(module.name)
+    folder, stem = module.parent, module.name[: -len(suffix)]
     package = folder / stem
     if stem != "__init__" and not any(package in p.parents for p in inside):
-        for suffix in importlib.machinery.all_suffixes():
-            if os.path.lexists(site / package / f"__init__{suffix}"):
+        for init in _ORDER:
+            if os.path.lexists(site / package / f"__init__{init}"):
                 return package
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        extension = folder / f"{stem}{suffix}"
-        if extension not in listed and os.path.lexists(site / extension):
-            return extension
+    for earlier in _ORDER[: _ORDER.index(suffix)]:
+        other = folder / f"{stem}{earlier}"
+        if other not in listed and os.path.lexists(site / other):
+            return other
     return None
 
 

@@ -4,8 +4,10 @@ in `npm rebuild`, never with the caller's credentials, and tests run with no net
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import threading
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -307,3 +309,23 @@ def test_an_uninstall_after_the_bump_keeps_the_target(
         gone = ADAPTER.uninstall(root, env, settings, boxed, ["left-pad"])  # not installed: nothing to do
         assert gone.ok, gone.output_tail
         assert ADAPTER.installed_versions(root, env, boxed) == {"acme-sdk": "2.0.0"}
+
+
+def test_the_listing_reads_no_host_file_through_a_link_and_never_blocks_on_a_fifo(tmp_path: Path) -> None:
+    """The third review's reproduction: a postinstall made node_modules/leak/package.json a link to a host
+    file, and run.json showed that file's "version"; a FIFO there blocked the host's read."""
+    host = tmp_path / "host-secret.json"
+    host.write_text('{"name": "leak", "version": "SECRET-FROM-HOST"}')
+    modules = tmp_path / "env" / "project" / "node_modules"
+    for name in ("acme-sdk", "leak", "fifo"):
+        (modules / name).mkdir(parents=True)
+    (modules / "acme-sdk" / "package.json").write_text('{"name": "acme-sdk", "version": "2.0.0"}')
+    (modules / "leak" / "package.json").symlink_to(host)
+    os.mkfifo(modules / "fifo" / "package.json")
+    env = VerificationEnv(Path("node"), tmp_path / "env", links={"node_modules": modules})
+    found: list[object] = []
+    listing = threading.Thread(target=lambda: found.append(ADAPTER.installed_versions(tmp_path, env, _never)))
+    listing.start()
+    listing.join(timeout=30)
+    assert not listing.is_alive(), "the listing blocked on the FIFO"
+    assert found == [{"acme-sdk": "2.0.0"}]

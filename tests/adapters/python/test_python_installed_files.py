@@ -4,11 +4,15 @@ reinstalls its pins, and an installer leaves what a RECORD does not list)."""
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
+import py_compile
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from agentic_codemod.adapters.python.installed_files import unlisted
+from agentic_codemod.adapters.python.installed_files import fresh_bytecode, unlisted
 
 
 def installed(env: Path, dist: str, files: list[str]) -> Path:
@@ -104,3 +108,48 @@ def test_a_namespace_folder_holding_other_distributions_is_left_alone(tmp_path: 
     (site / "acme" / "storage").mkdir()
     (site / "acme" / "storage" / "__init__.py").write_text("")  # acme-storage's, not acme-auth's
     assert unlisted(tmp_path, "acme-auth") is None
+
+
+@pytest.mark.parametrize(
+    ("planted", "before"),
+    [
+        ("w/_core/__init__.py", "w/_core.abi3.so"),  # a package before a listed extension
+        (f"w/_core{EXTENSION}", "w/_core.abi3.so"),  # an extension suffix tried before .abi3.so
+    ],
+)
+def test_what_python_imports_before_a_listed_extension_is_named(
+    tmp_path: Path, planted: str, before: str
+) -> None:
+    """The third review's case (cryptography ships `_rust.abi3.so`): only .py files were looked at."""
+    site = installed(tmp_path, "w-1.0.dist-info", ["w/__init__.py", "w/_core.abi3.so"])
+    (site / planted).parent.mkdir(parents=True, exist_ok=True)
+    (site / planted).write_text("")
+    shadow = planted.removesuffix("/__init__.py")
+    assert unlisted(tmp_path, "w") == f"{shadow} is not in w's RECORD, and Python imports it before {before}"
+
+
+def test_the_bytecode_of_listed_sources_is_written_afresh_in_a_cache_made_read_only(tmp_path: Path) -> None:
+    site = installed(tmp_path, "widget-1.1.0.dist-info", ["widget.py"])
+    (site / "widget.py").write_text("__version__ = '1.1.0'\n")
+    old = tmp_path / "old.py"
+    old.write_text("__version__ = '1.0.0'\n")
+    cache = site / "__pycache__"
+    cache.mkdir()
+    pyc = Path(importlib.util.cache_from_source(str(site / "widget.py")))
+    unchecked = py_compile.PycInvalidationMode.UNCHECKED_HASH
+    py_compile.compile(str(old), cfile=str(pyc), invalidation_mode=unchecked)
+    cache.chmod(0o555)
+
+    fresh_bytecode(tmp_path, "widget")
+
+    assert pyc.is_file() and pyc.read_bytes() != b""
+    flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
+    assert flags == 0  # a timestamp pyc of the listed source, checked against it at import
+    done = subprocess.run(
+        [sys.executable, "-c", "import widget; print(widget.__version__)"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == "1.1.0", done
