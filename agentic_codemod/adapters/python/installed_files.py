@@ -54,11 +54,12 @@ def unlisted(env_root: Path, name: str) -> str | None:
     if listed is None:
         return f"{dist_info.name}/RECORD cannot be read"
     inside = [p for p in listed if ".." not in p.parts and not p.is_absolute()]
-    for folder in sorted({parent for p in inside for parent in p.parents if parent.parts}):
+    folders = {parent for p in inside for parent in p.parents if parent.parts}  # where it lists files
+    for folder in sorted(folders):
         if (site / folder).is_symlink():
             return f"{folder} is a link on the way to {name}'s files"
     for module in sorted(p for p in inside if _suffix(p.name)):
-        shadow = _before(site, module, listed, inside)
+        shadow = _before(site, module, listed, folders)
         if shadow is not None:
             return f"{shadow} is not in {name}'s RECORD, and Python imports it before {module}"
     return None
@@ -108,7 +109,7 @@ def _suffix(filename: str) -> str:
 
 
 def _before(
-    site: Path, module: PurePosixPath, listed: set[PurePosixPath], inside: list[PurePosixPath]
+    site: Path, module: PurePosixPath, listed: set[PurePosixPath], folders: set[PurePosixPath]
 ) -> PurePosixPath | None:
     """What Python's finder would take before `module` (a module file of the RECORD: source, extension or
     bytecode) in its folder: a package of that name the distribution lists nothing in (none for an
@@ -116,7 +117,7 @@ def _before(
     suffix = _suffix(module.name)
     folder, stem = module.parent, module.name[: -len(suffix)]
     package = folder / stem
-    if stem != "__init__" and not any(package in p.parents for p in inside):
+    if stem != "__init__" and package not in folders:
         for init in _ORDER:
             if os.path.lexists(site / package / f"__init__{init}"):
                 return package
