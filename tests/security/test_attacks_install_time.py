@@ -16,6 +16,7 @@ import shutil
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixtures_support import ROOT, materialize, npm_registry, wheel
@@ -162,6 +163,35 @@ acceptance_criteria:
 """
 
 
+def package_wheel(dest: Path, version: str) -> None:
+    """widget `version` as a package, widget/__init__.py."""
+    wheel(dest, "widget", version)
+
+
+def run_with_backend(
+    tmp_path: Path,
+    wheels: Path,
+    run_codemod: Callable[..., object],
+    backend: str,
+    widget_wheel: Callable[[Path, str], None],
+) -> Any:
+    """The widget-1.1 task run on an app whose in-tree build backend is `backend`, widget 1.0.0 and 1.1.0
+    (made by `widget_wheel`) beside the fixture wheelhouse as the only package source."""
+    house = tmp_path / "wheels"
+    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
+    for version in ("1.0.0", "1.1.0"):
+        widget_wheel(house, version)
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "backend.py").write_text(backend)
+    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    (tmp_path / "task.yml").write_text(WIDGET_TASK)
+    return run_codemod(repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False)
+
+
 def test_attack_a_build_backend_leaves_the_old_code_under_the_targets_dist_info(
     tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
 ) -> None:
@@ -169,21 +199,7 @@ def test_attack_a_build_backend_leaves_the_old_code_under_the_targets_dist_info(
     bump's uv install took the planted dist-info as installed (nothing to do) and the tests ran on
     the backend's 1.0 code: green, exit 0. Now the bump's pins are installed afresh: the real 1.1.0 fails
     the repository's test, exit 3."""
-    house = tmp_path / "wheels"
-    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
-    for version in ("1.0.0", "1.1.0"):
-        wheel(house, "widget", version)
-    src = tmp_path / "src"
-    (src / "tests").mkdir(parents=True)
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    (src / "backend.py").write_text(BACKEND)
-    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
-    repo = tmp_path / "app"
-    materialize.materialize(src, repo)
-    (tmp_path / "task.yml").write_text(WIDGET_TASK)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False
-    )
+    result = run_with_backend(tmp_path, wheels, run_codemod, BACKEND, package_wheel)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["environments"]["after"]["widget"] == "1.1.0"
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
@@ -220,21 +236,7 @@ def test_attack_a_build_backend_plants_a_package_that_shadows_the_targets_module
     """The planted widget/ package survives the bump's reinstall of widget (its RECORD lists widget.py
     only), and the tests import it instead of widget.py: before, green on the backend's code (exit 0,
     the second review's reproduction with an `__init__.so`). Now the bump's install fails, naming it."""
-    house = tmp_path / "wheels"
-    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
-    for version in ("1.0.0", "1.1.0"):
-        module_wheel(house, version)
-    src = tmp_path / "src"
-    (src / "tests").mkdir(parents=True)
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    (src / "backend.py").write_text(SHADOW_BACKEND)
-    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
-    repo = tmp_path / "app"
-    materialize.materialize(src, repo)
-    (tmp_path / "task.yml").write_text(WIDGET_TASK)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False
-    )
+    result = run_with_backend(tmp_path, wheels, run_codemod, SHADOW_BACKEND, module_wheel)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted package
     assert result.code not in (0, 75) and m["classification"] != "green", m["reason"]
@@ -266,21 +268,7 @@ def test_attack_a_build_backend_plants_bytecode_for_the_targets_module_in_a_read
 ) -> None:
     """The third review's reproduction: before, green on the planted bytecode (exit 0). Now the pins'
     bytecode is written afresh on the host after the bump's install: the real 1.1.0 fails the test."""
-    house = tmp_path / "wheels"
-    shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
-    for version in ("1.0.0", "1.1.0"):
-        module_wheel(house, version)
-    src = tmp_path / "src"
-    (src / "tests").mkdir(parents=True)
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    (src / "backend.py").write_text(PYC_BACKEND)
-    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
-    repo = tmp_path / "app"
-    materialize.materialize(src, repo)
-    (tmp_path / "task.yml").write_text(WIDGET_TASK)
-    result = run_codemod(
-        repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False
-    )
+    result = run_with_backend(tmp_path, wheels, run_codemod, PYC_BACKEND, module_wheel)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted bytecode
     assert m["environments"]["after"]["widget"] == "1.1.0"
