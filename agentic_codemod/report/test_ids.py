@@ -15,6 +15,7 @@ from pathlib import Path
 from agentic_codemod.config import REPORT_CELL_CHARS, REPORT_READ_BYTES, REPORT_TEST_ROWS
 from agentic_codemod.models import RunManifest, Tally, VerificationResult
 from agentic_codemod.report.artifacts_read import cut
+from agentic_codemod.tools.untrusted_file import read_regular
 
 ORDER = {"introduced": 0, "pre-existing": 1, "fixed": 2, "": 3}
 
@@ -92,11 +93,12 @@ def _statuses(run_dir: Path, result: VerificationResult | None) -> tuple[dict[st
 
 
 def _junit(path: Path) -> dict[str, str] | None:
+    data = read_regular(path, REPORT_READ_BYTES)  # the tests wrote the reports folder: no link, no FIFO
     try:
-        if not path.is_file() or path.stat().st_size > REPORT_READ_BYTES:
-            return None
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
+        root = ET.fromstring(data) if data is not None else None
+    except ET.ParseError:
+        return None
+    if root is None:
         return None
     out: dict[str, str] = {}
     for case in root.iter("testcase"):

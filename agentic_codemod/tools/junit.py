@@ -11,13 +11,12 @@ adapter's result reader). Nothing here knows a runner.
 
 from __future__ import annotations
 
-import os
-import stat
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
+from agentic_codemod.tools.untrusted_file import read_regular
 
 
 def count_case(tally: Tally, test_id: str, case: ET.Element) -> None:
@@ -53,22 +52,10 @@ def read_junit(path: Path) -> Tally | None:
 def report_root(path: Path) -> ET.Element | None:
     """The report's document: a regular file (the tests wrote the reports folder: never through a link,
     never a FIFO or device) of at most MAX_TEST_REPORT_BYTES; None otherwise or unparseable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    data = read_regular(path, MAX_TEST_REPORT_BYTES)
+    if data is None:
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEST_REPORT_BYTES:
-            return None
-        data = bytearray()
-        while len(data) <= MAX_TEST_REPORT_BYTES and (chunk := os.read(fd, 1 << 20)):
-            data += chunk
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        return ET.fromstring(data) if len(data) <= MAX_TEST_REPORT_BYTES else None
+        return ET.fromstring(data)
     except ET.ParseError:
         return None

@@ -3,6 +3,7 @@ baseline that lost a test module to a missing module is not usable, naming the m
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -115,6 +116,22 @@ def test_stestr_repository_latest_run_is_read_and_must_stay_in_the_copy(tmp_path
     outside.write_bytes((RECORDED / "stestr-v1.subunit").read_bytes())
     (repo / "1").unlink()
     (repo / "1").symlink_to(outside)
+    assert readers.read_stestr(tmp_path) == (None, [])
+
+
+def test_stestr_files_the_tests_made_fifos_or_links_are_not_read(tmp_path: Path) -> None:
+    """A plain read of a FIFO waits for a writer: the test run is over, so the host would wait forever."""
+    repo = tmp_path / ".stestr"
+    repo.mkdir()
+    os.mkfifo(repo / "next-stream")
+    assert readers.read_stestr(tmp_path) == (None, [])
+    (repo / "next-stream").unlink()
+    (repo / "next-stream").write_text("2\n")
+    os.mkfifo(repo / "1")
+    assert readers.read_stestr(tmp_path) == (None, [])
+    (repo / "1").unlink()
+    (repo / "1").symlink_to(".stestr-copy")  # inside the copy, yet a link: not read either
+    (repo / ".stestr-copy").write_bytes((RECORDED / "stestr-v1.subunit").read_bytes())
     assert readers.read_stestr(tmp_path) == (None, [])
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.npm import FILE_PATTERNS, LOCKFILES, UNSUPPORTED_LOCKFILES, npm_config
 from agentic_codemod.adapters.npm.package_json import SECTIONS
 from agentic_codemod.adapters.types import DependencyFiles, Refusal
@@ -85,7 +86,7 @@ def _inside(root: Path, name: str, refused: list[Refusal]) -> bool:
 
 def _workspaces(root: Path, refused: list[Refusal]) -> list[str]:
     try:
-        document = json.loads((root / "package.json").read_text(encoding="utf-8"))
+        document = json_input.loads((root / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []  # extract names the broken file
     field = document.get("workspaces") if isinstance(document, dict) else None
@@ -126,7 +127,7 @@ def _file_references(root: Path, manifest: str) -> list[Refusal]:
     """`file:` / `link:` dependencies of one package.json that resolve outside the repository."""
     try:
         text = (root / manifest).read_text(encoding="utf-8")
-        document = json.loads(text)
+        document = json_input.loads(text)
     except (OSError, ValueError):
         return []
     if not isinstance(document, dict):

@@ -43,14 +43,12 @@ VerificationEnv.interpreter is the node the tests run with; VerificationEnv.root
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.npm import LOCKFILES, versioning
 from agentic_codemod.adapters.npm.update import run_npm
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
@@ -58,6 +56,7 @@ from agentic_codemod.config import ENV_LISTED_MAX, ENV_MANIFEST_MAX_BYTES, Setti
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.sandbox import install_cache_of, install_cache_set_aside
+from agentic_codemod.tools.untrusted_file import read_regular
 
 QUIET = ["--no-audit", "--no-fund", "--ignore-scripts"]
 # An install after the run's first one reads what that one fetched (the registry's documents and
@@ -188,18 +187,13 @@ def read_manifest(package: Path) -> object | None:
     """`package`/package.json parsed, read on the host without following a link at the file, from a
     regular file of at most ENV_MANIFEST_MAX_BYTES; None otherwise. An install script could put a link to
     a host file there, or a FIFO that blocks a plain read."""
-    try:
-        fd = os.open(package / "package.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+    data = read_regular(package / "package.json", ENV_MANIFEST_MAX_BYTES)
+    if data is None:
         return None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > ENV_MANIFEST_MAX_BYTES:
-            return None
-        try:
-            return json.loads(file.read(ENV_MANIFEST_MAX_BYTES + 1).decode("utf-8"))
-        except (OSError, ValueError):
-            return None
+    try:
+        return json_input.loads(data.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON, or nested past what json_input reads
+        return None
 
 
 def _packages(modules: Path) -> list[Path]:

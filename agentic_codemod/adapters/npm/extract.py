@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.npm import LOCKFILES, package_json, roles
 from agentic_codemod.adapters.npm.dependency_files import checked_dependency_files
 from agentic_codemod.errors import InputError
@@ -63,7 +64,7 @@ def _manifest(root: Path, file: str, sdk: str) -> list[Dependency]:
 def _lock(root: Path, file: str, sdk: str) -> list[Dependency]:
     text = _read(root, file)
     try:
-        document = json.loads(text)
+        document = json_input.loads(text)
         packages = document.get("packages", {}) if isinstance(document, dict) else {}
     except ValueError as exc:
         raise InputError(f"{file}: not valid JSON: {exc}", hint="regenerate it with npm install") from exc

@@ -16,9 +16,9 @@ and not a link. Everything else is compared, never pinned. Text that is not a lo
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.types import Locked
 
 TOP = "node_modules/"
@@ -28,7 +28,7 @@ MAX_V1_DEPTH = 64
 
 def locked_versions(content: str) -> dict[str, Locked]:
     try:
-        document = json.loads(content)
+        document = json_input.loads(content)
     except ValueError:
         return {}
     if not isinstance(document, dict):
@@ -51,8 +51,8 @@ def lock_format(content: str) -> str | None:
     """The `lockfileVersion` the file says it is written in (1: npm 5-6; 2 and 3: npm 7 and later); None
     where it says none, or not as a whole number (the text is the repository's: never shown as given)."""
     try:
-        document = json.loads(content)
-    except (ValueError, RecursionError):
+        document = json_input.loads(content)
+    except ValueError:
         return None
     version = document.get("lockfileVersion") if isinstance(document, dict) else None
     if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version < 1_000:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agentic_codemod import json_input
+
 SECTIONS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies", "overrides")
 
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
@@ -37,7 +39,7 @@ class Declaration:
 
 def load(content: str) -> dict[str, Any]:
     try:
-        document = json.loads(content)
+        document = json_input.loads(content)
     except ValueError as exc:
         raise ValueError(f"not valid JSON: {exc}") from exc
     if not isinstance(document, dict):
@@ -55,7 +57,7 @@ def find(content: str, name: str) -> list[Declaration]:
             section = "overrides"
         else:
             continue
-        value = json.loads(content[start:end])
+        value = json_input.loads(content[start:end])
         found.append(Declaration(name, value, section, content.count("\n", 0, start) + 1, start, end))
     return found
 
@@ -86,7 +88,7 @@ def _strings(text: str) -> list[tuple[tuple[str, ...], int, int]]:
             while True:
                 key = _STRING.match(text, pos)
                 assert key is not None
-                name = json.loads(key.group())
+                name = json_input.loads(key.group())
                 pos = _WHITESPACE.match(text, key.end()).end()  # type: ignore[union-attr]
                 pos = value(pos + 1, (*path, name))  # past the ':'
                 pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]

@@ -29,10 +29,10 @@ reads.
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import InputError
@@ -245,7 +245,7 @@ def _commands(script: str) -> list[list[str]]:
 
 def _scripts(root: Path) -> dict[str, str]:
     try:
-        document = json.loads((root / "package.json").read_text(encoding="utf-8"))
+        document = json_input.loads((root / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     scripts = document.get("scripts") if isinstance(document, dict) else None

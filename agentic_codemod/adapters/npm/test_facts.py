@@ -20,11 +20,11 @@ package.json keys are read by the manifest gate (package.json changes only as th
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.npm.rule_risk import assess as assess_rule_edit
 from agentic_codemod.adapters.npm.tamper import HOOKS, MOCKS, compiled
 from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
@@ -217,7 +217,7 @@ def parallel(command: TestCommand, _root: Path) -> bool:
 def detect(root: Path) -> bool:
     """An npm repository: a package.json object at the root."""
     try:
-        return isinstance(json.loads((root / "package.json").read_text(encoding="utf-8")), dict)
+        return isinstance(json_input.loads((root / "package.json").read_text(encoding="utf-8")), dict)
     except (OSError, ValueError):
         return False
 

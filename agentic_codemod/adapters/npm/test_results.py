@@ -17,16 +17,17 @@ nothing. Reports larger than MAX_TEST_REPORT_BYTES are not read.
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from secrets import token_hex
 from typing import Any
 
+from agentic_codemod import json_input
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
 from agentic_codemod.tools.junit import count_case
+from agentic_codemod.tools.untrusted_file import read_regular
 
 TAP_LINE = re.compile(
     r"^(?P<indent> *)(?P<ok>not ok|ok) \d+ - (?P<name>.*?)(?: # (?P<directive>SKIP|TODO)\b.*)?$"
@@ -54,11 +55,12 @@ def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally |
 
 
 def _report(report: Path | None) -> str | None:
-    if report is None or not report.is_file() or report.stat().st_size > MAX_TEST_REPORT_BYTES:
-        return None
+    """The report's text: the tests wrote the reports folder, so only a regular file (never through a
+    link to a host file, never a FIFO) of at most MAX_TEST_REPORT_BYTES."""
+    data = None if report is None else read_regular(report, MAX_TEST_REPORT_BYTES)
     try:
-        return report.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -92,7 +94,7 @@ def _junit(text: str) -> tuple[Tally | None, list[str]]:
 
 def _jest(text: str) -> tuple[Tally | None, list[str]]:
     try:
-        document: Any = json.loads(text)
+        document: Any = json_input.loads(text)
     except ValueError:
         return None, []
     if not isinstance(document, dict) or not isinstance(document.get("testResults"), list):

@@ -28,11 +28,11 @@ and its credentials through a private user config file in the copy, removed when
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 from pathlib import Path
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.npm import LOCKFILES, npm_config, package_json, ranges
 from agentic_codemod.adapters.npm.extract import KIND_LOCK
 from agentic_codemod.adapters.types import ArtifactNotice, ProcessResult, Runner, refreshed_message
@@ -128,7 +128,7 @@ def _locked(lockfile: Path, package: str) -> str | None:
     """The version the lockfile locks at node_modules/<package>; None when it locks none there."""
     try:
         entry = (
-            json.loads(lockfile.read_text(encoding="utf-8"))
+            json_input.loads(lockfile.read_text(encoding="utf-8"))
             .get("packages", {})
             .get(f"node_modules/{package}")
         )

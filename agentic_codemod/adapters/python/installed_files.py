@@ -23,15 +23,17 @@ from __future__ import annotations
 import csv
 import importlib.machinery
 import importlib.util
+import io
 import os
 import py_compile
 from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
 
+from agentic_codemod.config import ENV_RECORD_MAX_BYTES
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.untrusted_file import read_regular
 
-MAX_RECORD_BYTES = 50_000_000
 CACHE = "__pycache__"
 
 
@@ -50,6 +52,8 @@ def unlisted(env_root: Path, name: str) -> str | None:
         names = ", ".join(entry.name for _, entry in found)
         return f"{len(found)} distributions are named {name} in the environment ({names})"
     site, dist_info = found[0]
+    if dist_info.is_symlink() or not dist_info.is_dir(follow_symlinks=False):
+        return f"{dist_info.name} is not a folder of the environment's own"
     listed = _listed(Path(dist_info.path) / "RECORD")
     if listed is None:
         return f"{dist_info.name}/RECORD cannot be read"
@@ -133,10 +137,13 @@ def _dist_name(folder: str) -> str:
 
 
 def _listed(record: Path) -> set[PurePosixPath] | None:
+    """The paths a RECORD lists; None where it is not a regular file of at most ENV_RECORD_MAX_BYTES (a
+    link, a FIFO that would block the host's read) or not UTF-8 CSV."""
+    data = read_regular(record, ENV_RECORD_MAX_BYTES)
+    if data is None:
+        return None
     try:
-        if record.is_symlink() or record.stat().st_size > MAX_RECORD_BYTES:
-            return None
-        with record.open(encoding="utf-8", newline="") as rows:
-            return {PurePosixPath(row[0]) for row in csv.reader(rows) if row and row[0]}
-    except (OSError, UnicodeDecodeError, csv.Error):
+        rows = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
+        return {PurePosixPath(row[0]) for row in rows if row and row[0]}
+    except (UnicodeDecodeError, csv.Error):
         return None

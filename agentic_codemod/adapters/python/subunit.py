@@ -24,7 +24,9 @@ import struct
 import zlib
 from pathlib import Path
 
+from agentic_codemod.config import NEXT_STREAM_MAX_BYTES
 from agentic_codemod.models import Tally
+from agentic_codemod.tools.untrusted_file import read_regular
 
 SIGNATURE = 0xB3
 VERSION_2 = 0x2000
@@ -155,9 +157,10 @@ def _read_v2(data: bytes) -> dict[str, str] | None:
 
 def latest_stream(repo_dir: Path) -> Path | None:
     """The newest recorded run of a stestr file repository (`next-stream` holds the next number)."""
+    text = read_regular(repo_dir / "next-stream", NEXT_STREAM_MAX_BYTES)  # the tests wrote it: no FIFO
     try:
-        number = int((repo_dir / "next-stream").read_text(encoding="ascii").strip()) - 1
-    except (OSError, ValueError):
+        number = int((text or b"").decode("ascii").strip()) - 1
+    except ValueError:
         return None
     path = repo_dir / str(number)
     return path if number >= 0 and path.is_file() else None

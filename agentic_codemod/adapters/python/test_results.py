@@ -25,6 +25,7 @@ from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
 from agentic_codemod.tools.junit import junit_case_ids, read_junit
+from agentic_codemod.tools.untrusted_file import read_regular
 
 
 def read_results(
@@ -45,9 +46,8 @@ def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:
     stream = subunit.latest_stream(copy / ".stestr")
     if stream is None or not stream.resolve().is_relative_to(copy.resolve()):
         return None, []
-    if stream.stat().st_size > MAX_TEST_REPORT_BYTES:
-        return None, []
-    read = subunit.read_stream(stream.read_bytes())
+    data = read_regular(stream, MAX_TEST_REPORT_BYTES)  # never through a link, never a FIFO
+    read = None if data is None else subunit.read_stream(data)
     return read if read is not None else (None, [])
 
 

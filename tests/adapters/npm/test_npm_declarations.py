@@ -80,6 +80,13 @@ def test_broken_json_names_the_file(tmp_path: Path) -> None:
         ADAPTER.extract_dependencies(tmp_path, ["package.json"], "acme-sdk")
 
 
+def test_json_nested_past_the_parsers_depth_names_the_file_and_is_not_npm(tmp_path: Path) -> None:
+    write(tmp_path, {"package.json": '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"})
+    with pytest.raises(InputError, match=r"package\.json: not valid JSON: nested deeper"):
+        ADAPTER.extract_dependencies(tmp_path, ["package.json"], "acme-sdk")
+    assert not ADAPTER.detect(tmp_path)
+
+
 def test_workspaces_and_lock_entries_are_read(tmp_path: Path) -> None:
     lock = {
         "lockfileVersion": 3,

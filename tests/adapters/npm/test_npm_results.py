@@ -4,6 +4,7 @@ and mocha write (samples in their documented formats: those runners are not inst
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -90,3 +91,15 @@ def test_no_readable_report_is_no_result(tmp_path: Path, runner: str) -> None:
     (tmp_path / "bad").write_text("<testsuites><testcase")
     assert read_results(runner, tmp_path / "bad", "ok 1 - looks like tap but no summary") == (None, [])
     assert read_results(runner, tmp_path / "missing", "") == (None, [])
+
+
+def test_a_report_the_tests_left_as_a_link_or_a_fifo_is_not_read(tmp_path: Path) -> None:
+    report = {"testResults": [{"name": "t", "assertionResults": [{"fullName": "a", "status": "passed"}]}]}
+    host = tmp_path / "host.json"  # a host file the link points at (the tests wrote the reports folder)
+    host.write_text(json.dumps(report))
+    (tmp_path / "r.json").symlink_to(host)
+    assert read_results("jest", tmp_path / "r.json", "") == (None, [])
+    os.mkfifo(tmp_path / "fifo.json")  # a plain read would wait for a writer forever
+    assert read_results("jest", tmp_path / "fifo.json", "") == (None, [])
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)  # json.loads: RecursionError
+    assert read_results("jest", tmp_path / "deep.json", "") == (None, [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
 import py_compile
 import subprocess
 import sys
@@ -93,6 +94,25 @@ def test_a_package_or_extension_beside_a_top_level_module_is_named(tmp_path: Pat
     (site / "six").mkdir()
     (site / "six" / "__init__.py").write_text("old code")
     assert unlisted(tmp_path, "six") == "six is not in six's RECORD, and Python imports it before six.py"
+
+
+def test_a_record_that_is_a_fifo_or_a_link_is_unreadable_and_never_blocks(tmp_path: Path) -> None:
+    site = installed(tmp_path, "widget-1.1.0.dist-info", ["widget/__init__.py"])
+    record = site / "widget-1.1.0.dist-info" / "RECORD"
+    record.unlink()
+    os.mkfifo(record)  # a plain open would wait for a writer that never comes
+    assert unlisted(tmp_path, "widget") == "widget-1.1.0.dist-info/RECORD cannot be read"
+    record.unlink()
+    (tmp_path / "host-record").write_text("widget/__init__.py,,\n")
+    record.symlink_to(tmp_path / "host-record")
+    assert unlisted(tmp_path, "widget") == "widget-1.1.0.dist-info/RECORD cannot be read"
+
+
+def test_a_dist_info_that_is_a_link_is_named(tmp_path: Path) -> None:
+    site = installed(tmp_path, "widget-1.1.0.dist-info", ["widget/__init__.py"])
+    (site / "widget-1.1.0.dist-info").rename(tmp_path / "elsewhere.dist-info")
+    (site / "widget-1.1.0.dist-info").symlink_to(tmp_path / "elsewhere.dist-info", target_is_directory=True)
+    assert unlisted(tmp_path, "widget") == "widget-1.1.0.dist-info is not a folder of the environment's own"
 
 
 def test_two_dist_infos_of_one_name_are_named(tmp_path: Path) -> None:
