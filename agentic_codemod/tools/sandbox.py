@@ -129,6 +129,18 @@ class Box:
         outer = [self.bwrap, *self._options(inner_env), "--chdir", self.inside(cwd), "--", *command]
         return outer, self.repo, {"PATH": env.get("PATH", "/usr/bin:/bin")}
 
+    def sees(self, host: Path) -> bool:
+        """Whether a process in this box sees the host file `host` at its own path (links resolved): the
+        system paths, the Python installation and this tool's environment, the box's mounts at their own
+        place. Everything, under process isolation."""
+        if self.isolation != "sandbox":
+            return True
+        real = Path(host).resolve()
+        seen = [Path(p).resolve() for p in SYSTEM_PATHS if Path(p).exists()]
+        seen += python_prefixes()
+        seen += [m.source.resolve() for m in self.mounts if m.target is None]
+        return any(real == place or real.is_relative_to(place) for place in seen)
+
     def for_template(self, scratch: Path, writable: Sequence[Path]) -> Box:
         """This install box around a build of the runner's shared environment templates: an empty
         `scratch` dir for the repository, `writable` (the template, the shared cache) and the

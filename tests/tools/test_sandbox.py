@@ -318,3 +318,25 @@ def test_a_lock_tool_sees_the_venv_read_only_and_the_runs_cache_only_where_it_ke
     assert kept.ok == uses_cache, kept.output_tail
     assert (cache / "fetched").is_file() == uses_cache
     assert NPM.lock_cache and not PYTHON.lock_cache
+
+
+@needs_bwrap
+def test_what_a_box_says_it_sees_is_what_a_process_inside_finds(tmp_path: Path, repo: Path) -> None:
+    """Box.sees decides which lock tool a box can start (python/update.lock_tool): checked against a real
+    box, path by path, so the two cannot drift apart."""
+    policy = Policy("sandbox", tmp_path / "run" / "env", index_network=True)
+    (policy.env_dir / "bin").mkdir(parents=True)
+    in_env = policy.env_dir / "bin" / "tool"
+    outside = tmp_path / "home" / ".cargo" / "bin" / "uv"  # a tool of the caller's HOME
+    beside_env = tmp_path / "run" / "other"  # next to a mount: bwrap makes its parent, not its siblings
+    for path in (in_env, outside, beside_env):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/sh\n")
+    box = policy.for_lock(repo, None)
+    paths = [Path(sys.executable), Path("/usr/bin/env"), in_env, outside, beside_env]
+    said = [box.sees(p) for p in paths]
+    found = run_in(box, f"import os; print([os.path.exists(p) for p in {[str(p) for p in paths]!r}])")
+    assert found.ok, found.output_tail
+    assert found.output_tail.strip().splitlines()[-1] == str(said)
+    assert said == [True, True, True, False, False]
+    assert Policy("process", policy.env_dir).for_lock(repo, None).sees(outside)

@@ -27,6 +27,7 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
@@ -50,6 +51,9 @@ from agentic_codemod.config import Budgets
 from agentic_codemod.models import Dependency
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.rooted import RootedFS
+
+if TYPE_CHECKING:
+    from agentic_codemod.tools.sandbox import Box
 
 LOCK_TOOLS = {"poetry.lock": "poetry", "uv.lock": "uv", "pdm.lock": "pdm", "Pipfile.lock": "pipenv"}
 # Poetry asks the keyring for index credentials; in the sandbox no keyring daemon answers.
@@ -154,9 +158,9 @@ def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, ta
         return ArtifactNotice(
             file, False, f"{file}: its header's {unsafe}; recompile it by hand: `{command}`"
         )
-    program = lock_tool("uv")
+    program, missing = lock_tool("uv", runner)
     if program is None:
-        return ArtifactNotice(file, False, f"uv is not on PATH: {file} not recompiled; run `{command}`")
+        return ArtifactNotice(file, False, f"{missing}: {file} not recompiled; run `{command}`")
     env = lock_env(root, path.parent)
     result = runner([program, *argv[1:]], cwd=path.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
@@ -234,13 +238,11 @@ def _refresh(
         # the tool reads and rewrites it, and this process writes beside it: never through a link
         return ArtifactNotice(name, False, f"{name} is a symbolic link or lies behind one: not refreshed")
     tool = LOCK_TOOLS[lockfile.name]
-    program = lock_tool(tool)
+    program, missing = lock_tool(tool, runner)
     if program is None:
         command = " ".join(lock_command(lockfile.name, dependency, target=target))
         twice = POETRY_BY_HAND.format(name=dependency.name, target=target) if tool == "poetry" else ""
-        return ArtifactNotice(
-            name, False, f"{tool} is not on PATH: {name} not refreshed; run `{command}`{twice}"
-        )
+        return ArtifactNotice(name, False, f"{missing}: {name} not refreshed; run `{command}`{twice}")
     version, env = "", lock_env(root, lockfile.parent)
     if tool == "poetry":
         env.update(POETRY_ENV)
@@ -316,11 +318,35 @@ def _poetry_lock_exactly(
     return runner(run, cwd=lockfile.parent, timeout_s=timeout, env=env), f"{first}, then {plain}"
 
 
-def lock_tool(tool: str) -> str | None:
-    """The lock tool on PATH, else the one beside this interpreter (installed with the tool, e.g. the
-    `lock` extra: its environment is mounted in the sandbox)."""
+def lock_tool(tool: str, runner: Runner) -> tuple[str | None, str]:
+    """The lock tool `runner` can start, and why none where it is None ("uv is not on PATH: ..."): the
+    one on PATH, else the one beside this interpreter (installed with the tool, e.g. the `lock` extra: its
+    environment is mounted in the sandbox). A program the runner's box cannot see, or whose script's
+    interpreter it cannot see (uv in ~/.cargo/bin, a pipx poetry under HOME, another clone's venv), is
+    passed over: started in the box, it would fail as "not found", and the refresh with it."""
+    box: Box | None = getattr(runner, "box", None)
     beside = Path(sys.executable).parent / tool
-    return shutil.which(tool) or (str(beside) if beside.is_file() else None)
+    found = [p for p in (shutil.which(tool), str(beside) if beside.is_file() else None) if p]
+    for program in found:
+        if box is None or all(box.sees(Path(p)) for p in (program, *_interpreter(Path(program)))):
+            return program, ""
+    if found:
+        where = "install agentic-codemod[lock] beside the tool, or the tool under /usr"
+        return None, f"{tool} at {found[0]} lies outside what the sandbox mounts ({where})"
+    return None, f"{tool} is not on PATH"
+
+
+def _interpreter(program: Path) -> list[str]:
+    """The interpreter a script's `#!` line names (none for a binary or an `env` lookup's name)."""
+    try:
+        with program.open("rb") as file:
+            first = file.readline(4096)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode("utf-8", "replace").split()
+    return words[:1] if words and words[0].startswith("/") else []
 
 
 def _failure(result: ProcessResult) -> str:

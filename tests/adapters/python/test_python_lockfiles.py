@@ -342,7 +342,7 @@ def test_a_pinned_poetry_lock_that_fails_ends_the_refresh_with_its_reason(
 def test_without_poetry_the_notice_says_how_to_lock_exactly_the_target(
     tmp_path: Path, runner: Runner, only_bin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(update, "lock_tool", lambda tool: None)
+    monkeypatch.setattr(update, "lock_tool", lambda tool, runner: (None, f"{tool} is not on PATH"))
     (tmp_path / "poetry.lock").write_text("# locked\n")
     [notice] = update_lockfiles(tmp_path, DEP, "2.0.0", runner) or []
     assert notice.message == (
@@ -350,6 +350,36 @@ def test_without_poetry_the_notice_says_how_to_lock_exactly_the_target(
         "acme-sdk==2.0.0 pinned in pyproject.toml, then with the bumped range (Poetry alone locks the newest "
         "version a range admits)"
     )
+
+
+def test_a_lock_tool_the_sandbox_cannot_see_is_passed_over_for_the_tools_own_or_named(
+    tmp_path: Path, only_bin: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, a uv first on PATH outside the sandbox's mounts (~/.cargo/bin, another clone's venv) was
+    chosen, failed to start inside the box, and the refresh ended as an unhelpful "not refreshed"."""
+    for tool in ("uv", "fancylock"):
+        (only_bin / tool).write_text("#!/bin/sh\n")
+        (only_bin / tool).chmod(0o755)
+    policy = Policy("sandbox", tmp_path / "env")
+    (policy.env_dir / "bin").mkdir(parents=True)  # the lock box mounts the environment read-only
+    boxed = SandboxRunner(env={}, tail_bytes=1000).boxed(policy.for_lock(tmp_path, None))
+    beside = Path(sys.executable).parent / "uv"  # the tool's own (its `uv` extra), in a mounted venv
+    assert beside.is_file() and update.lock_tool("uv", boxed) == (str(beside), "")
+    program, missing = update.lock_tool("fancylock", boxed)
+    assert program is None
+    assert missing.startswith(f"fancylock at {only_bin / 'fancylock'} lies outside what the sandbox mounts")
+    assert update.lock_tool("fancylock", SandboxRunner(env={}, tail_bytes=1000)) == (
+        str(only_bin / "fancylock"),
+        "",
+    )
+    assert update.lock_tool("no-such-tool", boxed) == (None, "no-such-tool is not on PATH")
+    in_env = policy.env_dir / "bin" / "fancylock"  # a mount the box sees, but its script's interpreter not
+    in_env.write_text(f"#!{tmp_path / 'elsewhere' / 'python'}\n")
+    in_env.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{in_env.parent}:{os.environ['PATH']}")
+    assert update.lock_tool("fancylock", boxed)[0] is None
+    in_env.write_text("#!/usr/bin/env python3\n")
+    assert update.lock_tool("fancylock", boxed) == (str(in_env), "")
 
 
 @pytest.mark.skipif(probe() is not None, reason="bubblewrap cannot start here")
