@@ -96,6 +96,7 @@ MR_ITEM_MAX_CHARS = 1_000  # one finding, requires-human item or summary in the 
 MR_LOCKED_NAMES = 8  # packages a lockfile's line in the MR names of what else the tests ran as it locks
 ENV_LISTED_MAX = 100_000  # packages one environment listing reads at most (npm: node_modules, nested)
 ENV_MANIFEST_MAX_BYTES = 5_000_000  # one installed package's package.json, read by the listing on the host
+PYVENV_CFG_MAX_BYTES = 64_000  # a venv's pyvenv.cfg, read on the host after the baseline's install
 NEXT_STREAM_MAX_BYTES = 64  # stestr's .stestr/next-stream: the number of its next run, in ASCII
 ENV_RECORD_MAX_BYTES = 50_000_000  # one installed distribution's RECORD, read on the host after the bump
 MIN_SECRET_CHARS = 6  # shorter env values ("1", "true") would redact half the trace

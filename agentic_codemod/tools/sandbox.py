@@ -135,11 +135,14 @@ class Box:
         place. Everything, under process isolation."""
         if self.isolation != "sandbox":
             return True
-        real = Path(host).resolve()
-        seen = [Path(p).resolve() for p in SYSTEM_PATHS if Path(p).exists()]
-        seen += python_prefixes()
-        seen += [m.source.resolve() for m in self.mounts if m.target is None]
-        return any(real == place or real.is_relative_to(place) for place in seen)
+        given, real = Path(host).absolute(), Path(host).resolve()
+        places = [Path(p) for p in SYSTEM_PATHS if Path(p).exists()]
+        places += [p for prefix in python_prefixes() for p in (prefix, Path(sys.executable).parent.parent)]
+        places += [m.source for m in self.mounts if m.target is None]
+        places += [p.resolve() for p in places]
+        # the path as given is what the box starts (a link outside every mount is not there), and where
+        # it leads is what runs
+        return all(any(p == place or p.is_relative_to(place) for place in places) for p in (given, real))
 
     def for_template(self, scratch: Path, writable: Sequence[Path]) -> Box:
         """This install box around a build of the runner's shared environment templates: an empty

@@ -339,4 +339,8 @@ def test_what_a_box_says_it_sees_is_what_a_process_inside_finds(tmp_path: Path, 
     assert found.ok, found.output_tail
     assert found.output_tail.strip().splitlines()[-1] == str(said)
     assert said == [True, True, True, False, False]
+    link = tmp_path / "home" / "bin" / "python"  # outside every mount, leading into a seen place
+    link.parent.mkdir(parents=True)
+    link.symlink_to(sys.executable)
+    assert not box.sees(link)  # the box would start `link`, which is not there
     assert Policy("process", policy.env_dir).for_lock(repo, None).sees(outside)

@@ -49,8 +49,12 @@ def load(content: str) -> dict[str, Any]:
 
 def find(content: str, name: str) -> list[Declaration]:
     load(content)  # a clear error before any offset is trusted
+    try:
+        strings = list(_strings(content))
+    except RecursionError:  # json.loads of Python 3.12+ reads deeper than this walk recurses
+        raise ValueError("not valid JSON: nested deeper than this tool reads") from None
     found: list[Declaration] = []
-    for path, start, end in _strings(content):
+    for path, start, end in strings:
         if len(path) == 2 and path[0] in SECTIONS and path[1] == name:
             section = path[0]
         elif len(path) == 3 and path[0] == "overrides" and path[1] == name and path[2] == ".":

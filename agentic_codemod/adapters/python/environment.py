@@ -51,10 +51,11 @@ from agentic_codemod.adapters.python import (
 )
 from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
-from agentic_codemod.config import Settings
+from agentic_codemod.config import PYVENV_CFG_MAX_BYTES, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.sandbox import discard_install_cache, install_cache_of
+from agentic_codemod.tools.untrusted_file import read_regular
 
 INSPECT_TIMEOUT_S = 60.0  # listing what an environment holds
 # Written in the disposable copy the baseline install runs on (never in the candidate): the versions the
@@ -287,9 +288,10 @@ def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None
 
 
 def _relocatable(env_dir: Path) -> bool:
+    data = read_regular(env_dir / "pyvenv.cfg", PYVENV_CFG_MAX_BYTES)  # the baseline's install wrote ENV
     try:
-        lines = (env_dir / "pyvenv.cfg").read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = (data or b"").decode("utf-8").splitlines()
+    except UnicodeDecodeError:
         return False
     return any(line.replace(" ", "").lower() == "relocatable=true" for line in lines)
 

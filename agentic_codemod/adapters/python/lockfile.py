@@ -57,10 +57,10 @@ def locked_versions(content: str) -> dict[str, Locked]:
     pins; a file none of them reads locks nothing."""
     try:
         document: object = tomllib.loads(content)
-    except tomllib.TOMLDecodeError:
+    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError; nesting past the parser's depth
         try:
             document = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):
             document = None
     entries: list[tuple[str, str, bool]] = []
     listed = document.get("package", document.get("packages")) if isinstance(document, dict) else None

@@ -318,6 +318,9 @@ def _poetry_lock_exactly(
     return runner(run, cwd=lockfile.parent, timeout_s=timeout, env=env), f"{first}, then {plain}"
 
 
+LOCK_TOOL_EXTRAS = {"uv": "uv", "poetry": "lock", "pdm": "lock"}  # pyproject.toml's extras
+
+
 def lock_tool(tool: str, runner: Runner) -> tuple[str | None, str]:
     """The lock tool `runner` can start, and why none where it is None ("uv is not on PATH: ..."): the
     one on PATH, else the one beside this interpreter (installed with the tool, e.g. the `lock` extra: its
@@ -326,13 +329,20 @@ def lock_tool(tool: str, runner: Runner) -> tuple[str | None, str]:
     passed over: started in the box, it would fail as "not found", and the refresh with it."""
     box: Box | None = getattr(runner, "box", None)
     beside = Path(sys.executable).parent / tool
-    found = [p for p in (shutil.which(tool), str(beside) if beside.is_file() else None) if p]
+    on_path = [shutil.which(tool, path=folder) for folder in os.get_exec_path()]  # every one, in order
+    found = list(dict.fromkeys(p for p in (*on_path, str(beside) if beside.is_file() else None) if p))
+    unseen = ""
     for program in found:
-        if box is None or all(box.sees(Path(p)) for p in (program, *_interpreter(Path(program)))):
+        needed = (program, *_interpreter(Path(program)))
+        outside = [p for p in needed if box is not None and not box.sees(Path(p))]
+        if not outside:
             return program, ""
+        unseen = unseen or outside[-1]
     if found:
-        where = "install agentic-codemod[lock] beside the tool, or the tool under /usr"
-        return None, f"{tool} at {found[0]} lies outside what the sandbox mounts ({where})"
+        extra = LOCK_TOOL_EXTRAS.get(tool)
+        where = f"install agentic-codemod[{extra}] beside the tool, or " if extra else "install "
+        why = f"{unseen} lies outside what the sandbox mounts ({where}{tool} under /usr)"
+        return None, f"{tool} at {found[0]}: {why}"
     return None, f"{tool} is not on PATH"
 
 

@@ -85,6 +85,9 @@ def test_json_nested_past_the_parsers_depth_names_the_file_and_is_not_npm(tmp_pa
     with pytest.raises(InputError, match=r"package\.json: not valid JSON: nested deeper"):
         ADAPTER.extract_dependencies(tmp_path, ["package.json"], "acme-sdk")
     assert not ADAPTER.detect(tmp_path)
+    # Python 3.12+'s json.loads reads 3,000 deep; the declarations walk recursed past its limit there
+    with pytest.raises(ValueError, match="nested deeper"):
+        find('{"x": ' + "[" * 3_000 + "]" * 3_000 + "}", "acme-sdk")
 
 
 def test_workspaces_and_lock_entries_are_read(tmp_path: Path) -> None:

@@ -173,3 +173,20 @@ def test_the_bytecode_of_listed_sources_is_written_afresh_in_a_cache_made_read_o
         text=True,
     )
     assert done.stdout.strip() == "1.1.0", done
+
+
+def test_a_pyvenv_cfg_the_baseline_left_as_a_fifo_never_blocks_the_copy(tmp_path: Path) -> None:
+    from agentic_codemod.adapters.python.environment import _relocatable
+
+    os.mkfifo(tmp_path / "pyvenv.cfg")  # a plain read waits for a writer forever
+    assert not _relocatable(tmp_path)
+    (tmp_path / "pyvenv.cfg").unlink()
+    (tmp_path / "pyvenv.cfg").write_text("home = /usr/bin\nrelocatable = true\n")
+    assert _relocatable(tmp_path)
+
+
+def test_a_lockfile_nested_past_the_parsers_depth_locks_nothing() -> None:
+    from agentic_codemod.adapters.python.lockfile import locked_versions
+
+    assert not locked_versions("a = " + "[" * 100_000 + "]" * 100_000)
+    assert not locked_versions("[" * 100_000 + "]" * 100_000)

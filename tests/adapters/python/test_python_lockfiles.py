@@ -367,7 +367,11 @@ def test_a_lock_tool_the_sandbox_cannot_see_is_passed_over_for_the_tools_own_or_
     assert beside.is_file() and update.lock_tool("uv", boxed) == (str(beside), "")
     program, missing = update.lock_tool("fancylock", boxed)
     assert program is None
-    assert missing.startswith(f"fancylock at {only_bin / 'fancylock'} lies outside what the sandbox mounts")
+    tool = only_bin / "fancylock"
+    assert (
+        missing
+        == f"fancylock at {tool}: {tool} lies outside what the sandbox mounts (install fancylock under /usr)"
+    )
     assert update.lock_tool("fancylock", SandboxRunner(env={}, tail_bytes=1000)) == (
         str(only_bin / "fancylock"),
         "",
