@@ -8,14 +8,13 @@ when there are any; otherwise from the failing ids in run.json (the other tests 
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentic_codemod.config import REPORT_CELL_CHARS, REPORT_READ_BYTES, REPORT_TEST_ROWS
 from agentic_codemod.models import RunManifest, Tally, VerificationResult
 from agentic_codemod.report.artifacts_read import cut
-from agentic_codemod.tools.untrusted_file import read_regular
+from agentic_codemod.tools.junit import report_root
 
 ORDER = {"introduced": 0, "pre-existing": 1, "fixed": 2, "": 3}
 
@@ -93,11 +92,7 @@ def _statuses(run_dir: Path, result: VerificationResult | None) -> tuple[dict[st
 
 
 def _junit(path: Path) -> dict[str, str] | None:
-    data = read_regular(path, REPORT_READ_BYTES)  # the tests wrote the reports folder: no link, no FIFO
-    try:
-        root = ET.fromstring(data) if data is not None else None
-    except ET.ParseError:
-        return None
+    root = report_root(path, REPORT_READ_BYTES)
     if root is None:
         return None
     out: dict[str, str] = {}

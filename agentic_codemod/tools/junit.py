@@ -49,10 +49,10 @@ def read_junit(path: Path) -> Tally | None:
     return counts
 
 
-def report_root(path: Path) -> ET.Element | None:
+def report_root(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> ET.Element | None:
     """The report's document: a regular file (the tests wrote the reports folder: never through a link,
-    never a FIFO or device) of at most MAX_TEST_REPORT_BYTES; None otherwise or unparseable."""
-    data = read_regular(path, MAX_TEST_REPORT_BYTES)
+    never a FIFO or device) of at most `max_bytes`; None otherwise or unparseable."""
+    data = read_regular(path, max_bytes)
     if data is None:
         return None
     try:

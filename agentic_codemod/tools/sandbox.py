@@ -137,7 +137,7 @@ class Box:
             return True
         given, real = Path(host).absolute(), Path(host).resolve()
         places = [Path(p) for p in SYSTEM_PATHS if Path(p).exists()]
-        places += [p for prefix in python_prefixes() for p in (prefix, Path(sys.executable).parent.parent)]
+        places += python_prefixes()
         places += [m.source for m in self.mounts if m.target is None]
         places += [p.resolve() for p in places]
         # the path as given is what the box starts (a link outside every mount is not there), and where

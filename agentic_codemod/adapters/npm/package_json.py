@@ -50,7 +50,7 @@ def load(content: str) -> dict[str, Any]:
 def find(content: str, name: str) -> list[Declaration]:
     load(content)  # a clear error before any offset is trusted
     try:
-        strings = list(_strings(content))
+        strings = _strings(content)
     except RecursionError:  # json.loads of Python 3.12+ reads deeper than this walk recurses
         raise ValueError("not valid JSON: nested deeper than this tool reads") from None
     found: list[Declaration] = []

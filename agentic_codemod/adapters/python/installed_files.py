@@ -52,7 +52,7 @@ def unlisted(env_root: Path, name: str) -> str | None:
         names = ", ".join(entry.name for _, entry in found)
         return f"{len(found)} distributions are named {name} in the environment ({names})"
     site, dist_info = found[0]
-    if dist_info.is_symlink() or not dist_info.is_dir(follow_symlinks=False):
+    if not dist_info.is_dir(follow_symlinks=False):  # a link to a folder elsewhere is not one
         return f"{dist_info.name} is not a folder of the environment's own"
     listed = _listed(Path(dist_info.path) / "RECORD")
     if listed is None:

@@ -16,7 +16,6 @@ keeps its line number; a file this reader does not follow declares nothing (it i
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.version import InvalidVersion, Version
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.adapters.types import Locked
@@ -49,19 +49,25 @@ def find(content: str, canonical: str) -> list[Declaration]:
     return found + [d for d in _pipfile_entries(content) if pep508.canonical(d.name) == canonical]
 
 
+def _document(content: str) -> object | None:
+    """The lockfile parsed as TOML (uv, poetry, pdm, pylock), else as JSON (Pipfile.lock); None for
+    neither, nesting past either parser's depth included."""
+    try:
+        return tomllib.loads(content)
+    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
+        try:
+            return json_input.loads(content)
+        except ValueError:
+            return None
+
+
 def locked_versions(content: str) -> dict[str, Locked]:
     """Every package the lockfile locks, by canonical name, with the versions it locks (more than one
     where the lockfile forks by environment marker) and whether each comes from a package index (a git,
     path, URL or editable source is not: `name==version` from the index would be another package). TOML
     lockfiles (uv, poetry, pdm, pylock), Pipfile.lock (JSON) and a compiled requirements file's `==`
     pins; a file none of them reads locks nothing."""
-    try:
-        document: object = tomllib.loads(content)
-    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError; nesting past the parser's depth
-        try:
-            document = json.loads(content)
-        except (ValueError, RecursionError):
-            document = None
+    document = _document(content)
     entries: list[tuple[str, str, bool]] = []
     listed = document.get("package", document.get("packages")) if isinstance(document, dict) else None
     if isinstance(listed, list):
@@ -95,13 +101,7 @@ def lock_format(content: str) -> str | None:
     (Poetry's header) nor uv's `revision` (changes older uv reads as they are). None where the file says
     none (a compiled requirements file) or says it in a shape no lock tool writes (the text is the
     repository's: never shown as given)."""
-    try:
-        document: object = tomllib.loads(content)
-    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
-        try:
-            document = json.loads(content)
-        except (ValueError, RecursionError):
-            return None
+    document = _document(content)
     if not isinstance(document, dict):
         return None
     meta = document.get("metadata")

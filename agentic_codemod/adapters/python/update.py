@@ -328,7 +328,7 @@ def lock_tool(tool: str, runner: Runner) -> tuple[str | None, str]:
     interpreter it cannot see (uv in ~/.cargo/bin, a pipx poetry under HOME, another clone's venv), is
     passed over: started in the box, it would fail as "not found", and the refresh with it."""
     box: Box | None = getattr(runner, "box", None)
-    beside = Path(sys.executable).parent / tool
+    beside = Path(sys.executable).parent.resolve() / tool  # the path the sandbox mounts the venv at
     on_path = [shutil.which(tool, path=folder) for folder in os.get_exec_path()]  # every one, in order
     found = list(dict.fromkeys(p for p in (*on_path, str(beside) if beside.is_file() else None) if p))
     unseen = ""
