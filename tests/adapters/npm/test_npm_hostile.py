@@ -207,3 +207,18 @@ def test_the_token_is_never_written_through_a_swapped_in_folder_link(
     result = run_npm(["npm", "--version"], project, SandboxRunner({"PATH": "/usr/bin:/bin"}, 2000), 30)
     assert not result.ok and "project" in (result.error or "")
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_a_package_json_nested_past_the_parsers_depth_is_bad_input_naming_it(
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """Before, json's RecursionError escaped the readers: the run ended `failed` with no file named."""
+    manifest = json.loads((npm_repo / "package.json").read_text())
+    text = json.dumps(manifest)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    (npm_repo / "package.json").write_text(text)
+    subprocess.run([*GIT, "commit", "-qam", "deep"], cwd=npm_repo, check=True)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 2 and m["status"] == "bad_input", m["reason"]  # type: ignore[attr-defined]
+    assert m["reason"].startswith("package.json: not valid JSON: nested deeper than this tool reads")
