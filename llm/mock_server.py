@@ -30,11 +30,14 @@ fixture (its task or patch), for fixtures/npm-app (mock_npm.py).
 Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   http-500, http-429, auth (401)     an error status with an OpenAI error body
   malformed-json                     HTTP 200 with a body that is not JSON
+  deep-json, deep-error              HTTP 200, or 500, with a JSON body nested 100,000 deep (past
+                                     Python's json depth: a RecursionError, not a ValueError)
   slow                               sleep delay_s before answering (past the client's timeout)
   schema-invalid                     structured roles answer JSON that does not fit their schema
   no-usage                           replies without a `usage` block
   tool-loop         (coder)          calls read_file forever
   tool-call-as-text (coder, probe)   the vLLM failure: the tool call arrives as text in `content`
+  deep-arguments    (coder)          the first tool call's arguments nested 100,000 deep
   no-edit           (coder)          reads, then stops without editing: a silent failure
   review-reject, review-unsure (reviewer)  a well-formed verdict that is not approve
   review-approve-with-errors (reviewer)    "approve" with an error finding: not an approval
@@ -71,11 +74,14 @@ FAULTS = (
     "http-429",
     "auth",
     "malformed-json",
+    "deep-json",
+    "deep-error",
     "slow",
     "schema-invalid",
     "no-usage",
     "tool-loop",
     "tool-call-as-text",
+    "deep-arguments",
     "no-edit",
     "hostile",
     "hidden-diff",
@@ -88,6 +94,7 @@ FAULTS = (
 CODER_FAULTS = {
     "tool-loop": "coder",
     "tool-call-as-text": "coder",
+    "deep-arguments": "coder",
     "no-edit": "coder",
     "hostile": "coder",
     "hidden-diff": "coder",
@@ -97,6 +104,7 @@ CODER_FAULTS = {
     "review-approve-with-errors": "reviewer",
     "hostile-scribe": "scribe",
 }
+DEEP = 100_000  # nesting of the deep-* faults
 BEHAVIOURS = ("no-json-schema", "tools-need-choice", "wrong-echo", "serial", "no-json-object")
 # What llama-cpp-python 0.3.x answers to response_format json_schema with chatml-function-calling.
 JSON_SCHEMA_500 = (
@@ -249,6 +257,11 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "malformed-json":
             self._send_raw(200, b'{"id": "chatcmpl-mock", "choices": [{"message": ', "application/json")
             return
+        if fault in ("deep-json", "deep-error"):
+            key = b'{"id": "chatcmpl-mock", "choices": ' if fault == "deep-json" else b'{"error": '
+            deep = key + b"[" * DEEP + b"]" * DEEP + b"}"
+            self._send_raw(200 if fault == "deep-json" else 500, deep, "application/json")
+            return
         offered = body.get("tools") and ("tools-need-choice" not in state.behave or body.get("tool_choice"))
         if "wrong-echo" in state.behave and fault is None and agent == "probe":
             fault = "wrong-echo"
@@ -264,6 +277,8 @@ class Handler(BaseHTTPRequestHandler):
                 data = None
             if isinstance(data, dict):
                 content, tool_calls = None, call(submit, **data)[1]
+        if fault == "deep-arguments" and tool_calls:
+            tool_calls[0]["function"]["arguments"] = "[" * DEEP + "]" * DEEP
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = tool_calls

@@ -108,6 +108,8 @@ def test_usage_the_endpoint_does_not_report_is_null_not_zero(
         ("http-500", "reviewer", "failed with HTTP 500 after 2 attempt(s)"),
         ("http-429", None, "failed with HTTP 429"),
         ("malformed-json", "coder", "not an OpenAI chat completion"),
+        ("deep-json", "planner", "not an OpenAI chat completion"),  # nested past json's depth
+        ("deep-error", "scout", "failed with HTTP 500"),
         ("slow", "scout", "did not answer within 2.0s"),
     ],
 )
@@ -149,6 +151,7 @@ def test_endpoint_faults_pause_the_run(
         ("tool-loop", "coder", "budget 'max_model_calls' exceeded"),
         ("tool-call-as-text", "coder", "--tool-call-parser hermes"),
         ("no-edit", "coder", "without changing a file"),
+        ("deep-arguments", "coder", "made no tool call at all"),  # arguments nested past json's depth
     ],
 )
 def test_bad_model_behaviour_rejects_the_run(

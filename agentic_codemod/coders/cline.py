@@ -19,7 +19,6 @@ no variable of the caller reaches it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import subprocess
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentic_codemod import json_input
 from agentic_codemod.tools.process_group import stop_group
 
 PROVIDER = "openai-compatible"
@@ -258,7 +258,7 @@ def _json(line: str) -> dict[str, Any] | None:
     if not line.startswith("{"):
         return None
     try:
-        value = json.loads(line)
+        value = json_input.loads(line)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

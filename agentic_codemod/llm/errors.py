@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentic_codemod import json_input
 from agentic_codemod.errors import (
     EXIT_BAD_INPUT,
     EXIT_REJECTED,
@@ -167,7 +168,9 @@ def classify(exc: BaseException | None) -> Meaning:
     if isinstance(cause, openai.APIStatusError):
         headers = dict(cause.response.headers) if cause.response is not None else {}
         return classify_status(cause.status_code, error_text(cause), headers)
-    if isinstance(cause, json.JSONDecodeError | openai.APIResponseValidationError) or not_a_completion(exc):
+    # RecursionError: a reply body nested past the JSON parser's depth (json raises no ValueError for it)
+    decoding = json.JSONDecodeError | openai.APIResponseValidationError | RecursionError
+    if isinstance(cause, decoding) or not_a_completion(exc):
         detail = one_line(str(cause))
         return Meaning(
             "transient", "not_completion", EXIT_UNAVAILABLE, HINTS["not_completion"], detail=detail
@@ -266,7 +269,7 @@ def body_text(raw: str) -> str:
     """The error message in a reply body: error.message (+ code and type), error (a string), detail,
     or the raw text."""
     try:
-        body = json.loads(raw)
+        body = json_input.loads(raw)
     except ValueError:
         return raw
     if isinstance(body, dict):

@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from agentic_codemod import json_input
 from agentic_codemod.llm.errors import body_text, classify_status, one_line
 
 FORMAT = "agentic-codemod/llm-probe@1"
@@ -191,7 +192,7 @@ def _check(
             False, f"HTTP {reply.status_code} ({meaning.cause}): {meaning.detail}", reply.status_code, took
         )
     try:
-        data = reply.json()
+        data = json_input.loads(reply.content)
         message = data["choices"][0]["message"]
     except (ValueError, KeyError, IndexError, TypeError):
         return Check(False, f"not a chat completion: {one_line(reply.text)}", reply.status_code, took)
@@ -211,7 +212,7 @@ def _tool_call_ok(message: dict[str, Any]) -> tuple[bool, str]:
     function = calls[0].get("function") or {}
     raw = function.get("arguments")
     try:
-        args = json.loads(raw) if isinstance(raw, str) else raw
+        args = json_input.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
         args = raw
     if function.get("name") != "codemod_probe" or args != {"echo": ECHO}:
@@ -232,7 +233,7 @@ def _json_ok(message: dict[str, Any]) -> tuple[bool, str]:
 def _context_length(client: httpx.Client, model: str) -> int | None:
     try:
         reply = client.get("/models", timeout=10.0)
-        entries = reply.json().get("data") or []
+        entries = json_input.loads(reply.content).get("data") or []
     except (httpx.HTTPError, ValueError, AttributeError):
         return None
     return context_of(entries, model)

@@ -32,6 +32,7 @@ ERRORED = (
         (COMPLETED.replace("completed", "max_iterations"), 0, False, "finishReason 'max_iterations'"),
         (f"{COMPLETED}\n{COMPLETED.replace('completed', 'aborted')}", 0, False, "finishReason 'aborted'"),
         ("not json\n{broken", 0, False, "without a run_result"),
+        ('{"type":' + "[" * 100_000, 0, False, "without a run_result"),  # past json's depth: RecursionError
     ],
 )
 def test_success_is_exit_0_and_a_last_run_result_completed(

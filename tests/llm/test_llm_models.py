@@ -87,6 +87,8 @@ def test_the_model_sends_system_messages_and_the_agent_header(mock_llm: MockLLM)
         ("http-429", "HTTP 429", 75),
         ("auth", "refused the credentials (HTTP 401)", 2),
         ("malformed-json", "not an OpenAI chat completion", 75),
+        ("deep-json", "not an OpenAI chat completion", 75),  # nested past json's depth: RecursionError
+        ("deep-error", "failed with HTTP 500", 75),
         ("slow", "did not answer within 1.0s", 75),
         ("down", "cannot reach", 75),
     ],

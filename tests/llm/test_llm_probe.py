@@ -70,6 +70,23 @@ def test_wrong_echo_arguments_fail_the_probe(mock_llm: MockLLM, own_probe_file: 
     assert llm_backend.main(["status"], {**env, "CODEMOD_LLM_PROBE": str(own_probe_file)}) == 1
 
 
+def test_replies_nested_past_the_json_parsers_depth_fail_their_check(mock_llm: MockLLM) -> None:
+    """A body, or a tool call's arguments, of `[[[[…` 100,000 deep: json raises RecursionError, not
+    ValueError; each is a failed check (or no verdict, for a 500), never a crash of the probe."""
+    mock_llm.fault("deep-arguments", agent="probe")
+    result = run_probe(coder(mock_llm.url))
+    assert not result.ok and result.tool_calls.detail.startswith("wrong call: codemod_probe([[[")
+    assert result.json_schema.ok  # only the tool call's arguments were deep
+    mock_llm.fault("deep-json")
+    result = run_probe(coder(mock_llm.url))
+    assert not result.ok and not result.tool_calls.ok and not result.json_schema.ok
+    cut = 'not a chat completion: {"id": "chatcmpl-mock", "choices": [[['
+    assert result.tool_calls.detail.startswith(cut)
+    mock_llm.fault("deep-error")
+    with pytest.raises(ProbeUnavailable, match=r'HTTP 500: \{"error": \[\[\['):
+        run_probe(coder(mock_llm.url))
+
+
 def test_the_result_is_saved_for_runs_of_the_same_endpoint_and_model(mock_llm: MockLLM) -> None:
     mock_llm.behave("no-json-schema")
     path = save(run_probe(coder(mock_llm.url)))

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -40,6 +39,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.python import (
     LOCKFILES,
     env_template,
@@ -267,7 +267,7 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
     if not result.ok:
         return None
     try:
-        found = json.loads(result.output_tail.strip().splitlines()[-1])
+        found = json_input.loads(result.output_tail.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return None
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else None

@@ -252,3 +252,13 @@ def test_the_program_is_the_module_without_its_docstrings() -> None:
 def test_the_program_runs_in_the_tool_interpreter_too() -> None:
     proc = subprocess.run([sys.executable, "-c", _PROGRAM], capture_output=True, text=True, check=True)
     assert "pytest" in json.loads(proc.stdout)
+
+
+def test_a_listing_line_nested_past_the_parsers_depth_fails_the_listing(tmp_path: Path) -> None:
+    """Code in the environment (a .pth a package installed) can print after the listing: a last line of
+    `[[[[…` nested past json's depth fails the listing (None), not the run with a RecursionError."""
+    env = _fresh(tmp_path)
+    _dist(_site(env), "acme_sdk-1.4.0.dist-info", _meta("acme-sdk", "1.4.0"))
+    (_site(env) / "deep.pth").write_text("import atexit; atexit.register(print, '[' * 100000)\n")
+    venv_env = VerificationEnv(root=env, interpreter=_python(env))
+    assert installed_versions(tmp_path, venv_env, _runner) is None
