@@ -28,6 +28,14 @@ from agentic_codemod.tools import repo_copy
 from agentic_codemod.workflow import lock_changes
 from agentic_codemod.workflow.state import RunState, need
 
+# An environment whose listing (its own interpreter, in the test box) failed or printed no readable object:
+# code an install left there (a .pth, sitecustomize) runs in the listing too and can break it.
+UNLISTED = "its own interpreter's listing of what is installed failed or printed nothing readable"
+UNLISTED_HINT = (
+    "code an install left in the environment (a .pth file, sitecustomize) runs in the listing too; "
+    "the listing's output is in trace.jsonl"
+)
+
 
 def install_baseline(state: RunState) -> None:
     adapter, sdk, paths, policy = need(state.adapter), state.task.sdk, state.paths, need(state.policy)
@@ -54,6 +62,12 @@ def install_baseline(state: RunState) -> None:
             hint=why + failed[-1].output_tail[-400:].strip(),
         )
     version = _record(state, "baseline")
+    if state.manifest.environments["baseline"] is None:
+        raise RequiresHuman(
+            f"the baseline environment cannot be listed ({UNLISTED}): the baseline would not be known to "
+            f"test {sdk.name}{sdk.from_range}",
+            hint=UNLISTED_HINT,
+        )
     if version is None or not adapter.version_matches(version, sdk.from_range):
         raise RequiresHuman(
             f"the baseline environment holds {sdk.name} {version or '(not installed)'}, "
@@ -96,6 +110,12 @@ def install_target(state: RunState) -> ProcessResult:
 def _check_target(state: RunState) -> None:
     adapter, sdk = need(state.adapter), state.task.sdk
     version = _record(state, "after")
+    if state.manifest.environments["after"] is None:
+        raise CandidateRejected(
+            f"the environment after the bump cannot be listed ({UNLISTED}): the tests would not be known "
+            f"to run on {sdk.name} {sdk.to}",
+            hint=UNLISTED_HINT,
+        )
     if version is None or not _exactly(adapter, version, sdk.to):
         raise CandidateRejected(
             f"the environment after the bump holds {sdk.name} {version or '(not installed)'}, not {sdk.to}",

@@ -174,6 +174,7 @@ def run_with_backend(
     run_codemod: Callable[..., object],
     backend: str,
     widget_wheel: Callable[[Path, str], None],
+    test: str = WIDGET_TEST,
 ) -> Any:
     """The widget-1.1 task run on an app whose in-tree build backend is `backend`, widget 1.0.0 and 1.1.0
     (made by `widget_wheel`) beside the fixture wheelhouse as the only package source."""
@@ -185,7 +186,7 @@ def run_with_backend(
     (src / "tests").mkdir(parents=True)
     (src / "pyproject.toml").write_text(PYPROJECT)
     (src / "backend.py").write_text(backend)
-    (src / "tests" / "test_widget.py").write_text(WIDGET_TEST)
+    (src / "tests" / "test_widget.py").write_text(test)
     repo = tmp_path / "app"
     materialize.materialize(src, repo)
     (tmp_path / "task.yml").write_text(WIDGET_TASK)
@@ -274,3 +275,47 @@ def test_attack_a_build_backend_plants_bytecode_for_the_targets_module_in_a_read
     assert m["environments"]["after"]["widget"] == "1.1.0"
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
+
+
+# A .pth into every writable site-packages: each interpreter start in the environment, the listing's
+# included, prints `[[[[…` 100,000 deep as it exits, after what the listing printed; in the `after` route
+# only in the listing (uv's interpreter query would fail the install first) of the bump's environment
+# (the copy the tool names env-after), so the baseline's listing reads.
+DEEP_LINE = {
+    "baseline": "import atexit; atexit.register(print, '[' * 100000)",
+    "after": "import atexit, sys; atexit.register(lambda: LISTING and sys.prefix.endswith('-after') and "
+    "print('[' * 100000))".replace("LISTING", "hasattr(sys.modules['__main__'], 'by_importlib')"),
+}
+
+
+def deep_pth_backend(route: str) -> str:
+    return BACKEND.replace(
+        """            os.makedirs(os.path.join(site, "widget"), exist_ok=True)""",
+        f"""            with open(os.path.join(site, "deep.pth"), "w") as f:
+                f.write({DEEP_LINE[route]!r})
+            continue""",
+    )
+
+
+@pytest.mark.parametrize("route", ["baseline", "after"])
+def test_attack_a_build_backend_makes_the_environment_listing_end_in_json_nested_past_the_parsers_depth(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], route: str
+) -> None:
+    """Before, json's RecursionError (no ValueError) ended the run as `failed`, exit 1, with the error's text
+    for a reason. Now the listing is unreadable, and the run says so: the baseline's before any test
+    (exit 3), the bump's before the candidate's tests (exit 1). Before this reason an unreadable listing
+    said "holds widget (not installed)"."""
+    passes = "import widget\n\n\ndef test_widget_imports():\n    assert widget.__version__\n"
+    result = run_with_backend(tmp_path, wheels, run_codemod, deep_pth_backend(route), module_wheel, passes)
+    m = result.manifest  # type: ignore[attr-defined]
+    reason = m["reason"]
+    assert m["environments"][route] is None and m["classification"] != "green", reason
+    if route == "baseline":
+        assert (result.code, m["status"]) == (3, "requires_human"), reason  # type: ignore[attr-defined]
+        assert reason.startswith("the baseline environment cannot be listed (its own interpreter's listing")
+        assert m["verifications"] == []  # no test ran
+    else:
+        assert (result.code, m["status"]) == (1, "rejected"), reason  # type: ignore[attr-defined]
+        assert reason.startswith("the environment after the bump cannot be listed (its own interpreter's")
+        assert m["environments"]["baseline"]["widget"] == "1.1.0"
+        assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # the candidate was not tested
