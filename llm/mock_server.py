@@ -31,7 +31,8 @@ Faults (without @AGENT a fault hits every agent, except the coder-only ones):
   http-500, http-429, auth (401)     an error status with an OpenAI error body
   malformed-json                     HTTP 200 with a body that is not JSON
   deep-json, deep-error              HTTP 200, or 500, with a JSON body nested 100,000 deep (past
-                                     Python's json depth: a RecursionError, not a ValueError)
+                                     Python's json depth: a RecursionError, not a ValueError);
+                                     deep-json also on GET /v1/models, for every agent
   slow                               sleep delay_s before answering (past the client's timeout)
   schema-invalid                     structured roles answer JSON that does not fit their schema
   no-usage                           replies without a `usage` block
@@ -171,6 +172,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") in ("/v1/models", "/models"):
+            if self.server.state.fault == "deep-json":  # whatever the agent: /models names none
+                self._send_raw(200, b'{"data": ' + b"[" * DEEP + b"]" * DEEP + b"}", "application/json")
+                return
             model: dict[str, Any] = {"id": "mock-model", "object": "model"}
             if self.server.state.max_model_len:
                 model["max_model_len"] = self.server.state.max_model_len

@@ -16,13 +16,13 @@ symlinks are skipped; an empty tree hashes as sha256(b"").
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
+from agentic_codemod import json_input
 from agentic_codemod.apm.refusal import Violation
 from agentic_codemod.visible import hidden
 
@@ -139,8 +139,8 @@ def _walk_all(root: Path, *, include_links: bool = False) -> Iterator[str]:
 
 def _declares_hooks(path: Path) -> bool:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = json_input.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):  # nesting past json's depth included
         return True  # an unreadable plugin manifest is not given the benefit of the doubt
     return isinstance(data, dict) and bool(data.get("hooks"))
 

@@ -28,6 +28,7 @@ from agno.agent import Agent
 from agno.run import RunStatus
 from pydantic import BaseModel
 
+from agentic_codemod import json_input
 from agentic_codemod.errors import BudgetExceeded, CandidateRejected
 from agentic_codemod.llm.agent_replies import structured_reply
 from agentic_codemod.llm.agent_tools import AgentTools, cut
@@ -164,7 +165,7 @@ class AgentRunner:
                     timeout=5.0,
                     headers={"Authorization": f"Bearer {role.api_key}"},
                 )
-                self._contexts[role.base_url] = reply.json().get("data") or []
+                self._contexts[role.base_url] = json_input.loads(reply.content).get("data") or []
             except (httpx.HTTPError, ValueError, AttributeError):
                 self._contexts[role.base_url] = None
         entries = self._contexts[role.base_url]

@@ -31,6 +31,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from agentic_codemod import json_input
@@ -168,9 +169,8 @@ def classify(exc: BaseException | None) -> Meaning:
     if isinstance(cause, openai.APIStatusError):
         headers = dict(cause.response.headers) if cause.response is not None else {}
         return classify_status(cause.status_code, error_text(cause), headers)
-    # RecursionError: a reply body nested past the JSON parser's depth (json raises no ValueError for it)
-    decoding = json.JSONDecodeError | openai.APIResponseValidationError | RecursionError
-    if isinstance(cause, decoding) or not_a_completion(exc):
+    decoding = json.JSONDecodeError | openai.APIResponseValidationError
+    if isinstance(cause, decoding) or too_deep_to_decode(cause) or not_a_completion(exc):
         detail = one_line(str(cause))
         return Meaning(
             "transient", "not_completion", EXIT_UNAVAILABLE, HINTS["not_completion"], detail=detail
@@ -295,6 +295,17 @@ def root_cause(exc: BaseException | None) -> BaseException | None:
         exc = exc.__cause__ or exc.__context__
     found = next((e for e in chain if isinstance(e, openai.OpenAIError | json.JSONDecodeError)), None)
     return found or (chain[-1] if chain else None)
+
+
+def too_deep_to_decode(exc: BaseException | None) -> bool:
+    """A reply body nested past the JSON parser's depth: json raises RecursionError (no ValueError) for
+    it, from its decoder. A RecursionError raised anywhere else is a bug, not the endpoint's answer."""
+    if not isinstance(exc, RecursionError) or exc.__traceback__ is None:
+        return False
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return Path(tb.tb_frame.f_code.co_filename).parts[-2:] == ("json", "decoder.py")
 
 
 def not_a_completion(exc: BaseException | None) -> bool:

@@ -7,6 +7,12 @@ adapter's result reader). Nothing here knows a runner.
     junit_case_ids(path) -> [id, ...]  the same ids, passing ones too
     report_root(path) -> Element | None  the document, read only as a regular file (no link, FIFO or
                                        device) of at most MAX_TEST_REPORT_BYTES: the tests wrote it
+    parse(data) -> Element | None      a report's bytes or text as a document; None: not XML, or
+                                       nested deeper than JUNIT_MAX_DEPTH
+
+ElementTree parses any depth, but its writer and every recursive walk over the tree (a nested
+<testsuite> reader) recurse once per level: a report of a few thousand nested elements, which a test can
+write in 35 KB, would end the run with a RecursionError. A real report is a handful of levels deep.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from agentic_codemod.config import MAX_TEST_REPORT_BYTES
+from agentic_codemod.config import JUNIT_MAX_DEPTH, MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
 from agentic_codemod.tools.untrusted_file import read_regular
 
@@ -53,9 +59,17 @@ def report_root(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> ET.Elemen
     """The report's document: a regular file (the tests wrote the reports folder: never through a link,
     never a FIFO or device) of at most `max_bytes`; None otherwise or unparseable."""
     data = read_regular(path, max_bytes)
-    if data is None:
-        return None
+    return None if data is None else parse(data)
+
+
+def parse(data: bytes | str) -> ET.Element | None:
     try:
-        return ET.fromstring(data)
+        root = ET.fromstring(data)
     except ET.ParseError:
         return None
+    level = [root]
+    for _ in range(JUNIT_MAX_DEPTH):  # level by level, never recursing
+        level = [child for node in level for child in node]
+        if not level:
+            return root
+    return None

@@ -28,12 +28,14 @@ from agentic_codemod.tools import repo_copy
 from agentic_codemod.workflow import lock_changes
 from agentic_codemod.workflow.state import RunState, need
 
-# An environment whose listing (its own interpreter, in the test box) failed or printed no readable object:
-# code an install left there (a .pth, sitecustomize) runs in the listing too and can break it.
-UNLISTED = "its own interpreter's listing of what is installed failed or printed nothing readable"
+# An environment the adapter could not list (installed_versions None): Python's listing runs the
+# environment's own interpreter, in which code an install left (a .pth, sitecustomize) runs too; npm's reads
+# node_modules, which an install script can remove or fill past the listing's bound.
+UNLISTED = "the listing of what is installed failed or read nothing it could use"
 UNLISTED_HINT = (
-    "code an install left in the environment (a .pth file, sitecustomize) runs in the listing too; "
-    "the listing's output is in trace.jsonl"
+    "code the install ran may have broken the environment or its listing (a Python .pth file or "
+    "sitecustomize, an npm script that removes node_modules); trace.jsonl has the install's and the "
+    "listing's output"
 )
 
 

@@ -119,6 +119,14 @@ def test_hooks_are_found_in_every_place_apm_reads_them(tmp_path: Path) -> None:
     ]
 
 
+def test_a_plugin_manifest_nested_past_jsons_depth_counts_as_declaring_hooks(tmp_path: Path) -> None:
+    """json raises RecursionError (no ValueError) for it: the scan crashed; now it is unreadable, and an
+    unreadable plugin manifest is taken as declaring hooks (fail closed)."""
+    write(tmp_path / "plugin.json", '{"hooks": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    write(tmp_path / ".claude-plugin" / "plugin.json", '{"name": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert sorted(find_hooks(tmp_path)) == [".claude-plugin/plugin.json", "plugin.json"]
+
+
 def test_content_hash_of_an_empty_tree_is_the_empty_digest(tmp_path: Path) -> None:
     assert content_hash(tmp_path) == "sha256:" + hashlib.sha256(b"").hexdigest()
     assert content_hash(tmp_path / "missing") == "sha256:" + hashlib.sha256(b"").hexdigest()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_codemod.llm.errors import classify_status, one_line, retry_after
+from agentic_codemod.llm.errors import classify, classify_status, one_line, retry_after
 
 LLAMA_CPP_PYTHON_500 = (
     "Traceback (most recent call last):\n"
@@ -98,3 +98,27 @@ def test_a_traceback_never_reaches_the_reason() -> None:
     assert one_line("1 validation error:\n  {'msg': 'Input should be text'}") == (
         "1 validation error: {'msg': 'Input should be text'}"
     )
+
+
+def test_only_a_recursion_error_from_the_json_decoder_is_a_reply_too_deep_to_read() -> None:
+    """A body nested past json's depth raises RecursionError in json's decoder: the endpoint's reply is no
+    chat completion (a pause). A RecursionError from anywhere else is a bug: permanent, never a pause."""
+    import json
+
+    def caught(call: object) -> BaseException:
+        try:
+            call()  # type: ignore[operator]
+        except RecursionError as exc:
+            return exc
+        raise AssertionError("no RecursionError")
+
+    def recurse() -> None:
+        recurse()
+
+    deep = caught(lambda: json.loads("[" * 100_000))
+    assert (classify(deep).cause, classify(deep).exit_code) == ("not_completion", 75)
+    wrapped = RuntimeError("agno: error in the model call")
+    wrapped.__cause__ = deep
+    assert classify(wrapped).cause == "not_completion"
+    bug = caught(recurse)
+    assert (classify(bug).kind, classify(bug).cause) == ("permanent", "bad_request")

@@ -192,3 +192,34 @@ def test_a_change_of_line_ending_alone_is_visible_in_the_report_diff(tmp_path: P
     shown = diffs.lines(patch.decode())
     changed = [(line.kind, line.text) for line in shown if line.kind in ("add", "del")]
     assert changed == [("del", "-b = 2"), ("add", "+b = 3"), ("del", "-a = 1"), ("add", "+a = 1\\x0d")]
+
+
+# The repository's own conftest.py, once pytest has written its JUnit report: the report again, as 5,000
+# nested elements around the real one's test cases (35 KB; ElementTree parses it, its writer and a nested
+# walk recurse once per level).
+DEEP_REPORT_CONFTEST = """
+
+
+def pytest_unconfigure(config):
+    path = getattr(config.option, "xmlpath", None)
+    if path:
+        with open(path, encoding="utf-8") as f:
+            report = f.read().split("?>", 1)[-1]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("<x>" * 5000 + report + "</x>" * 5000)
+"""
+
+
+def test_a_junit_report_the_tests_nest_past_what_the_readers_recurse_is_no_evidence(
+    make_repo, run_codemod
+) -> None:
+    """Before, the CI copy of the report (verify.without_canary) raised RecursionError: the run ended
+    `failed`, exit 1, with the error's text. Now a report past JUNIT_MAX_DEPTH is unreadable: no tally
+    from it, never green."""
+    conftest = (ROOT / "fixtures" / "acme-app" / "tests" / "conftest.py").read_text() + DEEP_REPORT_CONFTEST
+    result = run_codemod(make_repo("deep-report", {"tests/conftest.py": conftest}), TASK)
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]  # no proven test command
+    assert "RecursionError" not in m["reason"] and m["classification"] != "green", m["reason"]
+    assert [v["tests"] for v in m["verifications"]] == [None]  # no tally from the report
+    assert not (result.run_dir / "reports" / "junit-baseline.xml").exists()  # no CI copy of it

@@ -131,6 +131,8 @@ def test_tests_may_import_pytest() -> None:
         ("setup.cfg", "[metadata]\n", "[metadata]\n\n[tool:pytest]\naddopts = -q\n"),
         ("pyproject.toml", '[project]\nname = "a"\n', '[project]\nname = "a"\n\n[tool.pytest.ini_options]\n'),
         ("pyproject.toml", '[project]\nname = "a"\n', '[project]\nname = "a"\n[tool.pytest]\nx = 1\n'),
+        # nested past tomllib's depth (a RecursionError, before: the gate crashed): read by spelling
+        ("pyproject.toml", '[project]\nname = "a"\n', "[tool.pytest]\nx = " + "[" * 100_000 + "]" * 100_000),
         ("src/conftest.py", None, "X = 1\n"),
     ],
     ids=lambda v: str(v)[:24],

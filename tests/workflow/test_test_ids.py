@@ -13,7 +13,7 @@ import pytest
 from agentic_codemod.adapters.python import ADAPTER, subunit, trial_output
 from agentic_codemod.adapters.python import test_results as readers
 from agentic_codemod.models import Tally, VerificationResult
-from agentic_codemod.tools.junit import read_junit
+from agentic_codemod.tools.junit import junit_case_ids, read_junit
 from agentic_codemod.workflow import oracle, verify
 
 FACTS = ADAPTER.test_facts
@@ -236,8 +236,6 @@ def test_a_junit_report_the_tests_made_a_fifo_or_a_link_is_unreadable_not_a_hang
     symlink made it read a file of the link's choosing. Both read as no report."""
     import os
 
-    from agentic_codemod.tools.junit import junit_case_ids
-
     fifo = tmp_path / "fifo.xml"
     os.mkfifo(fifo)
     outside = tmp_path / "outside.xml"
@@ -272,3 +270,30 @@ def test_the_ci_copy_of_a_report_the_tests_made_a_link_fifo_or_folder_is_not_wri
     )
     verify.without_canary(report, "ctoken", tmp_path / "junit-ok.xml")
     assert 'tests="1" failures="0"' in (tmp_path / "junit-ok.xml").read_text()
+
+
+def test_a_report_nested_past_what_the_readers_recurse_is_unreadable_and_not_copied(tmp_path: Path) -> None:
+    """ElementTree parses any depth, but its writer and a nested-suite walk recurse per level: a report of
+    5,000 nested elements (35 KB, a test can write it) raised RecursionError out of the CI copy and npm's
+    reader. Past JUNIT_MAX_DEPTH it is unreadable (never green); a report of real depth still reads."""
+    from agentic_codemod.adapters.npm import test_results as npm_results
+    from agentic_codemod.config import JUNIT_MAX_DEPTH
+
+    case = '<testcase classname="a" name="b"/>'
+    deep = tmp_path / "deep.xml"
+    deep.write_text("<testsuites>" + "<x>" * 5000 + case + "</x>" * 5000 + "</testsuites>")
+    assert read_junit(deep) is None and junit_case_ids(deep) == []
+    verify.without_canary(deep, "ctoken", tmp_path / "deep-copy.xml")
+    assert not (tmp_path / "deep-copy.xml").exists()
+    suites = '<testsuite name="s">' * 5000 + case + "</testsuite>" * 5000
+    assert npm_results._junit(f"<testsuites>{suites}</testsuites>") == (None, [])
+    fits = "<testsuites>" + '<testsuite name="s">' * (JUNIT_MAX_DEPTH - 2) + case
+    fits += "</testsuite>" * (JUNIT_MAX_DEPTH - 2) + "</testsuites>"
+    (tmp_path / "fits.xml").write_text(fits)
+    assert read_junit(tmp_path / "fits.xml") == Tally(passed=1)
+    tally, ids = npm_results._junit(fits)
+    assert tally == Tally(passed=1) and ids == [" > ".join(["s"] * (JUNIT_MAX_DEPTH - 2) + ["b"])]
+    past = fits.replace("<testsuites>", "<testsuites><testsuite>", 1).replace(
+        "</testsuites>", "</testsuite></testsuites>"
+    )
+    assert npm_results._junit(past) == (None, [])

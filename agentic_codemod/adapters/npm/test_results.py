@@ -26,6 +26,7 @@ from typing import Any
 from agentic_codemod import json_input
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
+from agentic_codemod.tools import junit
 from agentic_codemod.tools.junit import count_case
 from agentic_codemod.tools.untrusted_file import read_regular
 
@@ -65,9 +66,8 @@ def _report(report: Path | None) -> str | None:
 
 
 def _junit(text: str) -> tuple[Tally | None, list[str]]:
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError:
+    root = junit.parse(text)  # None: not XML, or nested past what the walk below may recurse
+    if root is None:
         return None, []
     tally, ids = Tally(), []
 
