@@ -80,7 +80,7 @@ def _is_pytest_config(name: str, text: str) -> bool:
     if name == "pyproject.toml":
         try:
             return "pytest" in tomllib.loads(text).get("tool", {})
-        except (tomllib.TOMLDecodeError, AttributeError, RecursionError):  # nested past tomllib's depth
+        except (*UNPARSEABLE, AttributeError):  # TOMLDecodeError is a ValueError; nesting: RecursionError
             return "tool.pytest" in text
     return False
 
