@@ -90,6 +90,7 @@ GIT_REMOTE_TIMEOUT_S = 300.0  # one git command of publish (fetch, push) against
 # Reading a noxfile's session arguments (never run): nodes looked at per session, and the longest value kept.
 NOX_READ_MAX_VISITS = 10_000  # for the whole noxfile
 CI_CONFIG_MAX_BYTES = 256_000  # a noxfile.py or tox.ini read for the test environment
+TOX_FACTOR_MAX_VARIANTS = 1_024  # env names one tox factor condition expands to ({a,b}-{c,d}: 4)
 NOX_ARG_MAX_CHARS = 4_096
 MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always one line
 MR_ITEM_MAX_CHARS = 1_000  # one finding, requires-human item or summary in the MR text: its first line

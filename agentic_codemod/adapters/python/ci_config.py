@@ -6,7 +6,9 @@
 tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras`,
 `commands_pre` and `commands` of an env (a `testenv:NAME` inherits what it does not set from
 `[testenv]`), with {toxinidir} -> ".", {posargs:DEFAULT} -> DEFAULT, {[section]key} expanded,
-factor-conditional lines (`py38: dep`) and lines with other substitutions left out. The env chosen is
+factor-conditional lines (`py{310,311}: dep`, `!cov: cmd`) taken where their condition holds for the env
+(tox_ini.condition_holds; [testenv] is read for the env of the interpreter the tests run on, py311 on
+CPython 3.11, as `tox -e py311` reads it) and lines with other substitutions left out. The env chosen is
 the first whose commands run a test runner: [testenv], then envs named py*/test*/unit*, then the rest.
 Install commands among commands_pre and commands (pip install, pdm sync -G, uv sync, poetry install
 --with) add what they name (install_commands.py); of several test commands, the one estimated to run
@@ -38,7 +40,7 @@ from pathlib import Path, PurePosixPath
 
 import tomlkit
 
-from agentic_codemod.adapters.python import install_commands, test_scope
+from agentic_codemod.adapters.python import install_commands, test_scope, tox_ini
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES, NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS
 from agentic_codemod.errors import UNPARSEABLE
 
@@ -116,18 +118,29 @@ def _tox(root: Path) -> CiTestEnv | None:
         envs, key=lambda s: (s != "testenv", not _named_for_tests(s.partition(":")[2]), envs.index(s))
     )
     for section in ordered:
-        lines = [_split(line.lstrip("-").strip()) for line in _tox_lines(parser, section, "commands")]
+        held: list[str] = []  # the factor conditions whose lines were taken
+        lines = [
+            _split(line.lstrip("-").strip()) for line in _tox_lines(parser, section, "commands", held=held)
+        ]
         chosen = chosen_command(root, [tokens for tokens in lines if tokens])
         if chosen is None:
             continue
-        extras = [e.strip() for line in _tox_lines(parser, section, "extras") for e in line.split(",")]
+        extras = [
+            e.strip() for line in _tox_lines(parser, section, "extras", held=held) for e in line.split(",")
+        ]
         found = runner_of(chosen[0])
         assert found is not None
-        pre = [_split(line.lstrip("-").strip()) for line in _tox_lines(parser, section, "commands_pre")]
+        pre = [
+            _split(line.lstrip("-").strip())
+            for line in _tox_lines(parser, section, "commands_pre", held=held)
+        ]
         installs = _installs([*pre, *lines])
+        deps = _deps_lines(_tox_lines(parser, section, "deps", held=held))
+        # which env the factor conditions were read for, where any held (the reading depends on it)
+        env = f" as env {'-'.join(sorted(tox_ini.env_factors(section)))}" if held else ""
         return CiTestEnv(
-            source=f"{source} [{section}]",
-            requirement_lines=_deps_lines(_tox_lines(parser, section, "deps")) + installs.requirement_lines,
+            source=f"{source} [{section}]{env}",
+            requirement_lines=deps + installs.requirement_lines,
             extras=[e for e in extras if e] + installs.extras,
             groups=installs.groups,
             all_groups=installs.all_groups,
@@ -176,8 +189,18 @@ def _tox_ini(root: Path) -> tuple[configparser.ConfigParser | None, str]:
     return None, ""
 
 
-def _tox_lines(parser: configparser.ConfigParser, section: str, key: str, depth: int = 0) -> list[str]:
-    """The substituted, unconditional lines of `key` in `section` (inherited from [testenv])."""
+def _tox_lines(
+    parser: configparser.ConfigParser,
+    section: str,
+    key: str,
+    depth: int = 0,
+    factors: frozenset[str] | None = None,
+    held: list[str] | None = None,
+) -> list[str]:
+    """The substituted lines of `key` in `section` (inherited from [testenv]) for the env `section` is
+    read for: a factor-conditional line where its condition holds for that env's factors (a value taken
+    from another section by {[section]key} is read for the same env, as tox does)."""
+    factors = tox_ini.env_factors(section) if factors is None else factors
     if parser.has_option(section, key):
         raw = parser.get(section, key, raw=True)
     elif section != "testenv" and parser.has_option("testenv", key):
@@ -187,11 +210,19 @@ def _tox_lines(parser: configparser.ConfigParser, section: str, key: str, depth:
     lines: list[str] = []
     for line in raw.splitlines():
         line = line.split(" #")[0].strip()
-        if not line or line.startswith("#") or FACTOR_LINE.match(line):
+        conditional = FACTOR_LINE.match(line)
+        if conditional:
+            condition = line[: conditional.end()].strip().rstrip(":")
+            if not tox_ini.condition_holds(condition, factors):
+                continue
+            if held is not None:
+                held.append(condition)
+            line = line[conditional.end() :].strip()
+        if not line or line.startswith("#"):
             continue
         refs = SECTION_REF.fullmatch(line)
         if refs and depth < 5:
-            lines += _tox_lines(parser, refs.group(1), refs.group(2), depth + 1)
+            lines += _tox_lines(parser, refs.group(1), refs.group(2), depth + 1, factors, held)
             continue
         line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
         if "{" not in line and line.rstrip("\\").strip():

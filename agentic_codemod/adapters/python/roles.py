@@ -19,8 +19,11 @@ By where it is declared:
     setup.py / setup.cfg install_requires -> runtime, extras_require.X / pbr [extras] X -> extra (or by X's
                          words), tests_require -> test, setup_requires -> build
     tox.ini              [testenv] deps -> test; [testenv:lint|docs|type|...] -> dev; a deps line
-                         under factor conditions (`django42: Django>=4.2,<4.3`, a version matrix
-                         entry) -> constraint
+                         under factor conditions that hold for the section's env (tox_ini.env_factors:
+                         [testenv] is py311 on CPython 3.11, the env the tests run in) -> as the
+                         section's other deps (`!marshmallowdev: marshmallow<4` is py311's own
+                         declaration); one under conditions that do not hold there
+                         (`django42: Django>=4.2,<4.3`, a version matrix entry) -> constraint
     lockfiles            lock
 
 The bump edits runtime, extra, test, dev and build declarations; constraint and lock stay as they are
@@ -32,6 +35,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 from typing import Literal
+
+from agentic_codemod.adapters.python import tox_ini
 
 Role = Literal["runtime", "extra", "test", "dev", "constraint", "lock", "build"]
 
@@ -64,8 +69,10 @@ def role(file: str, kind: str, section: str, *, constraints: frozenset[str], com
         return "extra"
     if section.endswith("tests_require"):
         return "test"
-    if section.startswith("testenv") and section.endswith("]"):  # under factor conditions: a matrix entry
-        return "constraint"
+    if section.startswith("testenv") and section.endswith("]"):  # under factor conditions
+        section, _, condition = section[:-1].partition("[")
+        if not tox_ini.condition_holds(condition, tox_ini.env_factors(section)):
+            return "constraint"  # a version matrix entry of another env
     if section.startswith("testenv"):
         return _by_words(section.partition(":")[2], default="test")
     name = section.rpartition(".")[2] if "." in section else section

@@ -3,6 +3,7 @@ lockfiles, -c constraint files, test-minimum pins, groups and extras; setup.py e
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,7 +137,7 @@ def test_pyproject_tox_and_lockfile_roles(tmp_path: Path) -> None:
                 'async = ["acme-sdk[async]>=1.2"]\n'
                 '[dependency-groups]\nlint = ["acme-sdk"]\nmin = ["acme-sdk==1.2.0"]\n'
             ),
-            "tox.ini": "[tox]\nenvlist = py\n[testenv]\ndeps =\n    pytest\n    py312: acme-sdk==1.4.0\n"
+            "tox.ini": "[tox]\nenvlist = py\n[testenv]\ndeps =\n    pytest\n    py27: acme-sdk==1.4.0\n"
             "[testenv:docs]\ndeps = acme-sdk>=1\n",
             "uv.lock": 'version = 1\n[[package]]\nname = "acme-sdk"\nversion = "1.4.0"\n',
         },
@@ -149,14 +150,14 @@ def test_pyproject_tox_and_lockfile_roles(tmp_path: Path) -> None:
         ("pyproject.toml", 8, "extra", ">=1.2"),
         ("pyproject.toml", 10, "dev", ""),
         ("pyproject.toml", 11, "constraint", "==1.2.0"),
-        ("tox.ini", 6, "constraint", "==1.4.0"),  # under a factor condition: a matrix entry
+        ("tox.ini", 6, "constraint", "==1.4.0"),  # under a factor condition of another env: a matrix entry
         ("tox.ini", 8, "dev", ">=1"),
         ("uv.lock", 3, "lock", "==1.4.0"),
     ]
     tox = next(d for d in extract(tmp_path) if d.file == "tox.ini")
     text = (tmp_path / "tox.ini").read_text()
     assert update_dependency(text, tox, "2.0.0") == text.replace(
-        "py312: acme-sdk==1.4.0", "py312: acme-sdk==2.0.0"
+        "py27: acme-sdk==1.4.0", "py27: acme-sdk==2.0.0"
     )
 
 
@@ -202,3 +203,41 @@ def test_tox_factor_pins_are_a_version_matrix_the_bump_keeps(tmp_path: Path) -> 
     assert [d.file for d in pending(SdkSpec.model_validate(sdk), declarations)] == ["pyproject.toml"]
     named = SdkSpec.model_validate({**sdk, "also_bump": ["tox.ini"]})
     assert [d.file for d in pending(named, declarations)] == ["pyproject.toml", "tox.ini", "tox.ini"]
+
+
+def test_tox_factor_deps_of_the_env_the_tests_run_in_are_its_own_and_bumped(tmp_path: Path) -> None:
+    """webargs 8.3.0's tox.ini (corpus): `!marshmallowdev: marshmallow>=3.0.0,<4.0.0` is what every env
+    but the dev one installs, py311 (`tox -e py311`, the env of the interpreter the tests run on)
+    among them: a test declaration the bump edits, or the project's CI keeps testing the old version.
+    A condition that does not hold there (`py27`, `py311-cov`: AND) stays a matrix entry."""
+    from agentic_codemod.task import SdkSpec
+    from agentic_codemod.workflow.declarations import pending
+
+    here = f"py{sys.version_info.major}{sys.version_info.minor}"
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "a"\ndependencies = ["marshmallow>=3.0.0"]\n',
+            "tox.ini": "[tox]\nenvlist = py{37,311}, py311-marshmallowdev\n[testenv]\ndeps =\n"
+            "    !marshmallowdev: marshmallow>=3.0.0,<4.0.0\n"
+            f"    {here}-cov: marshmallow==3.13.0\n    py27: marshmallow==3.0.0\n"
+            "[testenv:lint]\ndeps =\n    !marshmallowdev: marshmallow<4\n",
+        },
+    )
+    found = [d for d in extract(tmp_path, "marshmallow") if d.file == "tox.ini"]
+    assert [(d.line, d.role, d.section) for d in found] == [
+        (5, "test", "testenv[!marshmallowdev]"),
+        (6, "constraint", f"testenv[{here}-cov]"),
+        (7, "constraint", "testenv[py27]"),
+        (10, "dev", "testenv:lint[!marshmallowdev]"),  # the lint env's own: dev, as its other deps
+    ]
+    sdk = SdkSpec.model_validate(
+        {"name": "marshmallow", "ecosystem": "python", "from": ">=3,<4", "to": "4.0.0"}
+    )
+    bumped = pending(sdk, extract(tmp_path, "marshmallow"))
+    assert [(d.file, d.line) for d in bumped] == [("pyproject.toml", 3), ("tox.ini", 5), ("tox.ini", 10)]
+    text = (tmp_path / "tox.ini").read_text()
+    tox = next(d for d in bumped if d.line == 5)
+    assert update_dependency(text, tox, "4.0.0") == text.replace(
+        "!marshmallowdev: marshmallow>=3.0.0,<4.0.0", "!marshmallowdev: marshmallow>=4.0.0,<5.0.0"
+    )

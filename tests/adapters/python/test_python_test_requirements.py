@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,31 @@ def test_tox_testenv_deps_and_extras_win_and_linters_are_left_out(tmp_path: Path
         test_source="tox.ini [testenv]",
         left_out=["pytest-mypy", "pytest-checkdocs"],
     )
+
+
+def test_tox_factor_lines_are_taken_where_they_hold_for_the_env_the_tests_run_in(tmp_path: Path) -> None:
+    """Deprecated 1.2.14's tox.ini (corpus): `py{37,...,312,py3}: PyTest-Cov` beside `commands = pytest
+    --cov ...`. Left out, the command failed (pytest exit 4, `--cov` unknown) and the run ended 3; read
+    for py311 (`tox -e py311`) as tox does, pytest-cov is installed. Lines for other envs stay out, and
+    so do the commands of a factor that does not hold."""
+    here = f"py{sys.version_info.major}{sys.version_info.minor}"
+    tox = (
+        "[tox]\nenvlist = py{37,38}-wrapt{1.10,1.14}, " + here + "-wrapt1.14\n\n[base]\ndeps =\n"
+        f"    {here}: hypothesis\n\n[testenv]\n"
+        "deps =\n    py{37,38,39,310,311,312,313,314,py3}: PyTest-Cov\n    wrapt1.14: wrapt ~= 1.14.0\n"
+        "    !cov: coverage\n    py27: never-this\n    {[base]deps}\n"
+        "commands =\n    py27: python setup.py test\n"
+        f"    {here},py314: pytest --cov-report term-missing --cov=app tests/\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert plan.test_source == f"tox.ini [testenv] as env {here}"
+    assert plan.requirements == ["PyTest-Cov", "coverage", "hypothesis", "pytest"]  # pytest: none declared
+    from agentic_codemod.adapters.python.ci_config import test_env
+
+    found = test_env(tmp_path)
+    assert found is not None
+    assert found.command == ["pytest", "--cov-report", "term-missing", "--cov=app", "tests/"]
 
 
 def test_nox_session_is_read_with_ast_never_run(tmp_path: Path) -> None:
