@@ -111,6 +111,8 @@ EVIDENCE_TAIL_CHARS = 4_000  # test output shown to the reviewer
 DIFF_CHARS = 20_000  # diff shown by show_diff
 FLEET_MAX_VALUE_CHARS = 2_048  # one project, ref, index_url or find_links value of a fleet file
 JUNIT_MAX_DEPTH = 64  # levels of elements in a JUnit report (a real one has 3-10); deeper is unreadable
+LOST_TESTS_NAMED = 5  # tests that passed at baseline and not after, named in the test_ids gate's finding
+LOST_TEST_ID_CHARS = 150  # each of their ids, cut to this
 MAX_TEST_REPORT_BYTES = 256_000_000  # a test runner's report (stestr's subunit record) read after a run
 MAX_IMPORT_SCAN_BYTES = 2_000_000  # one source file read for import statements (is the SDK imported?)
 # report.html / fleet.html (report/): what one page shows at most; the artifacts keep everything.

@@ -14,7 +14,7 @@ from pathlib import Path
 from agentic_codemod.config import REPORT_CELL_CHARS, REPORT_READ_BYTES, REPORT_TEST_ROWS
 from agentic_codemod.models import RunManifest, Tally, VerificationResult
 from agentic_codemod.report.artifacts_read import cut
-from agentic_codemod.tools.junit import report_root
+from agentic_codemod.tools.junit import case_statuses
 
 ORDER = {"introduced": 0, "pre-existing": 1, "fixed": 2, "": 3}
 
@@ -84,24 +84,8 @@ def _statuses(run_dir: Path, result: VerificationResult | None) -> tuple[dict[st
     if result is None:
         return {}, False
     junit = run_dir / "reports" / f"junit-{result.phase}.xml"
-    read = _junit(junit)
+    read = case_statuses(junit, REPORT_READ_BYTES)
     if read is not None:
         return read, True
     failing = result.tests.failing if result.tests else []
     return dict.fromkeys(failing, "failed"), False
-
-
-def _junit(path: Path) -> dict[str, str] | None:
-    root = report_root(path, REPORT_READ_BYTES)
-    if root is None:
-        return None
-    out: dict[str, str] = {}
-    for case in root.iter("testcase"):
-        test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
-        if case.find("skipped") is not None:
-            out[test_id] = "skipped"
-        elif case.find("failure") is not None or case.find("error") is not None:
-            out[test_id] = "failed"
-        else:
-            out[test_id] = "passed"
-    return out

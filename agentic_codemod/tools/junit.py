@@ -5,6 +5,7 @@ adapter's result reader). Nothing here knows a runner.
                                        (<error>) or passed
     read_junit(path) -> Tally | None   every <testcase>, ids "<classname>::<name>"; None: unreadable
     junit_case_ids(path) -> [id, ...]  the same ids, passing ones too
+    case_statuses(path) -> {id: status} | None   passed | failed | skipped, per id; None: unreadable
     report_root(path) -> Element | None  the document, read only as a regular file (no link, FIFO or
                                        device) of at most MAX_TEST_REPORT_BYTES: the tests wrote it
     parse(data) -> Element | None      a report's bytes or text as a document; None: not XML, or
@@ -43,6 +44,29 @@ def junit_case_ids(path: Path) -> list[str]:
     if root is None:
         return []
     return [f"{c.get('classname', '')}::{c.get('name', '')}" for c in root.iter("testcase")]
+
+
+def case_statuses(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> dict[str, str] | None:
+    """Each <testcase>'s outcome by id: skipped, failed (<failure> or <error>) or passed, as count_case
+    counts it; a test id listed twice keeps its worst outcome (failed, then skipped, then passed)."""
+    root = report_root(path, max_bytes)
+    if root is None:
+        return None
+    out: dict[str, str] = {}
+    for case in root.iter("testcase"):
+        test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
+        if case.find("skipped") is not None:
+            status = "skipped"
+        elif case.find("failure") is not None or case.find("error") is not None:
+            status = "failed"
+        else:
+            status = "passed"
+        if _WORST[status] > _WORST.get(out.get(test_id, ""), -1):
+            out[test_id] = status
+    return out
+
+
+_WORST = {"passed": 0, "skipped": 1, "failed": 2}
 
 
 def read_junit(path: Path) -> Tally | None:

@@ -4,8 +4,10 @@ semantic gate last. Every result is recorded in run.json bound to the candidate'
 from __future__ import annotations
 
 from agentic_codemod.adapters.types import refreshed_sha256
+from agentic_codemod.config import LOST_TEST_ID_CHARS, LOST_TESTS_NAMED
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.models import Finding
+from agentic_codemod.tools.junit import case_statuses
 from agentic_codemod.tools.snapshot import GitError, read_blobs
 from agentic_codemod.workflow import gates, rule_risk
 from agentic_codemod.workflow.declarations import pending_declarations
@@ -39,6 +41,7 @@ def judge_candidate(state: RunState) -> list[Finding]:
             trace=state.trace,
         ),
         _test_count_gate(state),
+        _kept_passing_gate(state),
         _evidence_gate(state),
         patch_text_gate(
             state.paths.artifact("changes.patch").read_bytes(), state.paths.worktree, state.base_commit
@@ -97,6 +100,51 @@ def _test_count_gate(state: RunState) -> GateResult:
                 )
             )
     return GateResult(name="test_count", passed=not findings, findings=findings)
+
+
+def _kept_passing_gate(state: RunState) -> GateResult:
+    """Every test that passed at baseline passes after the change, by id (the JUnit reports the run kept,
+    reports/junit-<phase>.xml, the canary cut out): one skipped after the change, or gone from its
+    report, proves nothing about what it checked, even where as many tests ran (a test skipped at
+    baseline running instead), which the count gate cannot see. A baseline report with ids and none
+    after is a finding too; runners without a JUnit report (stestr, trial, unittest) have the count
+    gate only."""
+    before, after = state.baseline, state.last_verification
+    findings: list[Finding] = []
+    if before is not None and after is not None and after is not before:
+        had = case_statuses(state.paths.reports / f"junit-{before.phase}.xml")
+        has = case_statuses(state.paths.reports / f"junit-{after.phase}.xml")
+        if had is not None and has is None:
+            message = (
+                f"the {after.phase} run left no readable test report, so the tests that passed at baseline"
+            )
+            findings.append(
+                Finding(severity="error", message=f"{message} are not shown to pass", code="test_ids.unread")
+            )
+        elif had is not None and has is not None:
+            lost = [
+                (test_id, has.get(test_id, "not in the report"))
+                for test_id, status in had.items()
+                if status == "passed" and has.get(test_id) != "passed"
+            ]
+            lost = [
+                (t, s) for t, s in lost if s != "failed"
+            ]  # a failing test is the oracle's, not this gate's
+            if lost:
+                named = ", ".join(
+                    f"{t[:LOST_TEST_ID_CHARS]}{'…' if len(t) > LOST_TEST_ID_CHARS else ''} ({s})"
+                    for t, s in lost[:LOST_TESTS_NAMED]
+                )
+                more = f" and {len(lost) - LOST_TESTS_NAMED} more" if len(lost) > LOST_TESTS_NAMED else ""
+                findings.append(
+                    Finding(
+                        severity="error",
+                        message=f"{len(lost)} test(s) that passed at baseline did not run after the change: "
+                        f"{named}{more}",
+                        code="test_ids.lost",
+                    )
+                )
+    return GateResult(name="test_ids", passed=not findings, findings=findings)
 
 
 def _semantic_gate(state: RunState) -> list[Finding]:

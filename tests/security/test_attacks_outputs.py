@@ -223,3 +223,64 @@ def test_a_junit_report_the_tests_nest_past_what_the_readers_recurse_is_no_evide
     assert "RecursionError" not in m["reason"] and m["classification"] != "green", m["reason"]
     assert [v["tests"] for v in m["verifications"]] == [None]  # no tally from the report
     assert not (result.run_dir / "reports" / "junit-baseline.xml").exists()  # no CI copy of it
+
+
+SKIPS_ON_THE_NEW_VERSION = """
+
+import importlib.metadata
+
+ON_2 = importlib.metadata.version("acme-sdk").startswith("2.")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:  # the test that shows the change broke something stops running on 2.x
+        if item.name == "test_get_unknown_order_raises_order_not_found" and ON_2:
+            item.add_marker(pytest.mark.skip(reason="quarantined on acme-sdk 2"))
+"""
+DESELECTS_ON_THE_NEW_VERSION = """
+
+import importlib.metadata
+
+ON_2 = importlib.metadata.version("acme-sdk").startswith("2.")
+
+
+def pytest_collection_modifyitems(config, items):
+    if ON_2:  # the test is not collected at all on 2.x: no <testcase> for it in the report
+        items[:] = [i for i in items if i.name != "test_get_unknown_order_raises_order_not_found"]
+"""
+RUNS_ON_THE_NEW_VERSION = """import importlib.metadata
+
+import pytest
+
+
+@pytest.mark.skipif(not importlib.metadata.version("acme-sdk").startswith("2."), reason="2.x only")
+def test_a_new_feature_of_acme_sdk_2():
+    assert True
+"""
+
+
+@pytest.mark.parametrize(
+    ("hook", "shown"),
+    [(SKIPS_ON_THE_NEW_VERSION, "skipped"), (DESELECTS_ON_THE_NEW_VERSION, "not in the report")],
+    ids=["skipped", "deselected"],
+)
+def test_a_test_that_passed_at_baseline_and_is_skipped_after_the_change_is_never_green(
+    make_repo, run_codemod, hook: str, shown: str
+) -> None:
+    """The repository's conftest skips (or deselects), on the new version only, a test that passed at
+    baseline, and a test skipped at baseline runs instead: as many tests run before and after, so the
+    test-count gate saw nothing and the run succeeded (exit 0) although the candidate was never shown to
+    keep what that test checks. Every test that passed at baseline must pass after the change (by id,
+    from the JUnit reports)."""
+    conftest = (ROOT / "fixtures" / "acme-app" / "tests" / "conftest.py").read_text() + hook
+    repo = make_repo(
+        "skips-after", {"tests/conftest.py": conftest, "tests/test_new_feature.py": RUNS_ON_THE_NEW_VERSION}
+    )
+    result = run_codemod(repo, TASK)
+    m = result.manifest
+    baseline, after = m["verifications"][0]["tests"], m["verifications"][-1]["tests"]
+    assert baseline["passed"] == after["passed"] and after["failed"] + after["errors"] == 0  # counts agree
+    assert result.code != 0 and m["status"] != "succeeded", m["reason"]
+    gate = next(g for g in m["gates"] if g["name"] == "test_ids")
+    assert not gate["passed"]
+    assert f"test_get_unknown_order_raises_order_not_found ({shown})" in gate["findings"][0]["message"]

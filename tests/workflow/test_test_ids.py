@@ -297,3 +297,22 @@ def test_a_report_nested_past_what_the_readers_recurse_is_unreadable_and_not_cop
         "</testsuites>", "</testsuite></testsuites>"
     )
     assert npm_results._junit(past) == (None, [])
+
+
+def test_case_statuses_read_each_id_once_at_its_worst_outcome(tmp_path: Path) -> None:
+    """The test_ids gate's reading: an id the report lists twice (a rerun plugin, a repeated class name)
+    counts as its worst outcome, so a failure or skip cannot hide behind a pass of the same id."""
+    from agentic_codemod.tools.junit import case_statuses
+
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        '<testsuites><testsuite name="s">'
+        '<testcase classname="t" name="a"/><testcase classname="t" name="a"><skipped/></testcase>'
+        '<testcase classname="t" name="b"><failure/></testcase><testcase classname="t" name="b"/>'
+        '<testcase classname="t" name="c"><error/></testcase><testcase classname="t" name="d"/>'
+        "</testsuite></testsuites>"
+    )
+    assert case_statuses(report) == {"t::a": "skipped", "t::b": "failed", "t::c": "failed", "t::d": "passed"}
+    (tmp_path / "link.xml").symlink_to(report)
+    assert case_statuses(tmp_path / "link.xml") is None  # the tests wrote it: never through a link
+    assert case_statuses(tmp_path / "missing.xml") is None
