@@ -127,6 +127,58 @@ def test_a_bare_declaration_whose_target_passes_is_nothing_to_do_verified_on_bot
         check_candidate(result.run_dir)
 
 
+ONE_TEST_SWAPPED_ON_2 = """import importlib.metadata
+
+import pytest
+
+ON_2 = importlib.metadata.version("acme-sdk").startswith("2.")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.name == "test_ping_sends_one_request" and ON_2:
+            item.add_marker(pytest.mark.skip(reason="quarantined on acme-sdk 2"))
+
+
+@pytest.fixture
+def unused():
+    return None
+"""
+ONLY_ON_2 = """import importlib.metadata
+
+import pytest
+
+
+@pytest.mark.skipif(not importlib.metadata.version("acme-sdk").startswith("2."), reason="2.x only")
+def test_only_on_2():
+    assert True
+"""
+
+
+@pytest.mark.slow
+def test_a_target_where_a_test_of_the_baseline_no_longer_runs_is_not_verified(
+    make_repo, run_codemod, tmp_path
+):
+    """Verify only, green on `to`, as many tests as on the baseline, but the baseline's one passing test
+    is skipped on `to` (another runs instead): before, `nothing_to_do`, "verified on acme-sdk 2.1.0:
+    1 test(s) pass there, as on acme-sdk 1.4.0". The count and test_ids gates hold here too: a human."""
+    files: dict[str, str | None] = {
+        f"src/acme_app/{p.name}": None
+        for p in (ACME_FILES / "src/acme_app").glob("*.py")
+        if p.name != "__init__.py"
+    }
+    files.update({f"tests/{p.name}": None for p in (ACME_FILES / "tests").glob("*.py")})
+    files.update({**stable_ping_files(), "requirements.txt": BARE})
+    files.update({"tests/conftest.py": ONE_TEST_SWAPPED_ON_2, "tests/test_only_on_2.py": ONLY_ON_2})
+    result = run_codemod(make_repo("bare-swapped", files), _task(tmp_path))
+
+    m = result.manifest
+    assert all(v["passed"] and v["tests"]["passed"] == 1 for v in m["verifications"])  # green, same count
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "not all of the baseline's (acme-sdk 1.4.0)" in m["reason"]
+    assert "tests.test_ping::test_ping_sends_one_request (skipped)" in m["reason"]
+
+
 @pytest.mark.slow
 def test_a_bare_declaration_with_a_migration_task_migrates_and_tests_both_versions(make_repo, run_codemod):
     """Rules that would change the code make work: the run migrates (it is not verify only) and, offline,

@@ -31,6 +31,7 @@ from agentic_codemod.workflow import baseline_run, outcome, steps, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_patch
 from agentic_codemod.workflow.environments import sdk_key
+from agentic_codemod.workflow.review_gates import kept_passing_gate, test_count_gate
 from agentic_codemod.workflow.state import RunState
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
@@ -145,6 +146,13 @@ def _verified_on_target(state: RunState) -> None:
     if changed:  # nothing may have been edited; fail closed if anything was
         raise CandidateRejected(f"a verify-only run changed the worktree ({len(changed)} bytes of diff)")
     base = (state.manifest.environments.get("baseline") or {}).get(sdk_key(state), sdk.from_range)
+    lost = [f.message for gate in (test_count_gate(state), kept_passing_gate(state)) for f in gate.findings]
+    if last.passed and lost:  # green, but not every test that passed on the baseline passed on `to`
+        raise RequiresHuman(
+            f"the tests pass on {sdk.name} {sdk.to} with no change, but not all of the baseline's "
+            f"({sdk.name} {base}): {'; '.join(lost)}"[:MR_ITEM_MAX_CHARS],
+            hint="look at why those tests do not run on the target before calling it verified",
+        )
     if last.passed:
         counts = f"{last.tests.passed} test(s)" if last.tests else "the tests"
         raise Stop(

@@ -40,8 +40,8 @@ def judge_candidate(state: RunState) -> list[Finding]:
             refreshed=_refreshed_lockfiles(state),
             trace=state.trace,
         ),
-        _test_count_gate(state),
-        _kept_passing_gate(state),
+        test_count_gate(state),
+        kept_passing_gate(state),
         _evidence_gate(state),
         patch_text_gate(
             state.paths.artifact("changes.patch").read_bytes(), state.paths.worktree, state.base_commit
@@ -84,7 +84,7 @@ def _refreshed_lockfiles(state: RunState) -> dict[str, str]:
     return refreshed
 
 
-def _test_count_gate(state: RunState) -> GateResult:
+def test_count_gate(state: RunState) -> GateResult:
     """Fewer tests passing+failing than at baseline means tests went missing."""
     before, after = state.baseline, state.last_verification
     findings: list[Finding] = []
@@ -102,13 +102,14 @@ def _test_count_gate(state: RunState) -> GateResult:
     return GateResult(name="test_count", passed=not findings, findings=findings)
 
 
-def _kept_passing_gate(state: RunState) -> GateResult:
+def kept_passing_gate(state: RunState) -> GateResult:
     """Every test that passed at baseline passes after the change, by id (the JUnit reports the run kept,
     reports/junit-<phase>.xml, the canary cut out): one skipped after the change, or gone from its
     report, proves nothing about what it checked, even where as many tests ran (a test skipped at
     baseline running instead), which the count gate cannot see. A baseline report with ids and none
     after is a finding too; runners without a JUnit report (stestr, trial, unittest) have the count
-    gate only."""
+    gate only. A verify-only run (nothing edited, so no candidate to review) asks both gates before it
+    calls the target verified (pipeline._verified_on_target)."""
     before, after = state.baseline, state.last_verification
     findings: list[Finding] = []
     if before is not None and after is not None and after is not before:
