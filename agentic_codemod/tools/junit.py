@@ -6,6 +6,8 @@ adapter's result reader). Nothing here knows a runner.
     read_junit(path) -> Tally | None   every <testcase>, ids "<classname>::<name>"; None: unreadable
     junit_case_ids(path) -> [id, ...]  the same ids, passing ones too
     case_statuses(path) -> {id: status} | None   passed | failed | skipped, per id; None: unreadable
+    lost_passes(before, after) -> ([(id, status)], renamed)   the ids that passed before and were
+                                       skipped or gone after; ids pytest respelled are not lost
     report_root(path) -> Element | None  the document, read only as a regular file (no link, FIFO or
                                        device) of at most MAX_TEST_REPORT_BYTES: the tests wrote it
     parse(data) -> Element | None      a report's bytes or text as a document; None: not XML, or
@@ -18,7 +20,9 @@ write in 35 KB, would end the run with a RecursionError. A real report is a hand
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 from agentic_codemod.config import JUNIT_MAX_DEPTH, MAX_TEST_REPORT_BYTES
@@ -67,6 +71,37 @@ def case_statuses(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> dict[st
 
 
 _WORST = {"passed": 0, "skipped": 1, "failed": 2}
+
+
+def lost_passes(before: dict[str, str], after: dict[str, str]) -> tuple[list[tuple[str, str]], int]:
+    """The tests that passed in `before` and were skipped, or are not in `after` at all (their status
+    there, or "not in the report"), in `before`'s order; a failure is the oracle's to judge, not lost.
+    An id gone from `after` is matched, one for one, by a new passing id that differs from it only in
+    the suffix pytest gives duplicate parameter ids: pytest 8 spells the second `spec-array-1` as
+    `spec-array-1_1`, pytest 7 as `spec-array-11` (tomlkit's toml-test suite, 210 ids, on a pytest bump).
+    Returns the lost tests and how many ids were matched that way."""
+    lost = [
+        (test_id, after.get(test_id, "not in the report"))
+        for test_id, status in before.items()
+        if status == "passed" and after.get(test_id) not in ("passed", "failed")
+    ]
+    respelled = Counter(_unsuffixed(t) for t, s in after.items() if s == "passed" and t not in before)
+    kept: list[tuple[str, str]] = []
+    for test_id, status in lost:
+        key = _unsuffixed(test_id)
+        if status == "not in the report" and respelled[key] > 0:
+            respelled[key] -= 1
+        else:
+            kept.append((test_id, status))
+    return kept, len(lost) - len(kept)
+
+
+_DUPLICATE_SUFFIX = re.compile(r"(?<=\d)_(?=\d+(?:-|\]$))")  # `1_0` as pytest 8 spells pytest 7's `10`
+
+
+def _unsuffixed(test_id: str) -> str:
+    head, bracket, params = test_id.partition("[")
+    return head + bracket + _DUPLICATE_SUFFIX.sub("", params)
 
 
 def read_junit(path: Path) -> Tally | None:

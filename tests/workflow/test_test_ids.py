@@ -316,3 +316,43 @@ def test_case_statuses_read_each_id_once_at_its_worst_outcome(tmp_path: Path) ->
     (tmp_path / "link.xml").symlink_to(report)
     assert case_statuses(tmp_path / "link.xml") is None  # the tests wrote it: never through a link
     assert case_statuses(tmp_path / "missing.xml") is None
+
+
+def test_lost_passes_name_skipped_and_gone_tests_but_not_ids_pytest_respelled() -> None:
+    """The test_ids gate's comparison. pytest 8 suffixes a duplicate parameter id ending in a digit with
+    `_N` where pytest 7 wrote `N` (tomlkit's suite: 210 ids, on a safe pytest bump, read as lost): such an
+    id is matched one for one by the new spelling that passed. A skip, a gone id, or a respelling that did
+    not pass stays lost; a failure is the oracle's."""
+    from agentic_codemod.tools.junit import lost_passes
+
+    before = {
+        "t::a": "passed",
+        "t::b": "passed",
+        "t::c": "passed",
+        "t::d": "skipped",
+        "t::v[spec-array-10]": "passed",
+        "t::v[spec-array-11]": "passed",
+        "t::w[x10-y]": "passed",
+        "t::z[10]": "passed",
+    }
+    after = {
+        "t::a": "passed",
+        "t::b": "skipped",
+        "t::c": "failed",
+        "t::d": "passed",
+        "t::v[spec-array-1_0]": "passed",
+        "t::v[spec-array-1_1]": "passed",
+        "t::w[x1_0-y]": "passed",
+        "t::z[1_0]": "skipped",
+    }
+    assert lost_passes(before, after) == ([("t::b", "skipped"), ("t::z[10]", "not in the report")], 3)
+    # one new spelling accounts for one gone id, never two; another test's respelling accounts for none
+    twice = {"t::v[spec-array-10]": "passed", "t::v[spec-array-1_0]": "passed", "t::u[a10]": "passed"}
+    assert lost_passes(twice, {"t::v[spec-array-1_0]": "passed", "t::u[a1_0]": "passed"}) == (
+        [("t::v[spec-array-10]", "not in the report")],
+        1,
+    )
+    assert lost_passes({"t::v[a10]": "passed"}, {"t::x[a1_0]": "passed"}) == (
+        [("t::v[a10]", "not in the report")],
+        0,
+    )
