@@ -258,3 +258,25 @@ def test_attack_a_test_folder_that_is_a_symlink_out_gets_no_canary_written_there
 
     assert sorted(p.name for p in outside.iterdir()) == before
     assert result.code != 0, result.manifest.get("reason")
+
+
+def test_attack_a_tox_ini_written_to_stall_its_reading_ends_the_run_as_needing_a_human(
+    make_repo, run_codemod
+) -> None:
+    """A 6.7 KB tox.ini: 40 factor conditions of 1,024 distinct env names each, and 200 envs that inherit
+    them. Each reading of the test env took 35 s, several a run: the run stalled for 106 s (more with
+    more envs) and then succeeded. Now one reading has one budget: past it the run ends 3 before any
+    install, naming tox.ini and the limit, and the repository is unchanged."""
+    condition = "-".join(f"{{a{i},b{i}}}" for i in range(10))
+    lines = "".join(f"    {condition}: pytest tests/t{i}.py\n" for i in range(40))
+    tox = f"[testenv]\ncommands =\n{lines}\n" + "".join(f"[testenv:e{i}]\n" for i in range(200))
+    repo = make_repo("tox-stall", {"tox.ini": tox})
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 3, result.manifest.get("reason")
+    assert "tox.ini: its factor conditions take more than" in result.manifest["reason"]
+    assert "config.TOX_FACTOR_MAX_CHECKS" in result.manifest["reason"]
+    assert not result.manifest.get("verifications")  # nothing was installed nor run
+    assert state_of(repo) == before

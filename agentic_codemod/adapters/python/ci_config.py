@@ -1,6 +1,7 @@
 """What the project's own test automation declares: tox testenvs and nox sessions (pure: reads files).
 
     test_env(root) -> CiTestEnv | None     the tox testenv, else the nox session, that runs the tests
+    tox_test_factors(root) -> factors | None   the env tox.ini's [testenv] factor lines are read for
     runner_of(tokens) -> (runner, args) | None    pytest / unittest / stestr in one command line
 
 tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras`,
@@ -41,8 +42,8 @@ from pathlib import Path, PurePosixPath
 import tomlkit
 
 from agentic_codemod.adapters.python import install_commands, test_scope, tox_ini
-from agentic_codemod.config import CI_CONFIG_MAX_BYTES, NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS
-from agentic_codemod.errors import UNPARSEABLE
+from agentic_codemod.config import CI_CONFIG_MAX_BYTES, NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS, TOX_MAX_LINES
+from agentic_codemod.errors import UNPARSEABLE, RequiresHuman
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
 # `python -m MODULE` test runners; testtools.run takes unittest's arguments and runs unittest test cases.
@@ -54,7 +55,6 @@ MODULE_RUNNERS = {
     "testtools.run": "unittest",
     "twisted.trial": "trial",
 }
-FACTOR_LINE = re.compile(r"^[\w.,!{}-]+:\s")
 SECTION_REF = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
 POSARGS = re.compile(r"\{posargs(?::([^}]*))?\}")
 
@@ -69,10 +69,30 @@ class CiTestEnv:
     command: list[str] = field(default_factory=list)  # the command line that runs the tests
     runner: str = ""
     note: str = ""  # why this command, when the env declares several
+    section: str = ""  # tox: the [testenv...] section chosen
+    factors: frozenset[str] = frozenset()  # tox: the factors of the env it is read for
+    inherits_deps: bool = False  # tox: a [testenv:NAME] that takes [testenv]'s deps
+    generic_listed: bool = True  # tox: the env [testenv] is read for is one envlist names
 
 
 def test_env(root: Path) -> CiTestEnv | None:
     return _tox(root) or _nox(root)
+
+
+def tox_test_factors(root: Path) -> frozenset[str] | None:
+    """The factors of the env the factor lines of tox.ini's [testenv] are read for: the env the tests
+    run in where it takes [testenv]'s deps (the [testenv] chosen, or a [testenv:NAME] that inherits
+    them: its own name), else the generic env (tox_ini.generic_env). None: that env is not one the
+    project's envlist names (`envlist = py311-sdk{1,2}` has no bare py311), so a factor line there is
+    another env's. RequiresHuman as test_env."""
+    chosen = _tox(root)
+    if chosen is not None and (chosen.section == "testenv" or chosen.inherits_deps):
+        return chosen.factors if chosen.generic_listed or chosen.inherits_deps else None
+    parser, source = _tox_ini(root)
+    if parser is None:
+        return None
+    reading = _ToxReading(parser, source)
+    return reading.factors("testenv") if reading.generic_listed else None
 
 
 def runner_of(tokens: list[str]) -> tuple[str, list[str]] | None:
@@ -113,31 +133,25 @@ def _tox(root: Path) -> CiTestEnv | None:
     parser, source = _tox_ini(root)
     if parser is None:
         return None
+    reading = _ToxReading(parser, source)
     envs = [s for s in parser.sections() if s == "testenv" or s.startswith("testenv:")]
     ordered = sorted(
         envs, key=lambda s: (s != "testenv", not _named_for_tests(s.partition(":")[2]), envs.index(s))
     )
     for section in ordered:
         held: list[str] = []  # the factor conditions whose lines were taken
-        lines = [
-            _split(line.lstrip("-").strip()) for line in _tox_lines(parser, section, "commands", held=held)
-        ]
+        lines = [_split(line.lstrip("-").strip()) for line in reading.lines(section, "commands", held)]
         chosen = chosen_command(root, [tokens for tokens in lines if tokens])
         if chosen is None:
             continue
-        extras = [
-            e.strip() for line in _tox_lines(parser, section, "extras", held=held) for e in line.split(",")
-        ]
+        extras = [e.strip() for line in reading.lines(section, "extras", held) for e in line.split(",")]
         found = runner_of(chosen[0])
         assert found is not None
-        pre = [
-            _split(line.lstrip("-").strip())
-            for line in _tox_lines(parser, section, "commands_pre", held=held)
-        ]
+        pre = [_split(line.lstrip("-").strip()) for line in reading.lines(section, "commands_pre", held)]
         installs = _installs([*pre, *lines])
-        deps = _deps_lines(_tox_lines(parser, section, "deps", held=held))
+        deps = _deps_lines(reading.lines(section, "deps", held))
         # which env the factor conditions were read for, where any held (the reading depends on it)
-        env = f" as env {'-'.join(sorted(tox_ini.env_factors(section)))}" if held else ""
+        env = f" as env {reading.env(section)}" if held else ""
         return CiTestEnv(
             source=f"{source} [{section}]{env}",
             requirement_lines=deps + installs.requirement_lines,
@@ -147,8 +161,102 @@ def _tox(root: Path) -> CiTestEnv | None:
             command=chosen[0],
             runner=found[0],
             note=chosen[1],
+            section=section,
+            factors=reading.factors(section),
+            inherits_deps=section != "testenv" and not parser.has_option(section, "deps"),
+            generic_listed=reading.generic_listed,
         )
     return None
+
+
+class _ToxReading:
+    """One reading of a tox.ini's values: each (section, key) substituted once for the env it is read
+    for, factor conditions on one tox_ini.FactorReading budget, at most config.TOX_MAX_LINES lines in
+    all ({[a]x} lines that each name {[b]x} ... multiply). Past either budget RequiresHuman, naming the
+    file: a reading cut short could take the wrong env's lines."""
+
+    def __init__(self, parser: configparser.ConfigParser, source: str) -> None:
+        self.parser, self.source = parser, source
+        self.conditions = tox_ini.FactorReading()
+        self.count = 0
+        self._memo: dict[tuple[str, str, frozenset[str]], tuple[list[str], list[str]]] = {}
+        envlist = next(
+            (parser.get("tox", k, raw=True) for k in ("envlist", "env_list") if parser.has_option("tox", k)),
+            None,
+        )
+        self.generic, self.generic_listed = tox_ini.generic_env(envlist)
+
+    def env(self, section: str) -> str:
+        return section.partition(":")[2].strip() or self.generic
+
+    def factors(self, section: str) -> frozenset[str]:
+        return tox_ini.env_factors(section, self.generic)
+
+    def lines(self, section: str, key: str, held: list[str]) -> list[str]:
+        try:
+            lines, conditions = self._lines(section, key, 0, self.factors(section))
+        except tox_ini.TooComplex as exc:
+            raise self._too_complex(str(exc)) from exc
+        held += conditions
+        return lines
+
+    def _too_complex(self, what: str) -> RequiresHuman:
+        return RequiresHuman(
+            f"{self.source}: {what}; the tool does not guess which of its lines the tests' env takes",
+            hint="set verification.command and verification.requirements in the task, or simplify the file",
+        )
+
+    def _lines(
+        self, section: str, key: str, depth: int, factors: frozenset[str]
+    ) -> tuple[list[str], list[str]]:
+        """The substituted lines of `key` in `section` (inherited from [testenv]) for the env with
+        `factors`, and the conditions that held: a factor-conditional line where its condition holds
+        for that env (a value taken from another section by {[section]key} is read for the same env,
+        as tox does)."""
+        memo = (section, key, factors)
+        if memo in self._memo:
+            found = self._memo[memo]
+            self._count(len(found[0]))
+            return found
+        parser = self.parser
+        if parser.has_option(section, key):
+            raw = parser.get(section, key, raw=True)
+        elif section != "testenv" and parser.has_option("testenv", key):
+            raw = parser.get("testenv", key, raw=True)
+        else:
+            return [], []
+        lines: list[str] = []
+        held: list[str] = []
+        for line in raw.splitlines():
+            line = line.split(" #")[0].strip()
+            conditional = tox_ini.split_condition(line)
+            if conditional:
+                condition, offset = conditional
+                if not self.conditions.holds(condition, factors):
+                    continue
+                held.append(condition)
+                line = line[offset:].strip()
+            if not line or line.startswith("#"):
+                continue
+            refs = SECTION_REF.fullmatch(line)
+            if refs and depth < 5:
+                more, also = self._lines(refs.group(1), refs.group(2), depth + 1, factors)
+                lines += more
+                held += also
+                continue
+            line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
+            if "{" not in line and line.rstrip("\\").strip():
+                lines.append(line.rstrip("\\").strip())
+                self._count(1)
+        self._memo[memo] = (lines, held)
+        return lines, held
+
+    def _count(self, lines: int) -> None:
+        self.count += lines
+        if self.count > TOX_MAX_LINES:
+            raise self._too_complex(
+                f"its values expand to more than {TOX_MAX_LINES} lines (config.TOX_MAX_LINES)"
+            )
 
 
 def _installs(lines: list[list[str]]) -> install_commands.Installs:
@@ -187,47 +295,6 @@ def _tox_ini(root: Path) -> tuple[configparser.ConfigParser | None, str]:
     except (OSError, ValueError, AttributeError, configparser.Error, tomlkit.exceptions.TOMLKitError):
         pass
     return None, ""
-
-
-def _tox_lines(
-    parser: configparser.ConfigParser,
-    section: str,
-    key: str,
-    depth: int = 0,
-    factors: frozenset[str] | None = None,
-    held: list[str] | None = None,
-) -> list[str]:
-    """The substituted lines of `key` in `section` (inherited from [testenv]) for the env `section` is
-    read for: a factor-conditional line where its condition holds for that env's factors (a value taken
-    from another section by {[section]key} is read for the same env, as tox does)."""
-    factors = tox_ini.env_factors(section) if factors is None else factors
-    if parser.has_option(section, key):
-        raw = parser.get(section, key, raw=True)
-    elif section != "testenv" and parser.has_option("testenv", key):
-        raw = parser.get("testenv", key, raw=True)
-    else:
-        return []
-    lines: list[str] = []
-    for line in raw.splitlines():
-        line = line.split(" #")[0].strip()
-        conditional = FACTOR_LINE.match(line)
-        if conditional:
-            condition = line[: conditional.end()].strip().rstrip(":")
-            if not tox_ini.condition_holds(condition, factors):
-                continue
-            if held is not None:
-                held.append(condition)
-            line = line[conditional.end() :].strip()
-        if not line or line.startswith("#"):
-            continue
-        refs = SECTION_REF.fullmatch(line)
-        if refs and depth < 5:
-            lines += _tox_lines(parser, refs.group(1), refs.group(2), depth + 1, factors, held)
-            continue
-        line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
-        if "{" not in line and line.rstrip("\\").strip():
-            lines.append(line.rstrip("\\").strip())
-    return lines
 
 
 def _deps_lines(lines: list[str]) -> list[str]:

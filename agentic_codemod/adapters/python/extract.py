@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python import (
     LOCKFILES,
+    ci_config,
     lockfile,
     pep508,
     pyproject,
@@ -32,7 +33,7 @@ from agentic_codemod.adapters.python import (
 )
 from agentic_codemod.adapters.python.dependency_files import REQUIREMENTS_SUFFIXES, checked_dependency_files
 from agentic_codemod.adapters.python.pep508 import DependencyFormat
-from agentic_codemod.errors import InputError
+from agentic_codemod.errors import InputError, RequiresHuman
 from agentic_codemod.models import Dependency
 
 
@@ -59,6 +60,11 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
         except ValueError as exc:
             raise InputError(f"{file}: {exc}", hint="fix the file, or leave it out of the task") from exc
         compiled = module is requirements_file and roles.is_compiled(content)
+        tox_env = (
+            _tox_env(root)
+            if file == "tox.ini" and any(d.section.startswith("testenv[") for d in declarations)
+            else None
+        )
         dependencies += [
             Dependency(
                 name=d.name,
@@ -66,13 +72,25 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
                 file=file,
                 kind=d.kind,
                 line=d.line,
-                role=roles.role(file, d.kind, d.section, constraints=constraints, compiled=compiled),
+                role=roles.role(
+                    file, d.kind, d.section, constraints=constraints, compiled=compiled, tox_env=tox_env
+                ),
                 section=d.section,
                 uneditable=d.uneditable,
             )
             for d in declarations
         ]
     return dependencies
+
+
+def _tox_env(root: Path) -> frozenset[str] | None:
+    """The env tox.ini's [testenv] factor lines are read for; None (each a matrix entry, kept) where the
+    file is past what the tool reads: the tests' own reading of it then fails, naming it, unless the
+    task sets verification.command and verification.requirements."""
+    try:
+        return ci_config.tox_test_factors(root)
+    except RequiresHuman:
+        return None
 
 
 def constraint_files(root: Path, files: list[str]) -> frozenset[str]:

@@ -205,6 +205,37 @@ def test_tox_factor_pins_are_a_version_matrix_the_bump_keeps(tmp_path: Path) -> 
     assert [d.file for d in pending(named, declarations)] == ["pyproject.toml", "tox.ini", "tox.ini"]
 
 
+@pytest.mark.parametrize(
+    ("tox", "role"),
+    [
+        # a brace group, and space around the commas: what the tests install is found, and bumped
+        (
+            "[testenv]\ndeps =\n    py{310, 3"
+            + str(sys.version_info.minor)
+            + "}: acme-sdk<2\ncommands = pytest\n",
+            "test",
+        ),
+        # [testenv:unit] is the env the tests run in and takes [testenv]'s deps, read for `unit`
+        ("[testenv]\ndeps =\n    unit: acme-sdk<2\n[testenv:unit]\ncommands = pytest\n", "test"),
+        # the envlist names no env of this interpreter alone: `!sdk2` is the sdk1 env's pin, a matrix entry
+        (
+            "[tox]\nenvlist = py311-sdk{1,2}\n[testenv]\ndeps =\n    !sdk2: acme-sdk<2\ncommands = pytest\n",
+            "constraint",
+        ),
+    ],
+    ids=["braces", "inherited-by-the-chosen-env", "not-listed"],
+)
+def test_a_tox_factor_declaration_is_read_for_the_env_the_tests_run_in(
+    tmp_path: Path, tox: str, role: str
+) -> None:
+    """The env whose deps the tests install is the one a factor line is judged for (helper-8's review:
+    a `[testenv:unit]` run read [testenv]'s lines for `unit` but judged them for py311; `py{310,311}:`
+    was installed and never found; `!sdk2:` was bumped though no env the project lists is bare py311)."""
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": '[project]\nname = "a"\ndependencies = []\n'})
+    (found,) = [d for d in extract(tmp_path) if d.file == "tox.ini"]
+    assert (found.specifier, found.role) == ("<2", role)
+
+
 def test_tox_factor_deps_of_the_env_the_tests_run_in_are_its_own_and_bumped(tmp_path: Path) -> None:
     """webargs 8.3.0's tox.ini (corpus): `!marshmallowdev: marshmallow>=3.0.0,<4.0.0` is what every env
     but the dev one installs, py311 (`tox -e py311`, the env of the interpreter the tests run on)

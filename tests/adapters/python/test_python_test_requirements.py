@@ -76,6 +76,32 @@ def test_tox_factor_lines_are_taken_where_they_hold_for_the_env_the_tests_run_in
     assert found.command == ["pytest", "--cov-report", "term-missing", "--cov=app", "tests/"]
 
 
+@pytest.mark.parametrize("attack", ["conditions", "substitutions"])
+def test_a_tox_ini_past_what_the_tool_reads_requires_a_human_naming_it(tmp_path: Path, attack: str) -> None:
+    """helper-8's review: 40 conditions of 1,024 distinct groups each, and 200 envs that inherit them,
+    6.7 KB, took 35 s per reading of the test env, read at least three times a run; `{[a]x}` lines that
+    each name `{[b]x}`, and so on, multiply. Now a reading has one budget
+    (config.TOX_FACTOR_MAX_CHECKS, TOX_MAX_LINES) and past it the run needs a human, the file named:
+    a reading cut short could take another env's lines."""
+    from agentic_codemod.adapters.python.ci_config import test_env
+    from agentic_codemod.errors import RequiresHuman
+
+    if attack == "conditions":
+        condition = "-".join(f"{{a{i},b{i}}}" for i in range(10))
+        lines = "".join(f"    {condition}: pytest tests/t{i}.py\n" for i in range(40))
+        tox = f"[testenv]\ncommands =\n{lines}\n" + "".join(f"[testenv:e{i}]\n" for i in range(200))
+        limit = "TOX_FACTOR_MAX_CHECKS"
+    else:
+        levels = "".join(
+            f"[s{level}]\nx =\n" + f"    {{[s{level + 1}]x}}\n" * 30 for level in range(4)
+        )  # 30**4 lines of pytest, memoized or not
+        tox = "[testenv]\ncommands =\n    {[s0]x}\n" + levels + "[s4]\nx =\n    pytest\n"
+        limit = "TOX_MAX_LINES"
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
+    with pytest.raises(RequiresHuman, match=f"tox.ini: .*config.{limit}"):
+        test_env(tmp_path)
+
+
 def test_nox_session_is_read_with_ast_never_run(tmp_path: Path) -> None:
     noxfile = (
         "import nox\nraise SystemExit('a noxfile must never be executed')\n\n"
