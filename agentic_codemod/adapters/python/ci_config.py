@@ -42,7 +42,13 @@ from pathlib import Path, PurePosixPath
 import tomlkit
 
 from agentic_codemod.adapters.python import install_commands, test_scope, tox_ini
-from agentic_codemod.config import CI_CONFIG_MAX_BYTES, NOX_ARG_MAX_CHARS, NOX_READ_MAX_VISITS, TOX_MAX_LINES
+from agentic_codemod.config import (
+    CI_CONFIG_MAX_BYTES,
+    NOX_ARG_MAX_CHARS,
+    NOX_READ_MAX_VISITS,
+    TEST_COMMANDS_MAX_COMPARED,
+    TOX_MAX_LINES,
+)
 from agentic_codemod.errors import UNPARSEABLE, RequiresHuman
 
 TEST_ENV_NAMES = ("py", "test", "unit", "pytest")
@@ -69,30 +75,25 @@ class CiTestEnv:
     command: list[str] = field(default_factory=list)  # the command line that runs the tests
     runner: str = ""
     note: str = ""  # why this command, when the env declares several
-    section: str = ""  # tox: the [testenv...] section chosen
-    factors: frozenset[str] = frozenset()  # tox: the factors of the env it is read for
-    inherits_deps: bool = False  # tox: a [testenv:NAME] that takes [testenv]'s deps
-    generic_listed: bool = True  # tox: the env [testenv] is read for is one envlist names
+    testenv_deps_env: tox_ini.EnvReading | None = None  # tox: the env [testenv]'s deps were read for
 
 
 def test_env(root: Path) -> CiTestEnv | None:
     return _tox(root) or _nox(root)
 
 
-def tox_test_factors(root: Path) -> frozenset[str] | None:
-    """The factors of the env the factor lines of tox.ini's [testenv] are read for: the env the tests
-    run in where it takes [testenv]'s deps (the [testenv] chosen, or a [testenv:NAME] that inherits
-    them: its own name), else the generic env (tox_ini.generic_env). None: that env is not one the
-    project's envlist names (`envlist = py311-sdk{1,2}` has no bare py311), so a factor line there is
-    another env's. RequiresHuman as test_env."""
+def tox_test_factors(root: Path) -> tox_ini.EnvReading | None:
+    """The env the factor lines of tox.ini's [testenv] deps are read for: the env the tests run in
+    where its deps take them (the [testenv] chosen, or a [testenv:NAME] that inherits them or names
+    {[testenv]deps}: its own name), else the generic env (tox_ini.generic_env, listed or not). None:
+    no tox.ini. RequiresHuman as test_env."""
     chosen = _tox(root)
-    if chosen is not None and (chosen.section == "testenv" or chosen.inherits_deps):
-        return chosen.factors if chosen.generic_listed or chosen.inherits_deps else None
+    if chosen is not None and chosen.testenv_deps_env is not None:
+        return chosen.testenv_deps_env
     parser, source = _tox_ini(root)
     if parser is None:
         return None
-    reading = _ToxReading(parser, source)
-    return reading.factors("testenv") if reading.generic_listed else None
+    return _ToxReading(parser, source).env_reading("testenv")
 
 
 def runner_of(tokens: list[str]) -> tuple[str, list[str]] | None:
@@ -114,6 +115,8 @@ def chosen_command(root: Path, lines: list[list[str]]) -> tuple[list[str], str] 
     runnable = [(tokens, found) for tokens in lines if (found := runner_of(tokens)) is not None]
     if not runnable:
         return None
+    cut = len(runnable) - TEST_COMMANDS_MAX_COMPARED
+    runnable = runnable[:TEST_COMMANDS_MAX_COMPARED]  # each estimate walks the test folders
     counts = [test_scope.estimate(root, runner, args) for _tokens, (runner, args) in runnable]
     best = counts.index(max(counts))
     if len(runnable) == 1:
@@ -126,6 +129,8 @@ def chosen_command(root: Path, lines: list[list[str]]) -> tuple[list[str], str] 
     note = (
         f", the one of {len(runnable)} test commands with the most tests (~{counts[best]}); not run: {others}"
     )
+    if cut > 0:
+        note += f"; {cut} more not compared (config.TEST_COMMANDS_MAX_COMPARED)"
     return runnable[best][0], note
 
 
@@ -161,10 +166,7 @@ def _tox(root: Path) -> CiTestEnv | None:
             command=chosen[0],
             runner=found[0],
             note=chosen[1],
-            section=section,
-            factors=reading.factors(section),
-            inherits_deps=section != "testenv" and not parser.has_option(section, "deps"),
-            generic_listed=reading.generic_listed,
+            testenv_deps_env=reading.testenv_deps_env,
         )
     return None
 
@@ -179,22 +181,23 @@ class _ToxReading:
         self.parser, self.source = parser, source
         self.conditions = tox_ini.FactorReading()
         self.count = 0
-        self._memo: dict[tuple[str, str, frozenset[str]], tuple[list[str], list[str]]] = {}
+        self.testenv_deps_env: tox_ini.EnvReading | None = None  # where [testenv]'s deps were read
+        self._memo: dict[tuple[str, str, tox_ini.EnvReading], tuple[list[str], list[str]]] = {}
         envlist = next(
             (parser.get("tox", k, raw=True) for k in ("envlist", "env_list") if parser.has_option("tox", k)),
             None,
         )
-        self.generic, self.generic_listed = tox_ini.generic_env(envlist)
+        self.generic = tox_ini.generic_env(envlist)
 
     def env(self, section: str) -> str:
-        return section.partition(":")[2].strip() or self.generic
+        return section.partition(":")[2].strip() or "-".join(sorted(self.generic.factors))
 
-    def factors(self, section: str) -> frozenset[str]:
-        return tox_ini.env_factors(section, self.generic)
+    def env_reading(self, section: str) -> tox_ini.EnvReading:
+        return tox_ini.EnvReading(tox_ini.env_factors(section)) if section != "testenv" else self.generic
 
     def lines(self, section: str, key: str, held: list[str]) -> list[str]:
         try:
-            lines, conditions = self._lines(section, key, 0, self.factors(section))
+            lines, conditions = self._lines(section, key, 0, self.env_reading(section))
         except tox_ini.TooComplex as exc:
             raise self._too_complex(str(exc)) from exc
         held += conditions
@@ -207,32 +210,35 @@ class _ToxReading:
         )
 
     def _lines(
-        self, section: str, key: str, depth: int, factors: frozenset[str]
+        self, section: str, key: str, depth: int, env: tox_ini.EnvReading
     ) -> tuple[list[str], list[str]]:
-        """The substituted lines of `key` in `section` (inherited from [testenv]) for the env with
-        `factors`, and the conditions that held: a factor-conditional line where its condition holds
-        for that env (a value taken from another section by {[section]key} is read for the same env,
-        as tox does)."""
-        memo = (section, key, factors)
+        """The substituted lines of `key` in `section` (inherited from [testenv]) for `env`, and the
+        conditions that held: a line continued with `\\` joined to the next, a factor-conditional line
+        where env takes it (a value taken from another section by {[section]key} is read for the same
+        env, as tox does). Every line read counts against TOX_MAX_LINES, taken or not."""
+        memo = (section, key, env)
         if memo in self._memo:
             found = self._memo[memo]
             self._count(len(found[0]))
             return found
         parser = self.parser
         if parser.has_option(section, key):
-            raw = parser.get(section, key, raw=True)
+            raw, source = parser.get(section, key, raw=True), section
         elif section != "testenv" and parser.has_option("testenv", key):
-            raw = parser.get("testenv", key, raw=True)
+            raw, source = parser.get("testenv", key, raw=True), "testenv"
         else:
             return [], []
+        if key == "deps" and source == "testenv":
+            self.testenv_deps_env = env
         lines: list[str] = []
         held: list[str] = []
-        for line in raw.splitlines():
-            line = line.split(" #")[0].strip()
+        physical = raw.splitlines()
+        self._count(len(physical))
+        for line in _continued(physical):
             conditional = tox_ini.split_condition(line)
             if conditional:
                 condition, offset = conditional
-                if not self.conditions.holds(condition, factors):
+                if not self.conditions.takes(condition, env):
                     continue
                 held.append(condition)
                 line = line[offset:].strip()
@@ -240,14 +246,13 @@ class _ToxReading:
                 continue
             refs = SECTION_REF.fullmatch(line)
             if refs and depth < 5:
-                more, also = self._lines(refs.group(1), refs.group(2), depth + 1, factors)
+                more, also = self._lines(refs.group(1), refs.group(2), depth + 1, env)
                 lines += more
                 held += also
                 continue
             line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
-            if "{" not in line and line.rstrip("\\").strip():
-                lines.append(line.rstrip("\\").strip())
-                self._count(1)
+            if "{" not in line:
+                lines.append(line)
         self._memo[memo] = (lines, held)
         return lines, held
 
@@ -295,6 +300,26 @@ def _tox_ini(root: Path) -> tuple[configparser.ConfigParser | None, str]:
     except (OSError, ValueError, AttributeError, configparser.Error, tomlkit.exceptions.TOMLKitError):
         pass
     return None, ""
+
+
+def _continued(physical: list[str]) -> list[str]:
+    """A value's lines as tox reads them: comments cut (`  # ...`), a line ending in `\\` joined to
+    the next (`pytest \\` then `tests/unit` is one command; a factor condition on the first covers
+    both), blanks dropped."""
+    joined: list[str] = []
+    pending = ""
+    for line in physical:
+        line = tox_ini.uncommented(line).strip()
+        if line.endswith("\\"):
+            pending += line[:-1].strip() + " "
+            continue
+        line = (pending + line).strip()
+        pending = ""
+        if line:
+            joined.append(line)
+    if pending.strip():
+        joined.append(pending.strip())
+    return joined
 
 
 def _deps_lines(lines: list[str]) -> list[str]:

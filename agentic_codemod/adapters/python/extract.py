@@ -83,7 +83,7 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
     return dependencies
 
 
-def _tox_env(root: Path) -> frozenset[str] | None:
+def _tox_env(root: Path) -> tox_ini.EnvReading | None:
     """The env tox.ini's [testenv] factor lines are read for; None (each a matrix entry, kept) where the
     file is past what the tool reads: the tests' own reading of it then fails, naming it, unless the
     task sets verification.command and verification.requirements."""

@@ -21,8 +21,9 @@ import re
 import shlex
 from dataclasses import dataclass
 
-# pip's own patterns (pip._internal.req.req_file).
-COMMENT_RE = re.compile(r"(^|\s+)#.*$")
+from agentic_codemod.adapters.python.pep508 import strip_comment
+
+# pip's own patterns (pip._internal.req.req_file; its comment pattern is pep508.strip_comment).
 ENV_VAR_RE = re.compile(r"\$\{[A-Z0-9_]+\}")
 PEP263_RE = re.compile(rb"coding[:=]\s*([-\w.]+)")
 UTF8_NAMES = frozenset({"utf-8", "utf8", "ascii", "us-ascii"})
@@ -90,8 +91,9 @@ def lines(text: str) -> list[tuple[int, str]]:
     pending: list[str] = []
     first = 0
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.endswith("\\") or COMMENT_RE.match(line):
-            line = " " + line if COMMENT_RE.match(line) else line
+        comment_only = line.lstrip().startswith("#")
+        if not line.endswith("\\") or comment_only:
+            line = " " + line if comment_only else line
             joined.append((first, "".join([*pending, line])) if pending else (number, line))
             pending = []
         else:
@@ -99,7 +101,7 @@ def lines(text: str) -> list[tuple[int, str]]:
             pending.append(line.strip("\\"))
     if pending:
         joined.append((first, "".join(pending)))
-    stripped = [(number, COMMENT_RE.sub("", line).strip()) for number, line in joined]
+    stripped = [(number, strip_comment(line).strip()) for number, line in joined]
     return [(number, line) for number, line in stripped if line]
 
 

@@ -8,7 +8,6 @@ line (the continuation lines hold options only). Every byte outside a specifier 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from packaging.requirements import Requirement
@@ -17,9 +16,6 @@ from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 
 KIND = "requirements"
-
-# pip's own comment pattern (pip._internal.req.req_file.COMMENT_RE).
-COMMENT_RE = re.compile(r"(^|\s+)#.*$")
 
 
 def find(content: str, canonical: str) -> list[Declaration]:
@@ -50,7 +46,7 @@ def includes(content: str) -> list[str]:
     """Files named by `-r` / `--requirement` lines, as written (relative to the including file)."""
     names = []
     for line in content.splitlines():
-        tokens = COMMENT_RE.sub("", line).split()
+        tokens = pep508.strip_comment(line).split()
         if len(tokens) == 2 and tokens[0] in ("-r", "--requirement"):
             names.append(tokens[1])
         elif len(tokens) == 1 and tokens[0].startswith(("-r", "--requirement=")) and tokens[0] != "-r":
@@ -75,7 +71,7 @@ def _requirements(content: str, canonical: str | None) -> Iterator[tuple[int, st
             continue
         text = line.rstrip()
         text = text[:-1] if text.endswith("\\") else text
-        text = COMMENT_RE.sub("", text)
+        text = pep508.strip_comment(text)
         if text.lstrip().startswith("-"):
             continue
         text = _without_options(text)

@@ -60,12 +60,11 @@ def role(
     *,
     constraints: frozenset[str],
     compiled: bool,
-    tox_env: frozenset[str] | None = None,
+    tox_env: tox_ini.EnvReading | None = None,
 ) -> Role:
     """The role of a declaration in `file` (of `kind`, at `section`); `constraints`: files reached through
-    `-c`; `compiled`: the file is a pip-compile output; `tox_env`: the factors of the env the factor
-    lines of tox.ini's [testenv] are read for (ci_config.tox_test_factors; None: no env the project
-    lists, so each is a matrix entry)."""
+    `-c`; `compiled`: the file is a pip-compile output; `tox_env`: the env the factor lines of tox.ini's
+    [testenv] are read for (ci_config.tox_test_factors; None: unknown, so each is a matrix entry)."""
     if kind == "lockfile":
         return "lock"
     if kind == "requirements":
@@ -82,8 +81,8 @@ def role(
         return "test"
     if section.startswith("testenv") and section.endswith("]"):  # under factor conditions
         section, _, condition = section[:-1].partition("[")
-        factors = tox_env if section == "testenv" else tox_ini.env_factors(section)
-        if factors is None or not tox_ini.condition_holds(condition, factors):
+        env = tox_env if section == "testenv" else tox_ini.EnvReading(tox_ini.env_factors(section))
+        if env is None or not tox_ini.condition_takes(condition, env):
             return "constraint"  # a version matrix entry of another env
     if section.startswith("testenv"):
         return _by_words(section.partition(":")[2], default="test")

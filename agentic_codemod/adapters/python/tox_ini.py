@@ -4,9 +4,11 @@ tox's factor conditions, read as tox 4 reads them (tox/config/loader/ini/factor.
     split_condition(line) -> (condition, offset) | None   the `CONDITION:` a value line starts with
     FactorReading().holds(condition, factors)  whether it holds for an env (None: unreadable), on one
                                            budget per tox.ini (TooComplex past it)
-    condition_holds(condition, factors)    the same for one condition
-    generic_env(envlist) -> (env, listed)  the env [testenv] is read for, and whether envlist has it
-    env_factors(section, generic) -> factors   the factors of the env a section's values are read for
+    FactorReading().takes(condition, env)  whether the line is one of env's (EnvReading: an env the
+                                           envlist does not name takes interpreter conditions only)
+    condition_holds / condition_takes      the same for one condition
+    generic_env(envlist) -> EnvReading     the env [testenv] is read for, and whether envlist has it
+    env_factors(section) -> factors        the factors of the env a [testenv:NAME] is read for
 
 Lines are walked the way tox's ini reader sees them (a section header, `key = value` at column 0, indented
 continuation lines, full-line `#`/`;` comments). A deps line may start with factor conditions
@@ -22,6 +24,7 @@ import platform
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from packaging.requirements import Requirement
 
@@ -30,13 +33,15 @@ from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.config import TOX_FACTOR_MAX_CHECKS, TOX_FACTOR_MAX_VARIANTS
 
 KIND = "tox.ini"
-COMMENT_RE = re.compile(r"\s+#.*$")
+_DELIMITER = re.compile(r"[=:]")  # configparser: a key is set with the first = or :
+_SEPARATORS = re.compile(r"([{},])")
 _MARKER = re.compile(r":(?:\s|$)")  # what ends a factor condition (tox: a colon, then space or the end)
-_CONDITION_TEXT = re.compile(r"[\w.!{},-]+")  # what a factor condition is written with
+_CONDITION_TEXT = re.compile(r"[\w.!{},*?\[\]-]+")  # what a factor condition is written with (globs: tox
+# reads them as factors no env has)
 _FACTOR = re.compile(r"(?:!?[\w.]+)?")  # one factor of an env name (tox: split at "-"), maybe negated
 _ALTERNATIVES = re.compile(r"((?:\{[^{}]+\})+)|,")  # brace groups kept whole, the commas between them
 _BRACES = re.compile(r"\{([^{}]+)\}")
-_CLOSED_RANGE = re.compile(r"(?<![\w.-])(\d+)-(\d+)([,}])")  # tox 4: py3{10-13} is py310,...,py313
+_CLOSED_RANGE = re.compile(r"(?<![\w.-])(\d{1,6})-(\d{1,6})([,}])")  # tox 4: py3{10-13} is py310,...,py313
 _OPEN_RANGE = re.compile(r"(?<![\w.-])\d+-[,}]|(?<=[{,])-\d+[,}]")
 
 
@@ -60,36 +65,44 @@ def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str,
     env's own declaration, bumped) or not (a version matrix entry, a constraint kept unless the task
     names tox.ini in sdk.also_bump)."""
     for index, offset, line, section, factors in _deps_values(content):
-        text = COMMENT_RE.sub("", line[offset:]).rstrip()
+        text = uncommented(line[offset:])
         requirement = pep508.parse(text) if not text.lstrip().startswith(("-", "{")) else None
         if requirement is not None and pep508.matches(requirement, canonical):
             yield index, offset, text, requirement, f"{section}[{factors}]" if factors else section
 
 
+def uncommented(text: str) -> str:
+    """A value line without its ` # comment`, as pip reads one (pep508.strip_comment)."""
+    return pep508.strip_comment(text).rstrip()
+
+
 def _deps_values(content: str) -> Iterator[tuple[int, int, str, str, str]]:
     """(line index, offset of the requirement in the line, the line, section, factor conditions) of each
-    deps value line."""
-    section, key = "", ""
+    deps value line. A section header may carry a comment after its `]` and a key may be set with `:`,
+    as configparser reads them; a line continued from one ending in `\\` has that line's condition
+    (tox takes or skips the two together)."""
+    section, key, continued = "", "", None
     for index, line in enumerate(content.splitlines()):
         stripped = line.strip()
         if not stripped or stripped[0] in "#;":
             continue
         if line[0].isspace():
             offset = 0
-        elif stripped.startswith("[") and stripped.endswith("]"):
-            section, key = stripped[1:-1].strip(), ""
+        elif stripped.startswith("[") and "]" in stripped:
+            section, key, continued = stripped[1 : stripped.rindex("]")].strip(), "", None
             continue
         else:
-            equals = line.find("=")
-            if equals < 0:
-                key = ""
+            delimiter = _DELIMITER.search(line)
+            if delimiter is None:
+                key, continued = "", None
                 continue
-            key, offset = line[:equals].strip().lower(), equals + 1
+            key, offset, continued = line[: delimiter.start()].strip().lower(), delimiter.end(), None
         if key == "deps" and (section == "testenv" or section.startswith("testenv:")):
             while offset < len(line) and line[offset].isspace():
                 offset += 1
-            split = split_condition(line, offset)
-            condition, offset = split if split is not None else ("", offset)
+            split = split_condition(line, offset) if continued is None else None
+            condition, offset = split if split is not None else (continued or "", offset)
+            continued = condition if uncommented(line).endswith("\\") else None
             yield index, offset, line, section, condition
 
 
@@ -102,12 +115,26 @@ def split_condition(line: str, start: int = 0) -> tuple[str, int] | None:
     if marker is None:
         return None
     condition = line[start : marker.start()].strip()
-    if not _CONDITION_TEXT.fullmatch(re.sub(r"\s*([{},])\s*", r"\1", condition)):
+    if not _CONDITION_TEXT.fullmatch("".join(part.strip() for part in _SEPARATORS.split(condition))):
         return None  # tox strips the space around braces and commas, and reads no other
     offset = marker.end()
     while offset < len(line) and line[offset].isspace():
         offset += 1
     return condition, offset
+
+
+@dataclass(frozen=True)
+class EnvReading:
+    """The env a section's factor lines are read for: its factors, and whether the project lists it.
+    An env the envlist does not name (the generic [testenv] read as py311 beside `envlist =
+    py311-sdk{1,2}`) takes a line only where it also holds for every listed env of this interpreter
+    (`also`: py311-sdk1 and py311-sdk2), or, with none, where its condition names interpreter and
+    platform factors alone (`py{310,311}:`): which matrix entry the env would be is unknown, so
+    `!sdk2: acme-sdk<2` is the sdk1 env's, while `!cov: coverage` is every py311 env's."""
+
+    factors: frozenset[str]
+    listed: bool = True
+    also: tuple[frozenset[str], ...] = ()
 
 
 class TooComplex(ValueError):
@@ -125,6 +152,20 @@ class FactorReading:
         self.checks = 0
         self._groups: dict[str, tuple[tuple[frozenset[str], frozenset[str]], ...] | None] = {}
         self._held: dict[tuple[str, frozenset[str]], bool | None] = {}
+
+    def takes(self, condition: str, env: EnvReading) -> bool:
+        """Whether a line under `condition` is one of `env`'s (see EnvReading)."""
+        if not self.holds(condition, env.factors):
+            return False
+        if env.listed:
+            return True
+        if env.also:
+            return all(self.holds(condition, factors) for factors in env.also)
+        return all(
+            _MATRIX_FREE.fullmatch(name) or name in _PLATFORM_FACTORS
+            for positive, negative in self._groups[condition] or ()
+            for name in positive | negative
+        )
 
     def holds(self, condition: str, factors: frozenset[str]) -> bool | None:
         """Whether `condition` holds for an env with these factors (the platform's are added, as tox
@@ -155,31 +196,39 @@ def condition_holds(condition: str, factors: frozenset[str]) -> bool | None:
     return FactorReading().holds(condition, factors)
 
 
-def generic_env(envlist: str | None) -> tuple[str, bool]:
+def condition_takes(condition: str, env: EnvReading) -> bool:
+    """One condition for one env (FactorReading.takes, on its own budget)."""
+    return FactorReading().takes(condition, env)
+
+
+def generic_env(envlist: str | None) -> EnvReading:
     """The env the generic [testenv] is read for: the first env of `envlist` ([tox] envlist / env_list)
     named only by factors of the interpreter the tests run on (`py311`, `py3`, `py`, `python`, `py3.11`),
-    else `py311` (`tox -e py311` on CPython 3.11); and whether the project lists it (no envlist lists
-    every env). An envlist of `py311-sdk{1,2}` lists no bare py311: a factor line there is another
-    env's, a matrix entry (roles.py)."""
+    listed; else `py311` (`tox -e py311` on CPython 3.11), not listed, beside the listed envs of this
+    interpreter (`py311-wrapt1.14`) its lines must also hold for. No envlist lists every env."""
     here = _interpreter_factors()
-    default = f"{_implementation()}{sys.version_info.major}{sys.version_info.minor}"
+    default = frozenset({f"{_implementation()}{sys.version_info.major}{sys.version_info.minor}"})
     if envlist is None or not envlist.strip():
-        return default, True
+        return EnvReading(default)
+    others: list[frozenset[str]] = []
     for entry in envlist.splitlines():
         groups = _groups(entry.strip()) if entry.strip() else None
         for positive, negative in groups or ():
             if positive and not negative and positive <= here:
-                return "-".join(sorted(positive)), True
-    return default, False
+                return EnvReading(positive)
+            if not negative and positive & here and len(others) < TOX_FACTOR_MAX_VARIANTS:
+                others.append(positive)
+    return EnvReading(default, listed=False, also=tuple(others))
 
 
-def env_factors(section: str, generic: str = "") -> frozenset[str]:
+def env_factors(section: str) -> frozenset[str]:
     """The factors of the env whose values `section` gives: `[testenv:py311-cov]` is read for the env
-    py311-cov (factors py311, cov); the generic `[testenv]` for `generic` (generic_env), by default the
+    py311-cov (factors py311, cov); the generic `[testenv]`, without an envlist (generic_env), for the
     env of the interpreter the tool's environments are made with (`tox -e py311` on CPython 3.11)."""
-    name = section.partition(":")[2].strip() or generic
-    if not name:
-        name = f"{_implementation()}{sys.version_info.major}{sys.version_info.minor}"
+    name = (
+        section.partition(":")[2].strip()
+        or f"{_implementation()}{sys.version_info.major}{sys.version_info.minor}"
+    )
     return frozenset(name.split("-"))
 
 
@@ -191,10 +240,10 @@ def _groups(condition: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]
     config.TOX_FACTOR_MAX_VARIANTS alternatives (counted before expanding)."""
     if _OPEN_RANGE.search(condition):
         return None
-    try:
-        condition = _CLOSED_RANGE.sub(_expanded_range, condition)
-    except OverflowError:
-        return None
+    ranges = [int(m.group(2)) - int(m.group(1)) for m in _CLOSED_RANGE.finditer(condition)]
+    if sum(abs(n) + 1 for n in ranges) > TOX_FACTOR_MAX_VARIANTS:
+        return None  # counted before a number is written out
+    condition = _CLOSED_RANGE.sub(_expanded_range, condition)
     variants: list[str] = []
     for has_text, group in itertools.groupby(_ALTERNATIVES.split(condition), key=bool):
         if not has_text:
@@ -219,8 +268,6 @@ def _groups(condition: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]
 
 def _expanded_range(match: re.Match[str]) -> str:
     start, end = int(match.group(1)), int(match.group(2))
-    if abs(end - start) >= TOX_FACTOR_MAX_VARIANTS:
-        raise OverflowError(match.group())
     step = 1 if start <= end else -1
     return ",".join(str(n) for n in range(start, end + step, step)) + match.group(3)
 
@@ -246,3 +293,4 @@ def _platform_factors() -> frozenset[str]:
 
 
 _PLATFORM_FACTORS = _platform_factors()
+_MATRIX_FREE = re.compile(r"(?:c?py(?:thon)?|pypy|jython)(?:\d+(?:\.\d+)?)?|linux|win32|darwin|cygwin")

@@ -236,6 +236,36 @@ def test_a_tox_factor_declaration_is_read_for_the_env_the_tests_run_in(
     assert (found.specifier, found.role) == ("<2", role)
 
 
+@pytest.mark.parametrize(
+    ("tox", "found"),
+    [
+        # the chosen env names {[testenv]deps} in deps of its own: tox reads those lines for `unit`
+        (
+            "[testenv]\ndeps =\n    !unit: acme-sdk<2\n    unit: acme-sdk<3\ncommands = python -c pass\n"
+            "[testenv:unit]\ndeps =\n    {[testenv]deps}\n    pytest\ncommands = pytest\n",
+            [(3, "constraint"), (4, "test")],
+        ),
+        # a header with a comment after it, as configparser reads it: the sdk1 line is [testenv]'s
+        (
+            "[testenv:sdk1]\ndeps = acme-sdk<2\ncommands = pytest\n[testenv]  # the default env\n"
+            "deps =\n    sdk1: acme-sdk<2\ncommands = pytest\n",
+            [(2, "test"), (6, "constraint")],
+        ),
+        ("[testenv]\ndeps:\n    acme-sdk<2\ncommands = pytest\n", [(3, "test")]),  # set with `:`
+        # a line continued from a factor line is that line's (tox skips both)
+        ("[testenv]\ndeps =\n    py27: pytest \\\n    acme-sdk<2\ncommands = pytest\n", [(4, "constraint")]),
+    ],
+    ids=["referenced", "header-comment", "colon", "continued"],
+)
+def test_tox_declarations_where_tox_reads_them(
+    tmp_path: Path, tox: str, found: list[tuple[int, str]]
+) -> None:
+    """helper-9's review: each was judged for the wrong env, or attributed to the wrong section (a
+    version-matrix pin bumped, or the pin the tests install kept), or not found at all."""
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": '[project]\nname = "a"\ndependencies = []\n'})
+    assert [(d.line, d.role) for d in extract(tmp_path) if d.file == "tox.ini"] == found
+
+
 def test_tox_factor_deps_of_the_env_the_tests_run_in_are_its_own_and_bumped(tmp_path: Path) -> None:
     """webargs 8.3.0's tox.ini (corpus): `!marshmallowdev: marshmallow>=3.0.0,<4.0.0` is what every env
     but the dev one installs, py311 (`tox -e py311`, the env of the interpreter the tests run on)

@@ -76,7 +76,7 @@ def test_tox_factor_lines_are_taken_where_they_hold_for_the_env_the_tests_run_in
     assert found.command == ["pytest", "--cov-report", "term-missing", "--cov=app", "tests/"]
 
 
-@pytest.mark.parametrize("attack", ["conditions", "substitutions"])
+@pytest.mark.parametrize("attack", ["conditions", "substitutions", "skipped-lines", "spaces", "digits"])
 def test_a_tox_ini_past_what_the_tool_reads_requires_a_human_naming_it(tmp_path: Path, attack: str) -> None:
     """helper-8's review: 40 conditions of 1,024 distinct groups each, and 200 envs that inherit them,
     6.7 KB, took 35 s per reading of the test env, read at least three times a run; `{[a]x}` lines that
@@ -91,15 +91,49 @@ def test_a_tox_ini_past_what_the_tool_reads_requires_a_human_naming_it(tmp_path:
         lines = "".join(f"    {condition}: pytest tests/t{i}.py\n" for i in range(40))
         tox = f"[testenv]\ncommands =\n{lines}\n" + "".join(f"[testenv:e{i}]\n" for i in range(200))
         limit = "TOX_FACTOR_MAX_CHECKS"
-    else:
+    elif attack == "substitutions":
         levels = "".join(
             f"[s{level}]\nx =\n" + f"    {{[s{level + 1}]x}}\n" * 30 for level in range(4)
         )  # 30**4 lines of pytest, memoized or not
         tox = "[testenv]\ncommands =\n    {[s0]x}\n" + levels + "[s4]\nx =\n    pytest\n"
         limit = "TOX_MAX_LINES"
+    elif attack == "skipped-lines":  # lines read and not taken, for each of 1,000 envs (40 s)
+        envs = "".join(f"[testenv:e{i}]\n" for i in range(1_000))
+        tox = "[testenv]\ncommands =\n" + " a: x\n" * 10_000 + envs
+        limit = "TOX_MAX_LINES"
+    else:  # a regex that backtracked over 100,000 spaces (minutes); a range past int()'s digits (a crash)
+        condition = "a" + " " * 100_000 + "b" if attack == "spaces" else "py3{" + "1" * 5_000 + "-2}"
+        tox = f"[tox]\nenvlist = {condition}\n[testenv]\ndeps =\n    {condition}: acme-sdk<2\n"
+        write(
+            tmp_path,
+            {"tox.ini": tox + "commands = pytest\n", "pyproject.toml": PROJECT, "tests/test_a.py": ""},
+        )
+        found = test_env(tmp_path)
+        assert found is not None
+        # a space inside a factor: no condition, tox keeps the whole line; the digits: one no env has
+        kept = [f"{condition}: acme-sdk<2"] if attack == "spaces" else []
+        assert found.requirement_lines == kept
+        return
     write(tmp_path, {"tox.ini": tox, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
     with pytest.raises(RequiresHuman, match=f"tox.ini: .*config.{limit}"):
         test_env(tmp_path)
+
+
+def test_an_env_the_envlist_does_not_name_installs_only_what_every_such_env_would(tmp_path: Path) -> None:
+    """`envlist = py311-sdk{1,2}`: [testenv] is read as py311, and a line is taken only where it holds
+    for py311-sdk1 and py311-sdk2 too. `!sdk2: acme-sdk<2` (the sdk1 env's pin) was installed while the
+    bump kept it as a constraint, so pip got both. A command continued with `\\` is one command."""
+    here = f"py{sys.version_info.major}{sys.version_info.minor}"
+    tox = (
+        f"[tox]\nenvlist = {here}-sdk{{1,2}}\n[testenv]\ndeps =\n    !sdk2: acme-sdk<2\n    !cov: coverage\n"
+        "commands =\n    pytest \\\n        tests/unit\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": PROJECT, "tests/unit/test_app.py": ""})
+    from agentic_codemod.adapters.python.ci_config import test_env
+
+    found = test_env(tmp_path)
+    assert found is not None
+    assert (found.requirement_lines, found.command) == (["coverage"], ["pytest", "tests/unit"])
 
 
 def test_nox_session_is_read_with_ast_never_run(tmp_path: Path) -> None:

@@ -7,9 +7,11 @@ import sys
 import pytest
 
 from agentic_codemod.adapters.python.tox_ini import (
+    EnvReading,
     FactorReading,
     TooComplex,
     condition_holds,
+    condition_takes,
     env_factors,
     generic_env,
     split_condition,
@@ -102,18 +104,40 @@ def test_more_of_what_tox_reads(condition: str, holds: bool | None) -> None:
 @pytest.mark.parametrize(
     ("envlist", "generic"),
     [
-        (None, (HERE, True)),  # no envlist: `tox -e py311`
-        (f"py{{37,{HERE[2:]}}}, py311-marshmallowdev, docs", (HERE, True)),
-        ("py3,pep8", ("py3", True)),  # the env that runs on any CPython 3
-        ("lint\n    python", ("python", True)),
-        ("py{38,39}-sdk{1,2}", (HERE, False)),  # no env of this interpreter alone: not listed
-        ("py27", (HERE, False)),
+        (None, EnvReading(frozenset({HERE}))),  # no envlist: `tox -e py311`
+        (f"py{{37,{HERE[2:]}}}, py311-marshmallowdev, docs", EnvReading(frozenset({HERE}))),
+        ("py3,pep8", EnvReading(frozenset({"py3"}))),  # the env that runs on any CPython 3
+        ("lint\n    python", EnvReading(frozenset({"python"}))),
+        # no env of this interpreter alone: read as py311, and a line must hold for py311-sdk1 and -sdk2 too
+        (
+            f"{HERE}-sdk{{1,2}}",
+            EnvReading(
+                frozenset({HERE}), listed=False, also=(frozenset({HERE, "sdk1"}), frozenset({HERE, "sdk2"}))
+            ),
+        ),
+        ("py27", EnvReading(frozenset({HERE}), listed=False)),
     ],
 )
 def test_the_generic_testenv_is_read_for_the_env_the_envlist_runs_on_this_interpreter(
-    envlist: str | None, generic: tuple[str, bool]
+    envlist: str | None, generic: EnvReading
 ) -> None:
     assert generic_env(envlist) == generic
+
+
+@pytest.mark.parametrize(
+    ("condition", "envlist", "taken"),
+    [
+        ("!sdk2", f"{HERE}-sdk{{1,2}}", False),  # the sdk1 env's pin, not every py311 env's
+        ("!cov", f"{HERE}-sdk{{1,2}}", True),  # every py311 env's
+        (f"py{{310,{HERE[2:]}}}", "py27", True),  # no env of this interpreter listed: interpreter conditions
+        ("!cov", "py27", False),
+        ("!cov", HERE, True),  # listed: as tox reads it
+    ],
+)
+def test_an_env_the_envlist_does_not_name_takes_only_what_every_such_env_would(
+    condition: str, envlist: str, taken: bool
+) -> None:
+    assert condition_takes(condition, generic_env(envlist)) is taken
 
 
 def test_a_reading_has_one_budget_for_every_env_it_answers() -> None:
