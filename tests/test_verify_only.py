@@ -96,10 +96,8 @@ def test_a_bare_declaration_whose_target_breaks_the_code_requires_a_human(make_r
         check_candidate(result.run_dir)
 
 
-@pytest.mark.slow
-def test_a_bare_declaration_whose_target_passes_is_nothing_to_do_verified_on_both(
-    make_repo, run_codemod, tmp_path
-):
+def bare_stable_files() -> dict[str, str | None]:
+    """acme-app with only the stable ping test and its code, the SDK declared bare (no version)."""
     files: dict[str, str | None] = {
         f"src/acme_app/{p.name}": None
         for p in (ACME_FILES / "src/acme_app").glob("*.py")
@@ -107,7 +105,14 @@ def test_a_bare_declaration_whose_target_passes_is_nothing_to_do_verified_on_bot
     }
     files.update({f"tests/{p.name}": None for p in (ACME_FILES / "tests").glob("*.py")})
     files.update({**stable_ping_files(), "requirements.txt": BARE})
-    result = run_codemod(make_repo("bare-stable", files), _task(tmp_path))
+    return files
+
+
+@pytest.mark.slow
+def test_a_bare_declaration_whose_target_passes_is_nothing_to_do_verified_on_both(
+    make_repo, run_codemod, tmp_path
+):
+    result = run_codemod(make_repo("bare-stable", bare_stable_files()), _task(tmp_path))
 
     m = result.manifest
     assert result.code == 0 and m["status"] == "nothing_to_do", m["reason"]
@@ -162,14 +167,11 @@ def test_a_target_where_a_test_of_the_baseline_no_longer_runs_is_not_verified(
     """Verify only, green on `to`, as many tests as on the baseline, but the baseline's one passing test
     is skipped on `to` (another runs instead): before, `nothing_to_do`, "verified on acme-sdk 2.1.0:
     1 test(s) pass there, as on acme-sdk 1.4.0". The count and test_ids gates hold here too: a human."""
-    files: dict[str, str | None] = {
-        f"src/acme_app/{p.name}": None
-        for p in (ACME_FILES / "src/acme_app").glob("*.py")
-        if p.name != "__init__.py"
+    files = {
+        **bare_stable_files(),
+        "tests/conftest.py": ONE_TEST_SWAPPED_ON_2,
+        "tests/test_only_on_2.py": ONLY_ON_2,
     }
-    files.update({f"tests/{p.name}": None for p in (ACME_FILES / "tests").glob("*.py")})
-    files.update({**stable_ping_files(), "requirements.txt": BARE})
-    files.update({"tests/conftest.py": ONE_TEST_SWAPPED_ON_2, "tests/test_only_on_2.py": ONLY_ON_2})
     result = run_codemod(make_repo("bare-swapped", files), _task(tmp_path))
 
     m = result.manifest
