@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections import Counter
 from pathlib import Path
 
 from agentic_codemod.config import JUNIT_MAX_DEPTH, MAX_TEST_REPORT_BYTES
@@ -76,32 +75,42 @@ _WORST = {"passed": 0, "skipped": 1, "failed": 2}
 def lost_passes(before: dict[str, str], after: dict[str, str]) -> tuple[list[tuple[str, str]], int]:
     """The tests that passed in `before` and were skipped, or are not in `after` at all (their status
     there, or "not in the report"), in `before`'s order; a failure is the oracle's to judge, not lost.
-    An id gone from `after` is matched, one for one, by a new passing id that differs from it only in
-    the suffix pytest gives duplicate parameter ids: pytest 8 spells the second `spec-array-1` as
-    `spec-array-1_1`, pytest 7 as `spec-array-11` (tomlkit's toml-test suite, 210 ids, on a pytest bump).
-    Returns the lost tests and how many ids were matched that way."""
+    Gone ids are matched by a whole family pytest respelled: pytest 8 suffixes duplicate parameter
+    ids that end in a digit with `_N` where pytest 7 wrote `N` (tomlkit's toml-test suite, 210 ids on a
+    pytest bump: `spec-array-10`, `spec-array-11` became `spec-array-1_0`, `spec-array-1_1`). A family
+    is new passing ids `X_0` .. `X_k` (k >= 1, every one, as pytest numbers them) whose old spellings
+    `X0` .. `Xk` are all gone; a lone `X1_0` or `1_000` matches nothing. Returns the lost tests and how
+    many ids were matched that way."""
     lost = [
         (test_id, after.get(test_id, "not in the report"))
         for test_id, status in before.items()
         if status == "passed" and after.get(test_id) not in ("passed", "failed")
     ]
-    respelled = Counter(_unsuffixed(t) for t, s in after.items() if s == "passed" and t not in before)
-    kept: list[tuple[str, str]] = []
-    for test_id, status in lost:
-        key = _unsuffixed(test_id)
-        if status == "not in the report" and respelled[key] > 0:
-            respelled[key] -= 1
-        else:
-            kept.append((test_id, status))
+    gone = {t for t, s in lost if s == "not in the report"}
+    respelled = _respelled_families([t for t, s in after.items() if s == "passed" and t not in before], gone)
+    kept = [(t, s) for t, s in lost if t not in respelled]
     return kept, len(lost) - len(kept)
 
 
-_DUPLICATE_SUFFIX = re.compile(r"(?<=\d)_(?=\d+(?:-|\]$))")  # `1_0` as pytest 8 spells pytest 7's `10`
+def _respelled_families(new: list[str], gone: set[str]) -> set[str]:
+    """The gone ids whose whole duplicate family is among the new ids under pytest 8's spelling."""
+    families: dict[tuple[str, str], dict[int, str]] = {}
+    for test_id in new:
+        head, bracket, params = test_id.partition("[")
+        for suffix in _DUPLICATE_SUFFIX.finditer(params):
+            number = suffix.group(1)
+            if number == str(int(number)):  # pytest writes 0, 1, ..., never 00
+                key = (head + bracket + params[: suffix.start()], params[suffix.end() :])
+                families.setdefault(key, {})[int(number)] = test_id
+    matched: set[str] = set()
+    for (prefix, rest), members in families.items():
+        old = [f"{prefix}{n}{rest}" for n in range(len(members))]
+        if len(members) >= 2 and sorted(members) == list(range(len(members))) and gone.issuperset(old):
+            matched.update(old)
+    return matched
 
 
-def _unsuffixed(test_id: str) -> str:
-    head, bracket, params = test_id.partition("[")
-    return head + bracket + _DUPLICATE_SUFFIX.sub("", params)
+_DUPLICATE_SUFFIX = re.compile(r"(?<=\d)_(\d{1,6})(?=-|\]$)")  # `1_0`: pytest 8's spelling of pytest 7's `10`
 
 
 def read_junit(path: Path) -> Tally | None:

@@ -187,7 +187,10 @@ class _ToxReading:
             (parser.get("tox", k, raw=True) for k in ("envlist", "env_list") if parser.has_option("tox", k)),
             None,
         )
-        self.generic = tox_ini.generic_env(envlist)
+        try:
+            self.generic = tox_ini.generic_env(envlist)
+        except tox_ini.TooComplex as exc:
+            raise self._too_complex(str(exc)) from exc
 
     def env(self, section: str) -> str:
         return section.partition(":")[2].strip() or "-".join(sorted(self.generic.factors))
@@ -303,9 +306,10 @@ def _tox_ini(root: Path) -> tuple[configparser.ConfigParser | None, str]:
 
 
 def _continued(physical: list[str]) -> list[str]:
-    """A value's lines as tox reads them: comments cut (`  # ...`), a line ending in `\\` joined to
-    the next (`pytest \\` then `tests/unit` is one command; a factor condition on the first covers
-    both), blanks dropped."""
+    """A value's lines: comments cut (`  # ...`, pip's reading; tox cuts an unescaped `#` anywhere), a
+    line ending in `\\` joined to the next (`pytest \\` then `tests/unit` is one command; a factor
+    condition on the first covers both, where tox reads one on each physical line), up to a blank or
+    comment line; blanks dropped."""
     joined: list[str] = []
     pending = ""
     for line in physical:

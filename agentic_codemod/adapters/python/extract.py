@@ -32,7 +32,7 @@ from agentic_codemod.adapters.python import (
     tox_ini,
 )
 from agentic_codemod.adapters.python.dependency_files import REQUIREMENTS_SUFFIXES, checked_dependency_files
-from agentic_codemod.adapters.python.pep508 import DependencyFormat
+from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.errors import InputError, RequiresHuman
 from agentic_codemod.models import Dependency
 
@@ -60,11 +60,8 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
         except ValueError as exc:
             raise InputError(f"{file}: {exc}", hint="fix the file, or leave it out of the task") from exc
         compiled = module is requirements_file and roles.is_compiled(content)
-        tox_env = (
-            _tox_env(root)
-            if file == "tox.ini" and any(d.section.startswith("testenv[") for d in declarations)
-            else None
-        )
+        conditional = file == "tox.ini" and any(d.section.startswith("testenv[") for d in declarations)
+        tox_env, tox_reading = (_tox_env(root) if conditional else None), tox_ini.FactorReading()
         dependencies += [
             Dependency(
                 name=d.name,
@@ -72,15 +69,38 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
                 file=file,
                 kind=d.kind,
                 line=d.line,
-                role=roles.role(
-                    file, d.kind, d.section, constraints=constraints, compiled=compiled, tox_env=tox_env
-                ),
+                role=_role(file, d, constraints, compiled, tox_env, tox_reading),
                 section=d.section,
                 uneditable=d.uneditable,
             )
             for d in declarations
         ]
     return dependencies
+
+
+def _role(
+    file: str,
+    d: Declaration,
+    constraints: frozenset[str],
+    compiled: bool,
+    tox_env: tox_ini.EnvReading | None,
+    tox_reading: tox_ini.FactorReading,
+) -> roles.Role:
+    try:
+        return roles.role(
+            file,
+            d.kind,
+            d.section,
+            constraints=constraints,
+            compiled=compiled,
+            tox_env=tox_env,
+            tox_reading=tox_reading,
+        )
+    except tox_ini.TooComplex as exc:
+        raise RequiresHuman(
+            f"{file}: {exc}; the tool does not guess which env its declarations are for",
+            hint="simplify the file, or leave it out of the task",
+        ) from exc
 
 
 def _tox_env(root: Path) -> tox_ini.EnvReading | None:

@@ -61,10 +61,12 @@ def role(
     constraints: frozenset[str],
     compiled: bool,
     tox_env: tox_ini.EnvReading | None = None,
+    tox_reading: tox_ini.FactorReading | None = None,
 ) -> Role:
     """The role of a declaration in `file` (of `kind`, at `section`); `constraints`: files reached through
     `-c`; `compiled`: the file is a pip-compile output; `tox_env`: the env the factor lines of tox.ini's
-    [testenv] are read for (ci_config.tox_test_factors; None: unknown, so each is a matrix entry)."""
+    [testenv] are read for (ci_config.tox_test_factors; None: unknown, so each is a matrix entry);
+    `tox_reading`: the file's one FactorReading (its budget: TooComplex past it)."""
     if kind == "lockfile":
         return "lock"
     if kind == "requirements":
@@ -82,7 +84,7 @@ def role(
     if section.startswith("testenv") and section.endswith("]"):  # under factor conditions
         section, _, condition = section[:-1].partition("[")
         env = tox_env if section == "testenv" else tox_ini.EnvReading(tox_ini.env_factors(section))
-        if env is None or not tox_ini.condition_takes(condition, env):
+        if env is None or not (tox_reading or tox_ini.FactorReading()).takes(condition, env):
             return "constraint"  # a version matrix entry of another env
     if section.startswith("testenv"):
         return _by_words(section.partition(":")[2], default="test")

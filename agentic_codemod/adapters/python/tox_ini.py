@@ -80,11 +80,12 @@ def _deps_values(content: str) -> Iterator[tuple[int, int, str, str, str]]:
     """(line index, offset of the requirement in the line, the line, section, factor conditions) of each
     deps value line. A section header may carry a comment after its `]` and a key may be set with `:`,
     as configparser reads them; a line continued from one ending in `\\` has that line's condition
-    (tox takes or skips the two together)."""
+    (tox skips the continuation of a line it skips), up to a blank or comment line."""
     section, key, continued = "", "", None
     for index, line in enumerate(content.splitlines()):
         stripped = line.strip()
         if not stripped or stripped[0] in "#;":
+            continued = None  # a blank or comment line ends a continuation (ci_config._continued)
             continue
         if line[0].isspace():
             offset = 0
@@ -152,9 +153,17 @@ class FactorReading:
         self.checks = 0
         self._groups: dict[str, tuple[tuple[frozenset[str], frozenset[str]], ...] | None] = {}
         self._held: dict[tuple[str, frozenset[str]], bool | None] = {}
+        self._taken: dict[tuple[str, EnvReading], bool] = {}
 
     def takes(self, condition: str, env: EnvReading) -> bool:
-        """Whether a line under `condition` is one of `env`'s (see EnvReading)."""
+        """Whether a line under `condition` is one of `env`'s (see EnvReading); answered once per
+        (condition, env), each env of `also` counted as holds counts it."""
+        key = (condition, env)
+        if key not in self._taken:
+            self._taken[key] = self._takes(condition, env)
+        return self._taken[key]
+
+    def _takes(self, condition: str, env: EnvReading) -> bool:
         if not self.holds(condition, env.factors):
             return False
         if env.listed:
@@ -205,18 +214,25 @@ def generic_env(envlist: str | None) -> EnvReading:
     """The env the generic [testenv] is read for: the first env of `envlist` ([tox] envlist / env_list)
     named only by factors of the interpreter the tests run on (`py311`, `py3`, `py`, `python`, `py3.11`),
     listed; else `py311` (`tox -e py311` on CPython 3.11), not listed, beside the listed envs of this
-    interpreter (`py311-wrapt1.14`) its lines must also hold for. No envlist lists every env."""
+    interpreter (`py311-wrapt1.14`) its lines must also hold for. No envlist lists every env.
+    TooComplex past config.TOX_FACTOR_MAX_CHECKS env names in all."""
     here = _interpreter_factors()
     default = frozenset({f"{_implementation()}{sys.version_info.major}{sys.version_info.minor}"})
     if envlist is None or not envlist.strip():
         return EnvReading(default)
     others: list[frozenset[str]] = []
+    names = 0
     for entry in envlist.splitlines():
         groups = _groups(entry.strip()) if entry.strip() else None
+        names += len(groups or ())
+        if names > TOX_FACTOR_MAX_CHECKS:
+            raise TooComplex(
+                f"its envlist names more than {TOX_FACTOR_MAX_CHECKS} envs (config.TOX_FACTOR_MAX_CHECKS)"
+            )
         for positive, negative in groups or ():
             if positive and not negative and positive <= here:
                 return EnvReading(positive)
-            if not negative and positive & here and len(others) < TOX_FACTOR_MAX_VARIANTS:
+            if not negative and positive & here:
                 others.append(positive)
     return EnvReading(default, listed=False, also=tuple(others))
 

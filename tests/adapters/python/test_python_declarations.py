@@ -254,8 +254,10 @@ def test_a_tox_factor_declaration_is_read_for_the_env_the_tests_run_in(
         ("[testenv]\ndeps:\n    acme-sdk<2\ncommands = pytest\n", [(3, "test")]),  # set with `:`
         # a line continued from a factor line is that line's (tox skips both)
         ("[testenv]\ndeps =\n    py27: pytest \\\n    acme-sdk<2\ncommands = pytest\n", [(4, "constraint")]),
+        # ... up to a blank line, as the tests' install reads it (helper-10: installed, but kept)
+        ("[testenv]\ndeps =\n    py27: pytest \\\n\n    acme-sdk<2\ncommands = pytest\n", [(5, "test")]),
     ],
-    ids=["referenced", "header-comment", "colon", "continued"],
+    ids=["referenced", "header-comment", "colon", "continued", "continuation-ended"],
 )
 def test_tox_declarations_where_tox_reads_them(
     tmp_path: Path, tox: str, found: list[tuple[int, str]]
@@ -264,6 +266,24 @@ def test_tox_declarations_where_tox_reads_them(
     version-matrix pin bumped, or the pin the tests install kept), or not found at all."""
     write(tmp_path, {"tox.ini": tox, "pyproject.toml": '[project]\nname = "a"\ndependencies = []\n'})
     assert [(d.line, d.role) for d in extract(tmp_path) if d.file == "tox.ini"] == found
+
+
+def test_tox_declarations_past_the_budget_of_their_reading_require_a_human(tmp_path: Path) -> None:
+    """helper-10's review: an envlist of 1,000 py311 envs, a [testenv] whose deps the chosen
+    [testenv:unit] does not take, and a condition of 1,001 env names: judging that one declaration
+    compared a million factor groups, and TooComplex escaped extraction (a crash). Now the file's
+    declarations share one reading and its budget, and past it the run needs a human, the file named."""
+    from agentic_codemod.errors import RequiresHuman
+
+    tox = (
+        "[tox]\nenvlist = py311-a{1-1000}\n[testenv]\ndeps =\n    py311,py311-x{1-1000}: acme-sdk<2\n"
+        "[testenv:unit]\ndeps = pytest\ncommands = pytest tests\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": '[project]\nname = "a"\ndependencies = []\n'})
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    with pytest.raises(RequiresHuman, match=r"tox\.ini: its factor conditions take more than"):
+        extract(tmp_path)
 
 
 def test_tox_factor_deps_of_the_env_the_tests_run_in_are_its_own_and_bumped(tmp_path: Path) -> None:

@@ -76,7 +76,9 @@ def test_tox_factor_lines_are_taken_where_they_hold_for_the_env_the_tests_run_in
     assert found.command == ["pytest", "--cov-report", "term-missing", "--cov=app", "tests/"]
 
 
-@pytest.mark.parametrize("attack", ["conditions", "substitutions", "skipped-lines", "spaces", "digits"])
+@pytest.mark.parametrize(
+    "attack", ["conditions", "substitutions", "skipped-lines", "envlist", "spaces", "digits"]
+)
 def test_a_tox_ini_past_what_the_tool_reads_requires_a_human_naming_it(tmp_path: Path, attack: str) -> None:
     """helper-8's review: 40 conditions of 1,024 distinct groups each, and 200 envs that inherit them,
     6.7 KB, took 35 s per reading of the test env, read at least three times a run; `{[a]x}` lines that
@@ -101,6 +103,9 @@ def test_a_tox_ini_past_what_the_tool_reads_requires_a_human_naming_it(tmp_path:
         envs = "".join(f"[testenv:e{i}]\n" for i in range(1_000))
         tox = "[testenv]\ncommands =\n" + " a: x\n" * 10_000 + envs
         limit = "TOX_MAX_LINES"
+    elif attack == "envlist":  # 15,000 lines of 1,000 env names each (about a minute, helper-10)
+        tox = "[tox]\nenvlist =\n" + "    a{1-1000}\n" * 15_000 + "[testenv]\ncommands = pytest\n"
+        limit = "TOX_FACTOR_MAX_CHECKS"
     else:  # a regex that backtracked over 100,000 spaces (minutes); a range past int()'s digits (a crash)
         condition = "a" + " " * 100_000 + "b" if attack == "spaces" else "py3{" + "1" * 5_000 + "-2}"
         tox = f"[tox]\nenvlist = {condition}\n[testenv]\ndeps =\n    {condition}: acme-sdk<2\n"
