@@ -1,7 +1,7 @@
 """What the project's own test automation declares: tox testenvs and nox sessions (pure: reads files).
 
     test_env(root) -> CiTestEnv | None     the tox testenv, else the nox session, that runs the tests
-    tox_test_factors(root) -> factors | None   the env tox.ini's [testenv] factor lines are read for
+    tox_deps_env(root) -> EnvReading | None   the env tox.ini's [testenv] factor lines are read for
     runner_of(tokens) -> (runner, args) | None    pytest / unittest / stestr in one command line
 
 tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras`,
@@ -82,18 +82,19 @@ def test_env(root: Path) -> CiTestEnv | None:
     return _tox(root) or _nox(root)
 
 
-def tox_test_factors(root: Path) -> tox_ini.EnvReading | None:
+def tox_deps_env(root: Path) -> tox_ini.EnvReading | None:
     """The env the factor lines of tox.ini's [testenv] deps are read for: the env the tests run in
     where its deps take them (the [testenv] chosen, or a [testenv:NAME] that inherits them or names
     {[testenv]deps}: its own name), else the generic env (tox_ini.generic_env, listed or not). None:
     no tox.ini. RequiresHuman as test_env."""
-    chosen = _tox(root)
-    if chosen is not None and chosen.testenv_deps_env is not None:
-        return chosen.testenv_deps_env
     parser, source = _tox_ini(root)
     if parser is None:
         return None
-    return _ToxReading(parser, source).env_reading("testenv")
+    reading = _ToxReading(parser, source)
+    chosen = _chosen_tox_env(root, parser, reading)
+    if chosen is not None and chosen.testenv_deps_env is not None:
+        return chosen.testenv_deps_env
+    return reading.env_reading("testenv")
 
 
 def runner_of(tokens: list[str]) -> tuple[str, list[str]] | None:
@@ -136,9 +137,10 @@ def chosen_command(root: Path, lines: list[list[str]]) -> tuple[list[str], str] 
 
 def _tox(root: Path) -> CiTestEnv | None:
     parser, source = _tox_ini(root)
-    if parser is None:
-        return None
-    reading = _ToxReading(parser, source)
+    return None if parser is None else _chosen_tox_env(root, parser, _ToxReading(parser, source))
+
+
+def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _ToxReading) -> CiTestEnv | None:
     envs = [s for s in parser.sections() if s == "testenv" or s.startswith("testenv:")]
     ordered = sorted(
         envs, key=lambda s: (s != "testenv", not _named_for_tests(s.partition(":")[2]), envs.index(s))
@@ -158,7 +160,7 @@ def _tox(root: Path) -> CiTestEnv | None:
         # which env the factor conditions were read for, where any held (the reading depends on it)
         env = f" as env {reading.env(section)}" if held else ""
         return CiTestEnv(
-            source=f"{source} [{section}]{env}",
+            source=f"{reading.source} [{section}]{env}",
             requirement_lines=deps + installs.requirement_lines,
             extras=[e for e in extras if e] + installs.extras,
             groups=installs.groups,

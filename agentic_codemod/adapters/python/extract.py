@@ -108,7 +108,7 @@ def _tox_env(root: Path) -> tox_ini.EnvReading | None:
     file is past what the tool reads: the tests' own reading of it then fails, naming it, unless the
     task sets verification.command and verification.requirements."""
     try:
-        return ci_config.tox_test_factors(root)
+        return ci_config.tox_deps_env(root)
     except RequiresHuman:
         return None
 

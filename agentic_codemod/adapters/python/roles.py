@@ -20,7 +20,7 @@ By where it is declared:
                          words), tests_require -> test, setup_requires -> build
     tox.ini              [testenv] deps -> test; [testenv:lint|docs|type|...] -> dev; a deps line
                          under factor conditions that hold for the section's env (for [testenv], the
-                         env the tests run in, ci_config.tox_test_factors: py311 on CPython 3.11 when
+                         env the tests run in, ci_config.tox_deps_env: py311 on CPython 3.11 when
                          envlist names it) -> as the section's other deps (`!marshmallowdev:
                          marshmallow<4` is py311's own declaration); one under conditions that do not
                          hold there (`django42: Django>=4.2,<4.3`), or in a [testenv] whose env the
@@ -65,7 +65,7 @@ def role(
 ) -> Role:
     """The role of a declaration in `file` (of `kind`, at `section`); `constraints`: files reached through
     `-c`; `compiled`: the file is a pip-compile output; `tox_env`: the env the factor lines of tox.ini's
-    [testenv] are read for (ci_config.tox_test_factors; None: unknown, so each is a matrix entry);
+    [testenv] are read for (ci_config.tox_deps_env; None: unknown, so each is a matrix entry);
     `tox_reading`: the file's one FactorReading (its budget: TooComplex past it)."""
     if kind == "lockfile":
         return "lock"
