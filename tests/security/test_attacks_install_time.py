@@ -175,6 +175,8 @@ def run_with_backend(
     backend: str,
     widget_wheel: Callable[[Path, str], None],
     test: str = WIDGET_TEST,
+    pyproject: str = PYPROJECT,
+    task: str = WIDGET_TASK,
 ) -> Any:
     """The widget-1.1 task run on an app whose in-tree build backend is `backend`, widget 1.0.0 and 1.1.0
     (made by `widget_wheel`) beside the fixture wheelhouse as the only package source."""
@@ -184,12 +186,12 @@ def run_with_backend(
         widget_wheel(house, version)
     src = tmp_path / "src"
     (src / "tests").mkdir(parents=True)
-    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "pyproject.toml").write_text(pyproject)
     (src / "backend.py").write_text(backend)
     (src / "tests" / "test_widget.py").write_text(test)
     repo = tmp_path / "app"
     materialize.materialize(src, repo)
-    (tmp_path / "task.yml").write_text(WIDGET_TASK)
+    (tmp_path / "task.yml").write_text(task)
     return run_codemod(repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False)
 
 
@@ -219,14 +221,20 @@ SHADOW_BACKEND = BACKEND.replace(
 
 def module_wheel(dest: Path, version: str) -> None:
     """widget `version` as one top-level module, widget.py."""
-    dist = f"widget-{version}.dist-info"
+    single_module_wheel(dest, "widget", version, f"__version__ = {version!r}\n")
+
+
+def single_module_wheel(dest: Path, name: str, version: str, source: str, requires: str = "") -> None:
+    """`name` `version` as one top-level module, `name`.py holding `source`; `requires`: a Requires-Dist."""
+    dist = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     files = {
-        "widget.py": f"__version__ = {version!r}\n",
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: widget\nVersion: {version}\n",
+        f"{name}.py": source,
+        f"{dist}/METADATA": metadata + (f"Requires-Dist: {requires}\n" if requires else ""),
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     files[f"{dist}/RECORD"] = "".join(f"{path},,\n" for path in files) + f"{dist}/RECORD,,\n"
-    with zipfile.ZipFile(dest / f"widget-{version}-py3-none-any.whl", "w") as archive:
+    with zipfile.ZipFile(dest / f"{name}-{version}-py3-none-any.whl", "w") as archive:
         for path, text in files.items():
             archive.writestr(path, text)
 
@@ -273,6 +281,44 @@ def test_attack_a_build_backend_plants_bytecode_for_the_targets_module_in_a_read
     m = result.manifest  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted bytecode
     assert m["environments"]["after"]["widget"] == "1.1.0"
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
+
+
+# widget 1.1.0 takes its version from gadget, a dependency new in 1.1.0 that the baseline's environment
+# does not hold; the backend plants the old value as gadget's unchecked-hash bytecode, in the read-only
+# __pycache__ where gadget.py will be installed: the bump's installer writes gadget.py beside it and its
+# compile skips the folder; Python then loads the planted bytecode without a look at the source.
+NEW_DEPENDENCY_PYC_BACKEND = PYC_BACKEND.replace(
+    "__version__ = '1.0.0'  # planted bytecode", "VERSION = '1.0.0'  # planted bytecode"
+).replace('"widget." + sys.implementation.cache_tag', '"gadget." + sys.implementation.cache_tag')
+
+
+def widget_with_a_new_dependency(dest: Path, version: str) -> None:
+    if version == "1.0.0":
+        module_wheel(dest, version)
+        return
+    single_module_wheel(dest, "widget", version, "from gadget import VERSION as __version__\n", "gadget>=1")
+    single_module_wheel(dest, "gadget", "1.0.0", f"VERSION = {version!r}\n")
+
+
+def test_attack_a_build_backend_plants_bytecode_for_a_dependency_the_target_newly_brings_in(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+) -> None:
+    """Before, only the pins' bytecode was written afresh on the host: gadget's planted bytecode stood, and
+    the run was green on it (exit 0). Now the host writes the bytecode of every distribution the bump's
+    install added or replaced: the real gadget makes widget 1.1.0, which fails the test."""
+    below = PYPROJECT.replace('"widget>=1,<2"', '"widget>=1,<1.1"')  # the baseline: 1.0.0, no gadget
+    backend, wheel = NEW_DEPENDENCY_PYC_BACKEND, widget_with_a_new_dependency
+    task = WIDGET_TASK.replace('from: ">=1,<2"', 'from: ">=1,<1.1"')
+    result = run_with_backend(tmp_path, wheels, run_codemod, backend, wheel, pyproject=below, task=task)
+    m = result.manifest  # type: ignore[attr-defined]
+    run_dir: Path = result.run_dir  # type: ignore[attr-defined]
+    assert m["verifications"][0]["passed"]  # the baseline ran on widget 1.0.0, which has no gadget
+    assert "gadget" not in m["environments"]["baseline"]
+    assert (m["environments"]["after"]["widget"], m["environments"]["after"]["gadget"]) == ("1.1.0", "1.0.0")
+    planted = next((run_dir / "env").glob("lib/python3*/site-packages/__pycache__/gadget.*.pyc"), None)
+    assert planted is not None  # the backend ran and planted it (in the baseline's environment)
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
 

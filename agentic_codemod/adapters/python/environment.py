@@ -131,25 +131,24 @@ def install_dependencies(
     per-package reinstall: where pip installs, the pins go in as usual (with what they require), then once
     more with --force-reinstall --no-deps (a pip uninstall removes only what the dist-info's RECORD
     lists, and a planted dist-info lists its own). An installer leaves what a RECORD does not list, so
-    then, read on the host before any repository code runs there again, nothing unlisted may stand before
-    a module the pin's new RECORD lists (installed_files.unlisted; a failed result names it), and the
-    bytecode of its .py files is written afresh (installed_files.fresh_bytecode). The result is also
-    appended to `env.install_log`."""
+    then, read on the host before any repository code runs there again, for each distribution the install
+    wrote (the pins, and what it added or replaced: installed_files.written), nothing unlisted may stand
+    before a module its new RECORD lists (installed_files.unlisted; a failed result names it), and the
+    bytecode of its .py files is written afresh (installed_files.fresh_bytecode; the installer compiles
+    nothing, InstallPlan.host_compiles). The result is also appended to `env.install_log`."""
     caller = pip_config.read_caller_config(os.environ)
     names = [name for name in map(_pinned_name, pins) if name is not None]
-    plan = InstallPlan(requirements=list(pins), reinstall=names)
+    plan = InstallPlan(requirements=list(pins), reinstall=names, host_compiles=True)
+    before = installed_files.dist_infos(env.root)
     result = _install(root, env, settings, runner, plan, caller)
-    planted = (
-        next(filter(None, (installed_files.unlisted(env.root, n) for n in names)), None)
-        if result.ok
-        else None
-    )
+    wrote = installed_files.written(env.root, before, names) if result.ok else []
+    planted = next(filter(None, (installed_files.unlisted(env.root, n) for n in wrote)), None)
     if result.ok and planted is None:
         try:
-            for name in names:
+            for name in wrote:
                 installed_files.fresh_bytecode(env.root, name)
         except OSError as exc:
-            planted = f"the bytecode of {', '.join(names)} cannot be written afresh ({exc})"
+            planted = f"the bytecode of {', '.join(wrote)} cannot be written afresh ({exc})"
     if planted is not None:
         why = f"{planted}: code the baseline's install ran left it, and Python would import it"
         result = ProcessResult(

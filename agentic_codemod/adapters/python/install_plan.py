@@ -59,6 +59,9 @@ class InstallPlan:
     # gets --force-reinstall --no-deps, so a plan with reinstall names only the pins (after a plain
     # install of them has brought what they require).
     reinstall: list[str] = field(default_factory=list)
+    # The host writes the bytecode of what this install writes (the bump's: installed_files.fresh_bytecode
+    # of every distribution it added or replaced), so the installer compiles nothing.
+    host_compiles: bool = False
 
     @property
     def empty(self) -> bool:

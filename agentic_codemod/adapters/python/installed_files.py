@@ -3,6 +3,10 @@ the host, after the bump's install and before any repository code runs in the en
 
     unlisted(env_root, name) -> str | None      why the environment does not hold `name` as its installer
                                                 wrote it (None: it does)
+    fresh_bytecode(env_root, name)              its .py files' bytecode written afresh on the host
+    dist_infos(env_root) -> {folder name}       the environment's dist-info folders, before an install
+    written(env_root, before, pins) -> [name]   what an install wrote: the pins, and each distribution
+                                                whose dist-info is new since `before` (added or replaced)
 
 The bump reinstalls its pins (InstallPlan.reinstall), and an installer removes only what the old
 dist-info's RECORD lists before it writes the new files: a file the baseline's build backend added stays.
@@ -12,6 +16,9 @@ a listed `__init__.py`, or a `widget/` package beside a listed `widget.py`, is t
 while run.json names the target's version. For every module file the RECORD lists, nothing unlisted may
 stand before it there; no folder on the way to a listed file may be a link; one dist-info only may name
 the distribution.
+
+The bump's install is checked this way for every distribution it wrote, not only its pins: a dependency
+the target newly brings in lands in folders the baseline's build backend could write to as well.
 
 Other unlisted files are left alone: folders shared with other distributions (`backports/`, namespace
 packages) hold theirs. A `.pth` file, a module of a new name and other packages are out of reach here
@@ -97,6 +104,24 @@ def fresh_bytecode(env_root: Path, name: str) -> None:
                 for level in ("", 1, 2):
                     repo_copy.discard(Path(importlib.util.cache_from_source(str(source), optimization=level)))
             py_compile.compile(str(source), doraise=False, quiet=2)
+
+
+def dist_infos(env_root: Path) -> set[str]:
+    """The names of the dist-info folders in the environment's site-packages ("widget-1.1.0.dist-info")."""
+    return {
+        entry.name
+        for site in (env_root / "lib").glob("python3*/site-packages")
+        for entry in os.scandir(site)
+        if entry.name.endswith(".dist-info")
+    }
+
+
+def written(env_root: Path, before: set[str], pins: list[str]) -> list[str]:
+    """The distributions an install wrote into the environment: `pins` (installed afresh whatever their
+    dist-info is called), then, by name, each one whose dist-info folder was not there `before` (a
+    dependency added, or replaced by another version)."""
+    added = sorted({_dist_name(folder) for folder in dist_infos(env_root) - before})
+    return list(dict.fromkeys([*pins, *added]))
 
 
 # Python's finder tries, for each name in a folder, a package, then these loaders in this order.

@@ -17,6 +17,9 @@ which a setup.py could otherwise poison for other repositories; see env_template
 from it, never hardlinked (`--link-mode copy`): a hardlink would let a later install write through the
 venv into the cache. `--compile-bytecode` writes the .pyc files once, at install: the tests run with
 PYTHONDONTWRITEBYTECODE and a read-only venv, so without it every test run recompiles what it imports.
+The bump's install compiles nothing (`InstallPlan.host_compiles`): the host writes the bytecode of every
+distribution it added or replaced afresh (installed_files.fresh_bytecode), which an installer's compile
+would have done a second time, slower (uv starts interpreters for it) and skipping a folder made read-only.
 """
 
 from __future__ import annotations
@@ -76,12 +79,14 @@ class Installer:
         index = settings.packages
         if self.name == "uv":
             argv = [self.program, "pip", "install", "--python", str(python), "--no-config"]
-            argv += ["--compile-bytecode", "--link-mode", "copy", "--no-progress"]
+            argv += [] if plan.host_compiles else ["--compile-bytecode"]
+            argv += ["--link-mode", "copy", "--no-progress"]
             argv += ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
             argv += [arg for name in plan.reinstall for arg in ("--reinstall-package", name)]
         else:
             argv = [sys.executable, "-P", "-m", "pip", "--python", str(python), "install"]
             argv += ["--disable-pip-version-check", "--no-input"]
+            argv += ["--no-compile"] if plan.host_compiles else []
             argv += ["--force-reinstall", "--no-deps"] if plan.reinstall else []
         argv += list(extra)
         argv += ["--no-index"] if index.local_only else []

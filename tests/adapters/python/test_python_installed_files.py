@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_codemod.adapters.python.installed_files import fresh_bytecode, unlisted
+from agentic_codemod.adapters.python.installed_files import dist_infos, fresh_bytecode, unlisted, written
 
 
 def installed(env: Path, dist: str, files: list[str]) -> Path:
@@ -190,3 +190,17 @@ def test_a_lockfile_nested_past_the_parsers_depth_locks_nothing() -> None:
 
     assert not locked_versions("a = " + "[" * 100_000 + "]" * 100_000)
     assert not locked_versions("[" * 100_000 + "]" * 100_000)
+
+
+def test_an_install_wrote_its_pins_and_every_distribution_added_or_replaced(tmp_path: Path) -> None:
+    site = installed(tmp_path, "widget-1.0.0.dist-info", ["widget.py"])
+    installed(tmp_path, "Old_Dep-1.0.dist-info", ["old_dep.py"])
+    installed(tmp_path, "kept-2.0.dist-info", ["kept.py"])
+    before = dist_infos(tmp_path)
+    assert before == {"widget-1.0.0.dist-info", "Old_Dep-1.0.dist-info", "kept-2.0.dist-info"}
+    for folder in ("widget-1.0.0.dist-info", "Old_Dep-1.0.dist-info"):
+        (site / folder).rename(site / folder.replace("1.0", "1.1"))  # widget 1.1.0, Old_Dep 1.1
+    installed(tmp_path, "new_dep-0.3.dist-info", ["new_dep.py"])
+
+    assert written(tmp_path, before, ["widget"]) == ["widget", "new-dep", "old-dep"]
+    assert written(tmp_path, dist_infos(tmp_path), ["widget"]) == ["widget"]  # reinstalled, same folder

@@ -4,6 +4,7 @@ environment templates (built once per dependency set, copied per run, never writ
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -56,6 +57,21 @@ def test_uv_reads_no_repository_config_byte_compiles_and_copies_from_the_per_run
     assert uv.venv_command(tmp_path / "env") == [
         "/opt/uv", "venv", "--quiet", "--no-config", "--relocatable", "--python", sys.executable,
         str(tmp_path / "env"),
+    ]  # fmt: skip
+
+
+def test_an_install_whose_bytecode_the_host_writes_compiles_nothing(tmp_path: Path) -> None:
+    plan = InstallPlan(requirements=["tinypkg==0.2.0"], reinstall=["tinypkg"], host_compiles=True)
+    uv = installer.Installer("uv", "/opt/uv", "0.13.9")
+    assert uv.install_command(tmp_path / "bin/python", settings(), plan, tmp_path / "cache") == [
+        "/opt/uv", "pip", "install", "--python", str(tmp_path / "bin/python"), "--no-config",
+        "--link-mode", "copy", "--no-progress", "--cache-dir", str(tmp_path / "cache"),
+        "--reinstall-package", "tinypkg", "--", "tinypkg==0.2.0",
+    ]  # fmt: skip
+    pip = installer.PIP.install_command(tmp_path / "bin/python", settings(), plan, None)
+    assert pip[pip.index("install") + 1 :] == [
+        "--disable-pip-version-check", "--no-input", "--no-compile", "--force-reinstall", "--no-deps",
+        "--", "tinypkg==0.2.0",
     ]  # fmt: skip
 
 
@@ -461,3 +477,6 @@ def test_the_bump_installs_the_indexs_files_over_a_dist_info_that_claims_the_tar
         )
         assert {"--force-reinstall", "--no-deps"} <= set(result.argv)
     assert (site / "tinypkg" / "__init__.py").read_text() == 'VERSION = "0.2.0"\n'  # the wheel's
+    # The installer compiled nothing (InstallPlan.host_compiles): the host wrote the pin's bytecode.
+    assert "--compile-bytecode" not in result.argv and (chosen == "uv" or "--no-compile" in result.argv)
+    assert Path(importlib.util.cache_from_source(str(site / "tinypkg" / "__init__.py"))).is_file()
