@@ -64,6 +64,12 @@ POETRY_BY_HAND = (
 )
 # Written beside pdm.lock in the disposable copy the lock tool runs on (never in the candidate).
 PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
+# Poetry's cache for one refresh (POETRY_CACHE_DIR), made empty beside poetry.lock in the same disposable
+# copy: the second of its two locks (_poetry_lock_exactly) reads the package metadata the first fetched
+# instead of fetching it all again (the box's HOME, where Poetry's cache would be, is new for each
+# process). It holds nothing code of the first lock could not already leave for the second in the copy
+# (poetry.lock itself, which the second lock starts from), and goes with the copy.
+POETRY_CACHE = ".agentic-codemod-poetry-cache"
 
 # The adapter contract passes no Settings to update_lockfiles: lock tools get the configured default.
 MAX_LOCKFILE_BYTES = int(Budgets.model_fields["max_lockfile_bytes"].default)
@@ -245,7 +251,10 @@ def _refresh(
         return ArtifactNotice(name, False, f"{missing}: {name} not refreshed; run `{command}`{twice}")
     version, env = "", lock_env(root, lockfile.parent)
     if tool == "poetry":
-        env.update(POETRY_ENV)
+        cache = lockfile.parent / POETRY_CACHE
+        repo_copy.remove(cache)  # the repository's own entry of that name, whatever it is: never used
+        cache.mkdir(mode=0o700)
+        env.update(POETRY_ENV, POETRY_CACHE_DIR=POETRY_CACHE)  # relative to the lock's working directory
         probe = runner([program, "--version"], cwd=lockfile.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
         version = probe.output_tail if probe.ok else ""
     argv = lock_command(lockfile.name, dependency, version, target)

@@ -259,6 +259,41 @@ def test_hostile_repository_links_cannot_make_the_refresh_read_or_write_outside_
     assert notice.message.endswith("left no regular file at pdm.lock (or one behind a link)"), notice.message
 
 
+def test_poetrys_two_locks_share_a_cache_of_their_own_in_the_copy(
+    tmp_path: Path, runner: Runner, only_bin: Path
+) -> None:
+    """The second lock reads what the first fetched (each process's HOME is new in the box): one cache for
+    the refresh, made empty beside poetry.lock; an entry of that name in the repository (here a link to a
+    host folder) is replaced, never written through."""
+    tool(
+        only_bin,
+        "poetry",
+        '[ "$1" = "--version" ] && echo "Poetry (version 2.5.1)" && exit 0\n'
+        'echo "$POETRY_CACHE_DIR" >> caches.txt\n'
+        'ls -A "$POETRY_CACHE_DIR" >> caches.txt\n'
+        'touch "$POETRY_CACHE_DIR/fetched-$(wc -l < caches.txt)"\necho new >> poetry.lock',
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["acme-sdk==1.4.0"]\n')
+    (repo / "poetry.lock").write_text("# locked\n")
+    (repo / ".agentic-codemod-poetry-cache").symlink_to(outside)
+
+    [notice] = update_lockfiles(repo, DEP, "2.0.0", runner) or []
+
+    assert notice.updated, notice.message
+    assert [c.split()[-1] for c in calls(only_bin)] == ["--version", "lock", "lock"]  # pinned, then bumped
+    assert (repo / "caches.txt").read_text().splitlines() == [
+        ".agentic-codemod-poetry-cache",  # the first lock: an empty cache
+        ".agentic-codemod-poetry-cache",  # the second: what the first left there
+        "fetched-1",
+    ]
+    cache = repo / ".agentic-codemod-poetry-cache"
+    assert cache.is_dir() and not cache.is_symlink() and list(outside.iterdir()) == []
+
+
 PDM = Path(sys.executable).parent / "pdm"
 
 
