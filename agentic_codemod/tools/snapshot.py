@@ -206,7 +206,7 @@ def _snapshot(s: Scratch, root: Path, base_id: str) -> str:
     )
     lines: list[bytes] = []
     for mode, sha, path in tracked:
-        entry = (mode, sha) if mode == GITLINK else _store(s, root, path)
+        entry = (mode, sha) if mode == GITLINK else _store(s, root, path, sha)
         if entry is not None:
             lines.append(_index_line(*entry, path))
     for path in filter(None, untracked.split(b"\0")):
@@ -242,14 +242,16 @@ def _index_line(mode: str, sha: str, path: bytes) -> bytes:
     return f"{mode} {sha}\t".encode() + path + b"\0"
 
 
-def _store(s: Scratch, root: Path, path: bytes) -> tuple[str, str] | None:
+def _store(s: Scratch, root: Path, path: bytes, base_sha: str | None = None) -> tuple[str, str] | None:
     """Mode and blob id of the file now at `path`, or None (gone, a directory, not a regular file or
-    symlink, or reached through a symlinked directory)."""
+    symlink, or reached through a symlinked directory). `base_sha`: the blob the base commit has at
+    `path`, in the repository's objects, which the scratch repository borrows: bytes that hash to it are
+    not stored again (a snapshot of a large worktree wrote every unchanged file as a new object)."""
     found = _read_entry(root, path)
     if found is None:
         return None
     mode, data = found
-    return mode, _write_blob(s.objects, data)
+    return mode, _write_blob(s.objects, data, base_sha)
 
 
 def _read_entry(root: Path, path: bytes) -> tuple[str, bytes] | None:
@@ -284,10 +286,13 @@ def _read_entry(root: Path, path: bytes) -> tuple[str, bytes] | None:
         os.close(fd)
 
 
-def _write_blob(objects: Path, data: bytes) -> str:
-    """Store `data` as a loose blob (git's object format) and return its id."""
+def _write_blob(objects: Path, data: bytes, present: str | None = None) -> str:
+    """Store `data` as a loose blob (git's object format) and return its id; not when its id is `present`
+    (an object the scratch repository already reaches)."""
     raw = b"blob %d\0" % len(data) + data
     oid = hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+    if oid == present:
+        return oid
     target = objects / oid[:2] / oid[2:]
     if not target.exists():
         target.parent.mkdir(exist_ok=True)

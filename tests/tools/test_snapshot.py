@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,26 @@ def test_read_blobs_reads_what_read_blob_reads_with_one_process(tmp_path: Path, 
     assert got == expected
     assert got["link"] == b"a.txt" and got["new\nline.txt"] == b"n\n" and got["dir/x.py"] == b""
     assert "dir" not in got and "missing.txt" not in got
+
+
+def test_unchanged_files_are_taken_from_the_repository_and_the_tree_is_gits_own(
+    repo: Path,
+    git,  # type: ignore[no-untyped-def]
+) -> None:
+    """Only what differs from the base is stored in the scratch repository (a snapshot stored every file
+    of the worktree anew); the tree is the one `git add -A` makes of the same worktree."""
+    from agentic_codemod.tools.snapshot import _snapshot, objects_dir
+
+    (repo / "src/new.py").write_text("brand new content\n")
+    (repo / "README.md").write_text("changed\n")
+    with Scratch(objects_dir(repo)) as s:
+        tree = _snapshot(s, repo, resolve_base(repo, "HEAD"))
+        stored = {
+            p.parent.name + p.name
+            for p in s.objects.glob("??/*")
+            if zlib.decompress(p.read_bytes()).startswith(b"blob ")
+        }
+    blob = {name: git(repo, "hash-object", name) for name in ("src/new.py", "README.md")}
+    assert stored == set(blob.values())
+    git(repo, "add", "-A")
+    assert tree == git(repo, "write-tree")
