@@ -302,25 +302,51 @@ def widget_with_a_new_dependency(dest: Path, version: str) -> None:
     single_module_wheel(dest, "gadget", "1.0.0", f"VERSION = {version!r}\n")
 
 
+# The second route (the review's): beforehand, an empty dist-info of gadget's name in another
+# site-packages, which Python and uv ignore; what the install wrote was told by folder names alone.
+DECOY_DIST_INFO = NEW_DEPENDENCY_PYC_BACKEND.replace(
+    """            os.chmod(cache, 0o555)
+            continue""",
+    """            os.chmod(cache, 0o555)
+            decoy = os.path.join(root, "lib", "python3.99", "site-packages", "gadget-1.0.0.dist-info")
+            os.makedirs(decoy, exist_ok=True)
+            continue""",
+)
+
+
+@pytest.mark.parametrize("route", ["bytecode", "and a decoy dist-info"])
 def test_attack_a_build_backend_plants_bytecode_for_a_dependency_the_target_newly_brings_in(
-    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object]
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], route: str
 ) -> None:
     """Before, only the pins' bytecode was written afresh on the host: gadget's planted bytecode stood, and
-    the run was green on it (exit 0). Now the host writes the bytecode of every distribution the bump's
-    install added or replaced: the real gadget makes widget 1.1.0, which fails the test."""
+    the run was green on it (exit 0; with the decoy, exit 0 on the first version of the fix too). Now the
+    host writes the bytecode of every distribution the bump's install added or replaced, told by the
+    dist-info's site and identity: the real gadget makes widget 1.1.0, which fails the test; with the decoy
+    beside it, two dist-infos name gadget and the install is refused."""
     below = PYPROJECT.replace('"widget>=1,<2"', '"widget>=1,<1.1"')  # the baseline: 1.0.0, no gadget
-    backend, wheel = NEW_DEPENDENCY_PYC_BACKEND, widget_with_a_new_dependency
+    backend = NEW_DEPENDENCY_PYC_BACKEND if route == "bytecode" else DECOY_DIST_INFO
     task = WIDGET_TASK.replace('from: ">=1,<2"', 'from: ">=1,<1.1"')
-    result = run_with_backend(tmp_path, wheels, run_codemod, backend, wheel, pyproject=below, task=task)
+    result = run_with_backend(
+        tmp_path, wheels, run_codemod, backend, widget_with_a_new_dependency, pyproject=below, task=task
+    )
     m = result.manifest  # type: ignore[attr-defined]
     run_dir: Path = result.run_dir  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"]  # the baseline ran on widget 1.0.0, which has no gadget
     assert "gadget" not in m["environments"]["baseline"]
-    assert (m["environments"]["after"]["widget"], m["environments"]["after"]["gadget"]) == ("1.1.0", "1.0.0")
     planted = next((run_dir / "env").glob("lib/python3*/site-packages/__pycache__/gadget.*.pyc"), None)
     assert planted is not None  # the backend ran and planted it (in the baseline's environment)
-    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
-    assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
+    assert m["classification"] != "green", m["reason"]
+    if route == "bytecode":
+        assert (m["environments"]["after"]["widget"], m["environments"]["after"]["gadget"]) == (
+            "1.1.0",
+            "1.0.0",
+        )
+        assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+        assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
+    else:
+        assert result.code == 1, m["reason"]  # type: ignore[attr-defined]
+        assert "2 distributions are named gadget in the environment" in m["reason"], m["reason"]
+        assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate
 
 
 # A .pth into every writable site-packages: each interpreter start in the environment, the listing's

@@ -141,14 +141,7 @@ def install_dependencies(
     plan = InstallPlan(requirements=list(pins), reinstall=names, host_compiles=True)
     before = installed_files.dist_infos(env.root)
     result = _install(root, env, settings, runner, plan, caller)
-    wrote = installed_files.written(env.root, before, names) if result.ok else []
-    planted = next(filter(None, (installed_files.unlisted(env.root, n) for n in wrote)), None)
-    if result.ok and planted is None:
-        try:
-            for name in wrote:
-                installed_files.fresh_bytecode(env.root, name)
-        except OSError as exc:
-            planted = f"the bytecode of {', '.join(wrote)} cannot be written afresh ({exc})"
+    planted = _not_as_installed(env.root, before, names) if result.ok else None
     if planted is not None:
         why = f"{planted}: code the baseline's install ran left it, and Python would import it"
         result = ProcessResult(
@@ -156,6 +149,24 @@ def install_dependencies(
         )
     env.install_log.append(result)
     return result
+
+
+def _not_as_installed(env_root: Path, before: set[installed_files.DistInfo], pins: list[str]) -> str | None:
+    """Why what the bump's install wrote is not as its installer wrote it (installed_files), or None once
+    the bytecode of each of those distributions is written afresh."""
+    try:
+        wrote = installed_files.written(env_root, before, pins)
+    except OSError as exc:
+        return f"a folder on the way to the environment's site-packages is not its own ({exc})"
+    planted = next(filter(None, (installed_files.unlisted(env_root, n) for n in wrote)), None)
+    if planted is not None:
+        return planted
+    try:
+        for name in wrote:
+            installed_files.fresh_bytecode(env_root, name)
+    except OSError as exc:
+        return f"the bytecode of {', '.join(wrote)} cannot be written afresh ({exc})"
+    return None
 
 
 def uninstall(

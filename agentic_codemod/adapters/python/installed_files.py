@@ -4,9 +4,11 @@ the host, after the bump's install and before any repository code runs in the en
     unlisted(env_root, name) -> str | None      why the environment does not hold `name` as its installer
                                                 wrote it (None: it does)
     fresh_bytecode(env_root, name)              its .py files' bytecode written afresh on the host
-    dist_infos(env_root) -> {folder name}       the environment's dist-info folders, before an install
+    dist_infos(env_root) -> {DistInfo}          the environment's dist-info folders, before an install
     written(env_root, before, pins) -> [name]   what an install wrote: the pins, and each distribution
-                                                whose dist-info is new since `before` (added or replaced)
+                                                whose dist-info is new since `before` (added or replaced);
+                                                OSError where a folder on the way to site-packages is a
+                                                link (the host would read and write where it leads)
 
 The bump reinstalls its pins (InstallPlan.reinstall), and an installer removes only what the old
 dist-info's RECORD lists before it writes the new files: a file the baseline's build backend added stays.
@@ -18,7 +20,11 @@ stand before it there; no folder on the way to a listed file may be a link; one 
 the distribution.
 
 The bump's install is checked this way for every distribution it wrote, not only its pins: a dependency
-the target newly brings in lands in folders the baseline's build backend could write to as well.
+the target newly brings in lands in folders the baseline's build backend could write to as well. What it
+wrote is told by each dist-info folder's site, name and identity (inode, ctime), so a folder of the same
+name left elsewhere beforehand (another `lib/python3*/site-packages`) hides nothing. A distribution the
+baseline's code planted whole, which the installer then takes as installed and does not write, stays what
+that code left (SECURITY.md, file system).
 
 Other unlisted files are left alone: folders shared with other distributions (`backports/`, namespace
 packages) hold theirs. A `.pth` file, a module of a new name and other packages are out of reach here
@@ -47,9 +53,13 @@ CACHE = "__pycache__"
 def unlisted(env_root: Path, name: str) -> str | None:
     """Why the environment at `env_root` does not hold distribution `name` exactly as its RECORD lists it,
     or None. A missing distribution is the listing's business (None here)."""
+    try:
+        sites = site_packages(env_root)
+    except OSError as exc:
+        return str(exc)
     found = [
         (site, entry)
-        for site in sorted((env_root / "lib").glob("python3*/site-packages"))
+        for site in sites
         for entry in sorted(os.scandir(site), key=lambda e: e.name)
         if entry.name.endswith(".dist-info") and _dist_name(entry.name) == name
     ]
@@ -85,7 +95,7 @@ def fresh_bytecode(env_root: Path, name: str) -> None:
     `unlisted` found nothing (no folder on the way is a link)."""
     found = [
         (site, Path(entry.path))
-        for site in sorted((env_root / "lib").glob("python3*/site-packages"))
+        for site in site_packages(env_root)
         for entry in os.scandir(site)
         if entry.name.endswith(".dist-info") and _dist_name(entry.name) == name
     ]
@@ -106,21 +116,50 @@ def fresh_bytecode(env_root: Path, name: str) -> None:
             py_compile.compile(str(source), doraise=False, quiet=2)
 
 
-def dist_infos(env_root: Path) -> set[str]:
-    """The names of the dist-info folders in the environment's site-packages ("widget-1.1.0.dist-info")."""
-    return {
-        entry.name
-        for site in (env_root / "lib").glob("python3*/site-packages")
-        for entry in os.scandir(site)
-        if entry.name.endswith(".dist-info")
-    }
+def site_packages(env_root: Path) -> list[Path]:
+    """The environment's `lib/python3*/site-packages` folders; OSError naming the first of `lib`, a
+    `python3*` folder or a `site-packages` that is a link (code that ran in the environment made it: the
+    host would read and write wherever it leads)."""
+    lib = env_root / "lib"
+    if lib.is_symlink():
+        raise OSError(f"{lib} is a link")
+    found: list[Path] = []
+    for version in sorted(lib.glob("python3*")):
+        for folder in (version, version / "site-packages"):
+            if folder.is_symlink():
+                raise OSError(f"{folder} is a link")
+        if (version / "site-packages").is_dir():
+            found.append(version / "site-packages")
+    return found
 
 
-def written(env_root: Path, before: set[str], pins: list[str]) -> list[str]:
+DistInfo = tuple[str, str, int, int]  # site-packages folder, dist-info folder name, its inode and ctime
+
+
+def dist_infos(env_root: Path) -> set[DistInfo]:
+    """Every dist-info folder of the environment's site-packages, by where and what it is: a folder made
+    anew under the same name (a reinstall) is another one. A site reached through a link is left out
+    (`written` refuses it afterwards)."""
+    lib = env_root / "lib"
+    sites = [] if lib.is_symlink() else sorted(lib.glob("python3*/site-packages"))
+    found: set[DistInfo] = set()
+    for site in sites:
+        if site.is_symlink() or site.parent.is_symlink():
+            continue
+        for entry in os.scandir(site):
+            if entry.name.endswith(".dist-info"):
+                st = entry.stat(follow_symlinks=False)
+                found.add((site.parent.name, entry.name, st.st_ino, st.st_ctime_ns))
+    return found
+
+
+def written(env_root: Path, before: set[DistInfo], pins: list[str]) -> list[str]:
     """The distributions an install wrote into the environment: `pins` (installed afresh whatever their
     dist-info is called), then, by name, each one whose dist-info folder was not there `before` (a
-    dependency added, or replaced by another version)."""
-    added = sorted({_dist_name(folder) for folder in dist_infos(env_root) - before})
+    dependency added, or replaced by another version). OSError where a folder on the way to a
+    site-packages is a link."""
+    site_packages(env_root)
+    added = sorted({_dist_name(folder) for _, folder, _, _ in dist_infos(env_root) - before})
     return list(dict.fromkeys([*pins, *added]))
 
 

@@ -68,7 +68,8 @@ PDM_OVERRIDE = ".agentic-codemod-pdm-override.txt"
 # copy: the second of its two locks (_poetry_lock_exactly) reads the package metadata the first fetched
 # instead of fetching it all again (the box's HOME, where Poetry's cache would be, is new for each
 # process). It holds nothing code of the first lock could not already leave for the second in the copy
-# (poetry.lock itself, which the second lock starts from), and goes with the copy.
+# (poetry.lock itself, which the second lock starts from; an in-project .venv with poetry.toml): the
+# project's virtualenv that Poetry makes in it, for one, which the second lock runs. It goes with the copy.
 POETRY_CACHE = ".agentic-codemod-poetry-cache"
 
 # The adapter contract passes no Settings to update_lockfiles: lock tools get the configured default.

@@ -7,6 +7,7 @@ import importlib.machinery
 import importlib.util
 import os
 import py_compile
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -196,11 +197,37 @@ def test_an_install_wrote_its_pins_and_every_distribution_added_or_replaced(tmp_
     site = installed(tmp_path, "widget-1.0.0.dist-info", ["widget.py"])
     installed(tmp_path, "Old_Dep-1.0.dist-info", ["old_dep.py"])
     installed(tmp_path, "kept-2.0.dist-info", ["kept.py"])
+    decoy = tmp_path / "lib" / "python3.99" / "site-packages" / "new_dep-0.3.dist-info"
+    decoy.mkdir(parents=True)  # the same name elsewhere beforehand hides nothing
     before = dist_infos(tmp_path)
-    assert before == {"widget-1.0.0.dist-info", "Old_Dep-1.0.dist-info", "kept-2.0.dist-info"}
+    assert {folder for _, folder, _, _ in before} == {
+        "widget-1.0.0.dist-info", "Old_Dep-1.0.dist-info", "kept-2.0.dist-info", "new_dep-0.3.dist-info"
+    }  # fmt: skip
     for folder in ("widget-1.0.0.dist-info", "Old_Dep-1.0.dist-info"):
         (site / folder).rename(site / folder.replace("1.0", "1.1"))  # widget 1.1.0, Old_Dep 1.1
     installed(tmp_path, "new_dep-0.3.dist-info", ["new_dep.py"])
 
     assert written(tmp_path, before, ["widget"]) == ["widget", "new-dep", "old-dep"]
-    assert written(tmp_path, dist_infos(tmp_path), ["widget"]) == ["widget"]  # reinstalled, same folder
+    assert written(tmp_path, dist_infos(tmp_path), ["widget"]) == ["widget"]  # nothing new since
+    shutil.rmtree(site / "kept-2.0.dist-info")
+    installed(tmp_path, "kept-2.0.dist-info", ["kept.py"])  # made anew under the same name: a reinstall
+    assert written(tmp_path, before, []) == ["kept", "new-dep", "old-dep", "widget"]
+
+
+@pytest.mark.parametrize("link", ["lib", "lib/python3.98", "lib/python3.11/site-packages"])
+def test_a_link_on_the_way_to_site_packages_is_refused_never_followed(tmp_path: Path, link: str) -> None:
+    """Code that ran in the environment can make a folder on the way a link to a host folder: the host
+    would read its dist-infos, count them as written and rewrite their bytecode."""
+    env, host = tmp_path / "env", tmp_path / "host"
+    installed(host, "foo-1.0.dist-info", ["foo.py"])
+    installed(env, "widget-1.1.0.dist-info", ["widget.py"])
+    before = dist_infos(env)
+    leads_to = {"lib/python3.98": "lib/python3.11"}.get(link, link)
+    if (env / link).exists():
+        shutil.rmtree(env / link)
+    (env / link).symlink_to(host / leads_to)
+
+    with pytest.raises(OSError, match="is a link"):
+        written(env, before, ["widget"])
+    assert (unlisted(env, "widget") or "").endswith("is a link")
+    assert not (host / "lib/python3.11/site-packages/__pycache__").exists()  # nothing written there
