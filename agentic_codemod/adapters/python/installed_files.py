@@ -144,7 +144,7 @@ def dist_infos(env_root: Path) -> set[DistInfo]:
     sites = [] if lib.is_symlink() else sorted(lib.glob("python3*/site-packages"))
     found: set[DistInfo] = set()
     for site in sites:
-        if site.is_symlink() or site.parent.is_symlink():
+        if site.is_symlink() or site.parent.is_symlink() or not site.is_dir():
             continue
         for entry in os.scandir(site):
             if entry.name.endswith(".dist-info"):
