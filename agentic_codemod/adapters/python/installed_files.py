@@ -138,14 +138,14 @@ DistInfo = tuple[str, str, int, int]  # site-packages folder, dist-info folder n
 
 def dist_infos(env_root: Path) -> set[DistInfo]:
     """Every dist-info folder of the environment's site-packages, by where and what it is: a folder made
-    anew under the same name (a reinstall) is another one. A site reached through a link is left out
-    (`written` refuses it afterwards)."""
-    lib = env_root / "lib"
-    sites = [] if lib.is_symlink() else sorted(lib.glob("python3*/site-packages"))
+    anew under the same name (a reinstall) is another one. None where a folder on the way is a link
+    (`written` refuses the environment afterwards)."""
+    try:
+        sites = site_packages(env_root)
+    except OSError:
+        return set()
     found: set[DistInfo] = set()
     for site in sites:
-        if site.is_symlink() or site.parent.is_symlink() or not site.is_dir():
-            continue
         for entry in os.scandir(site):
             if entry.name.endswith(".dist-info"):
                 st = entry.stat(follow_symlinks=False)
