@@ -138,7 +138,7 @@ DistInfo = tuple[str, str, int, int]  # site-packages folder, dist-info folder n
 
 def dist_infos(env_root: Path) -> set[DistInfo]:
     """Every dist-info folder of the environment's site-packages, by where and what it is: a folder made
-    anew under the same name (a reinstall) is another one. None where a folder on the way is a link
+    anew under the same name (a reinstall) is another one. Empty where a folder on the way is a link
     (`written` refuses the environment afterwards)."""
     try:
         sites = site_packages(env_root)
