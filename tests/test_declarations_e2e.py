@@ -167,3 +167,39 @@ def test_a_compiled_requirements_file_left_on_the_old_pin_requires_a_human(
     assert "recompile it by hand: `uv pip compile requirements/docs.in" in m["reason"], m["reason"]
     assert [v["passed"] for v in m["verifications"]] == [True, True]
     assert m["candidate"]["files"] == ["setup.py"]
+
+
+TOX_BASE_DEPS = """\
+[tox]
+envlist = py311
+
+[base]
+deps =
+    acme-sdk==1.4.0
+    pytest
+
+[testenv]
+deps =
+    -r requirements.txt
+    {[base]deps}
+commands = pytest {posargs}
+"""
+
+
+def test_a_tox_pin_the_tests_env_takes_from_another_section_is_bumped_with_the_rest(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """`[testenv] deps = {[base]deps}`: the tests' install took [base]'s `acme-sdk==1.4.0`, the bump left
+    it there, and the run went green on the new version (exit 0) with a tox.ini that asks for 1.4.0 and,
+    through requirements.txt, 2.1.0: the project's own CI could no longer install its tests."""
+    files = {"requirements.txt": "acme-sdk==1.4.0\n", "tox.ini": TOX_BASE_DEPS}
+    task = tmp_path / "tox-task.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini"]'))
+    result = run_codemod(_repo(make_repo, "tox-base", files), task)
+
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert m["candidate"]["files"] == ["requirements.txt", "tox.ini"]
+    patch = result.artifact("changes.patch").read_text()
+    assert "-    acme-sdk==1.4.0\n+    acme-sdk==2.1.0\n" in patch and "+acme-sdk==2.1.0\n" in patch
+    assert [v["passed"] for v in m["verifications"]] == [True, True]

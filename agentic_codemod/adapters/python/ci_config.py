@@ -61,7 +61,6 @@ MODULE_RUNNERS = {
     "testtools.run": "unittest",
     "twisted.trial": "trial",
 }
-SECTION_REF = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
 POSARGS = re.compile(r"\{posargs(?::([^}]*))?\}")
 
 
@@ -249,7 +248,7 @@ class _ToxReading:
                 line = line[offset:].strip()
             if not line or line.startswith("#"):
                 continue
-            refs = SECTION_REF.fullmatch(line)
+            refs = tox_ini.SECTION_REF.fullmatch(line)
             if refs and depth < 5:
                 more, also = self._lines(refs.group(1), refs.group(2), depth + 1, env)
                 lines += more

@@ -41,6 +41,7 @@ _CONDITION_TEXT = re.compile(r"[\w.!{},*?\[\]-]+")  # what a factor condition is
 _FACTOR = re.compile(r"(?:!?[\w.]+)?")  # one factor of an env name (tox: split at "-"), maybe negated
 _ALTERNATIVES = re.compile(r"((?:\{[^{}]+\})+)|,")  # brace groups kept whole, the commas between them
 _BRACES = re.compile(r"\{([^{}]+)\}")
+SECTION_REF = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")  # a value taken from another section: {[base]deps}
 _CLOSED_RANGE = re.compile(r"(?<![\w.-])(\d{1,6})-(\d{1,6})([,}])")  # tox 4: py3{10-13} is py310,...,py313
 _OPEN_RANGE = re.compile(r"(?<![\w.-])\d+-[,}]|(?<=[{,])-\d+[,}]")
 
@@ -78,9 +79,35 @@ def uncommented(text: str) -> str:
 
 def _deps_values(content: str) -> Iterator[tuple[int, int, str, str, str]]:
     """(line index, offset of the requirement in the line, the line, section, factor conditions) of each
-    deps value line. A section header may carry a comment after its `]` and a key may be set with `:`,
-    as configparser reads them; a line continued from one ending in `\\` has that line's condition
-    (tox skips the continuation of a line it skips), up to a blank or comment line."""
+    deps value line, in file order: those of `[testenv]` and `[testenv:NAME]`, and the lines their deps
+    take from another section by `{[SECTION]KEY}` (`deps = {[base]deps}`: tox installs `[base]`'s lines
+    for that env, so they are its declarations, in its section, under the conditions of every line on the
+    way; ci_config reads them the same way for the tests' install)."""
+    values = _values(content)
+    found: dict[int, tuple[int, int, str, str, str]] = {}
+    for (section, key), lines in values.items():
+        if _own_deps(section, key):
+            for index, offset, line, condition in lines:
+                found[index] = (index, offset, line, section, condition)
+    for (section, key), lines in values.items():
+        if _own_deps(section, key):
+            _through(values, section, "", lines, 0, found, set())
+    return iter(sorted(found.values()))
+
+
+def _own_deps(section: str, key: str) -> bool:
+    return key == "deps" and (section == "testenv" or section.startswith("testenv:"))
+
+
+_Value = tuple[int, int, str, str]  # (line index, offset of the value in the line, the line, condition)
+
+
+def _values(content: str) -> dict[tuple[str, str], list[_Value]]:
+    """Every (section, key)'s value lines, as tox's ini reader sees them. A section header may carry a
+    comment after its `]` and a key may be set with `:`, as configparser reads them (keys lowercased);
+    a line continued from one ending in `\\` has that line's condition (tox skips the continuation of a
+    line it skips), up to a blank or comment line."""
+    values: dict[tuple[str, str], list[_Value]] = {}
     section, key, continued = "", "", None
     for index, line in enumerate(content.splitlines()):
         stripped = line.strip()
@@ -98,13 +125,58 @@ def _deps_values(content: str) -> Iterator[tuple[int, int, str, str, str]]:
                 key, continued = "", None
                 continue
             key, offset, continued = line[: delimiter.start()].strip().lower(), delimiter.end(), None
-        if key == "deps" and (section == "testenv" or section.startswith("testenv:")):
-            while offset < len(line) and line[offset].isspace():
-                offset += 1
-            split = split_condition(line, offset) if continued is None else None
-            condition, offset = split if split is not None else (continued or "", offset)
-            continued = condition if uncommented(line).endswith("\\") else None
-            yield index, offset, line, section, condition
+        if not key:
+            continue
+        while offset < len(line) and line[offset].isspace():
+            offset += 1
+        split = split_condition(line, offset) if continued is None else None
+        condition, offset = split if split is not None else (continued or "", offset)
+        continued = condition if uncommented(line).endswith("\\") else None
+        values.setdefault((section, key), []).append((index, offset, line, condition))
+    return values
+
+
+def _through(
+    values: dict[tuple[str, str], list[_Value]],
+    section: str,
+    held: str,
+    lines: list[_Value],
+    depth: int,
+    found: dict[int, tuple[int, int, str, str, str]],
+    walked: set[tuple[str, str, str]],
+) -> None:
+    """The lines `section`'s deps take through `{[SECTION]KEY}` lines among `lines` (read under the
+    condition `held`), at most five references deep as ci_config reads them; a line first reached wins."""
+    for index, offset, line, condition in lines:
+        both = _both(held, condition)
+        reference = SECTION_REF.fullmatch(uncommented(line[offset:]).strip())
+        if reference is None:
+            if depth and index not in found:
+                found[index] = (index, offset, line, section, both)
+            continue
+        target = (reference.group(1), reference.group(2).lower())
+        if target not in values and target[0] != "testenv":  # tox: a key the section lacks is [testenv]'s
+            target = ("testenv", target[1])
+        if depth >= 5 or _own_deps(*target) or (*target, both) in walked:
+            continue  # an env's own deps are found as its own
+        walked.add((*target, both))
+        _through(values, section, both, values.get(target, []), depth + 1, found, walked)
+
+
+def _both(first: str, second: str) -> str:
+    """One factor condition that holds where both hold (`a,b` and `c`: `a-c,b-c`)."""
+    if not first or not second:
+        return first or second
+    return ",".join(f"{a}-{b}" for a in _alternatives(first) for b in _alternatives(second))
+
+
+def _alternatives(condition: str) -> list[str]:
+    """A condition's comma-separated alternatives, brace groups kept whole."""
+    return [
+        "".join(g for g in group if g).strip()
+        for has_text, group in itertools.groupby(_ALTERNATIVES.split(condition), key=bool)
+        if has_text
+    ]
 
 
 def split_condition(line: str, start: int = 0) -> tuple[str, int] | None:

@@ -322,3 +322,89 @@ def test_tox_factor_deps_of_the_env_the_tests_run_in_are_its_own_and_bumped(tmp_
     assert update_dependency(text, tox, "4.0.0") == text.replace(
         "!marshmallowdev: marshmallow>=3.0.0,<4.0.0", "!marshmallowdev: marshmallow>=4.0.0,<5.0.0"
     )
+
+
+BASE_DEPS = """\
+[tox]
+envlist = py311
+
+[base]
+deps =
+    acme-sdk==1.4.0  # the platform SDK
+    pytest
+
+[lint]
+deps = acme-sdk<2
+
+[testenv]
+deps =
+    -r requirements.txt
+    {[base]deps}
+commands = pytest {posargs}
+"""
+
+
+@pytest.mark.parametrize(
+    ("tox", "found"),
+    [
+        # [testenv] takes [base]'s lines: they are the tests' own deps, found where they are written
+        (BASE_DEPS, [(6, "test", "testenv", "==1.4.0")]),
+        # read for the env that takes them: a lint env's are dev, as its other deps
+        (
+            "[base]\ndeps = acme-sdk<2\n[testenv:lint]\ndeps = {[base]deps}\ncommands = flake8\n",
+            [(2, "dev", "testenv:lint", "<2")],
+        ),
+        # a key of any name, two references deep, the conditions on the way joined (AND): py27 holds
+        # nowhere here, so a matrix entry the bump keeps; the unconditional line is the tests' own
+        (
+            "[common]\nextra = acme-sdk<2\n[base]\ndeps =\n    {[common]extra}\n    py27: acme-sdk<1.5\n"
+            "[testenv]\ndeps =\n    !lint: {[base]deps}\ncommands = pytest\n",
+            [(2, "test", "testenv[!lint]", "<2"), (6, "constraint", "testenv[!lint-py27]", "<1.5")],
+        ),
+        # [testenv]'s own deps taken by [testenv:unit] are [testenv]'s, found once
+        (
+            "[testenv]\ndeps = acme-sdk<2\n[testenv:unit]\ndeps =\n    {[testenv]deps}\ncommands = pytest\n",
+            [(2, "test", "testenv", "<2")],
+        ),
+        # a section no env's deps name declares nothing; a reference inside a longer line is not one
+        # tox expands as a value of its own, and ci_config leaves such a line out too
+        (
+            "[base]\ndeps = acme-sdk<2\n[other]\ndeps = acme-sdk<3\n[testenv]\ndeps = {[other]deps}x\n",
+            [],
+        ),
+        # references that name each other end (ci_config reads at most five deep)
+        (
+            "[a]\nx = {[b]x}\n[b]\nx =\n    {[a]x}\n    acme-sdk<2\n[testenv]\ndeps = {[a]x}\n",
+            [(6, "test", "testenv", "<2")],
+        ),
+    ],
+    ids=["base-deps", "lint-env", "nested-conditions", "testenv-deps", "not-referenced", "cycle"],
+)
+def test_tox_deps_taken_from_another_section_are_declarations_of_the_env_that_takes_them(
+    tmp_path: Path, tox: str, found: list[tuple[int, str, str, str]]
+) -> None:
+    """`[testenv] deps = {[base]deps}`: tox installs [base]'s lines, and the tool installed them for the
+    tests (ci_config), but found no declaration there. The bump edited requirements.txt only and left
+    `acme-sdk==1.4.0` in [base]: the run went green on 2.0.0, and the merged tox.ini asked for both pins,
+    which no installer can resolve."""
+    write(tmp_path, {"tox.ini": tox, "pyproject.toml": '[project]\nname = "a"\ndependencies = []\n'})
+    declared = [(d.line, d.role, d.section, d.specifier) for d in extract(tmp_path) if d.file == "tox.ini"]
+    assert declared == found
+
+
+def test_a_tox_pin_taken_from_another_section_is_bumped_where_it_is_written(tmp_path: Path) -> None:
+    from agentic_codemod.adapters.python.dependency_files import read_dependency_files
+    from agentic_codemod.task import SdkSpec
+    from agentic_codemod.workflow.declarations import pending
+
+    write(tmp_path, {"tox.ini": BASE_DEPS, "requirements.txt": "acme-sdk==1.4.0\n"})
+    sdk = SdkSpec.model_validate({"name": "acme-sdk", "ecosystem": "python", "from": ">=1,<2", "to": "2.0.0"})
+    bumped = pending(sdk, extract(tmp_path))
+    assert [(d.file, d.line) for d in bumped] == [("requirements.txt", 1), ("tox.ini", 6)]
+    tox = next(d for d in bumped if d.file == "tox.ini")
+    assert update_dependency(BASE_DEPS, tox, "2.0.0") == BASE_DEPS.replace(
+        "acme-sdk==1.4.0  # the platform SDK", "acme-sdk==2.0.0  # the platform SDK"
+    )
+    # the lines tox takes from there are checked like requirement lines, at their own line
+    write(tmp_path, {"tox.ini": BASE_DEPS.replace("    pytest\n", "    --index-url https://evil.invalid/\n")})
+    assert [(r.file, r.line) for r in read_dependency_files(tmp_path).refused] == [("tox.ini", 7)]
