@@ -203,3 +203,34 @@ def test_a_tox_pin_the_tests_env_takes_from_another_section_is_bumped_with_the_r
     patch = result.artifact("changes.patch").read_text()
     assert "-    acme-sdk==1.4.0\n+    acme-sdk==2.1.0\n" in patch and "+acme-sdk==2.1.0\n" in patch
     assert [v["passed"] for v in m["verifications"]] == [True, True]
+
+
+NOXFILE = """\
+import nox
+
+
+@nox.session
+def tests(session):
+    session.install("-r", "requirements.txt", "acme-sdk==1.4.0", "pytest")
+    session.run("pytest")
+"""
+
+
+def test_a_pin_the_tests_nox_session_installs_requires_a_human_before_any_edit(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """The tests' install took the session's `acme-sdk==1.4.0`; the bump edited requirements.txt alone
+    and the run went green (exit 0), leaving a noxfile that installs both pins. noxfile.py is code the
+    tool does not rewrite: the run now stops before anything is edited, naming the line."""
+    files = {"requirements.txt": "acme-sdk==1.4.0\n", "noxfile.py": NOXFILE}
+    result = run_codemod(_repo(make_repo, "nox-pin", files), _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "noxfile.py line 6: noxfile.py session tests installs acme-sdk==1.4.0" in m["reason"]
+    assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""
+    # the same session installing the SDK by range admits the target: bumped as before, and green
+    relaxed = {**files, "noxfile.py": NOXFILE.replace("acme-sdk==1.4.0", "acme-sdk>=1.2")}
+    result = run_codemod(_repo(make_repo, "nox-range", relaxed), _task(tmp_path))
+    assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
+    assert result.manifest["candidate"]["files"] == ["requirements.txt"]

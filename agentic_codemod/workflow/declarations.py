@@ -21,6 +21,8 @@ returned Dependency carries the task's `range_strategy`, so update_dependency re
 the bump, the review gates and publish.
 
 pending_declarations ends the run requires_human (exit 3), before anything is edited, when:
+  - a declaration the bump would edit but cannot (a setup.py literal it cannot rewrite byte for byte, what
+    the nox session the tests run in installs) excludes `to`: the bump would leave it asking for `from`;
   - a computed setup.py install_requires may hold the runtime declaration and no other file declares it
     (or a computed value is the only place the SDK could be declared);
   - a declaration to bump has a range the tool cannot read;
@@ -106,6 +108,21 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             raise RequiresHuman(
                 f"{d.file} line {d.line}: {exc}", hint="bump this declaration by hand"
             ) from exc
+    stuck = [
+        d
+        for d in declarations
+        if d.uneditable
+        and (d.role in BUMPED_ROLES or d.file in sdk.also_bump)
+        and v.has_version(d.specifier, d.kind)
+        and _excludes(v, d, sdk.to)
+    ]
+    if stuck:  # the bump would leave them excluding `to`: green tests, and a repository that asks for both
+        raise RequiresHuman(
+            f"{sdk.name} is also declared where the bump cannot edit it, excluding {sdk.to}: "
+            + "; ".join(d.uneditable for d in stuck),
+            hint=f"change it by hand so that it admits {sdk.to}, or have it read a dependency file; "
+            "then run again",
+        )
     editable = [d for d in declarations if bumped(sdk, d)]
     computed = [d for d in declarations if d.uneditable]
     runtime = [d for d in editable if d.role == "runtime"]
@@ -222,6 +239,13 @@ def _admits_any(v: Versioning, d: Dependency, old: str) -> bool:
 def _imported(state: RunState, sdk: SdkSpec) -> tuple[str, int] | None:
     adapter = need(state.adapter)
     return adapter.first_import(state.paths.worktree, sdk.name, sdk.import_names, state.settings)
+
+
+def _excludes(v: Versioning, d: Dependency, to: str) -> bool:
+    try:
+        return not _admits(v, d, to)
+    except ValueError:
+        return True  # unreadable: it may well exclude it
 
 
 def _admits(v: Versioning, d: Dependency, to: str) -> bool:

@@ -75,6 +75,9 @@ class CiTestEnv:
     runner: str = ""
     note: str = ""  # why this command, when the env declares several
     testenv_deps_env: tox_ini.EnvReading | None = None  # tox: the env [testenv]'s deps were read for
+    # nox: (line, requirement line) of each requirement a session's install states, where the noxfile's
+    # text fixes it; noxfile.py is no dependency file the bump edits (adapters/python/extract.py)
+    installs_at: tuple[tuple[int, str], ...] = ()
 
 
 def test_env(root: Path) -> CiTestEnv | None:
@@ -365,15 +368,21 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
         local = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         install_lines: list[str] = []
         runs: list[list[str]] = []
+        at: list[tuple[int, str]] = []
         static = _Static(module_names, local, visits)  # the module's names, less those the session binds
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
             args = [static.value(a) for a in call.args]
             if call.func.attr == "install":
-                install_lines += install_commands.pip_lines(_known_args(args)).requirement_lines
+                lines = install_commands.pip_lines(_known_args(args)).requirement_lines
+                install_lines += lines
             elif call.func.attr == "run":
                 runs.append([a for a in args if a is not None])
+                lines = _installs(runs[-1:]).requirement_lines
+            else:
+                continue
+            at += [(call.lineno, line) for line in lines]
         chosen = chosen_command(root, runs)
         if chosen is not None:
             found = runner_of(chosen[0])
@@ -388,6 +397,7 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
                 command=chosen[0],
                 runner=found[0],
                 note=chosen[1],
+                installs_at=tuple(sorted(at)),
             )
     return None
 

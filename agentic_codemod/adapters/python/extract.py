@@ -5,7 +5,8 @@
 
 Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735, Poetry, build-system),
 setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini deps, and lockfiles (each
-locked version, role "lock"; refreshed by its own tool, never edited). Pipfile declares nothing here.
+locked version, role "lock"; refreshed by its own tool, never edited); and what the nox session the tests
+run in installs by name (uneditable: noxfile.py is code). Pipfile declares nothing here.
 Roles come from roles.py; a requirements file reached through `-c` is a constraint file.
 
 Names compare PEP 503-normalised (`Acme_SDK` == `acme-sdk`); name and specifier are returned as written.
@@ -75,7 +76,38 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             )
             for d in declarations
         ]
-    return dependencies
+    return dependencies + _nox_installs(root, canonical)
+
+
+def _nox_installs(root: Path, canonical: str) -> list[Dependency]:
+    """What the nox session the tests run in installs of the SDK by name (`session.install("acme-sdk==1.4")`):
+    test declarations the bump cannot edit (noxfile.py is code, never rewritten), so each is `uneditable`
+    and a pin that excludes the target stops the run (workflow/declarations.py), rather than a green run
+    whose merged noxfile still installs the old version."""
+    if not (root / "noxfile.py").is_file():
+        return []
+    env = ci_config.test_env(root)
+    if env is None or not env.source.startswith("noxfile.py"):
+        return []
+    found = []
+    for line, text in env.installs_at:
+        requirement = pep508.parse(pep508.strip_comment(text))
+        if requirement is None or not pep508.matches(requirement, canonical) or requirement.url:
+            continue
+        found.append(
+            Dependency(
+                name=requirement.name,
+                specifier=str(requirement.specifier),
+                file="noxfile.py",
+                kind="nox",
+                line=line,
+                role="test",
+                section=env.source.removeprefix("noxfile.py "),
+                uneditable=f"noxfile.py line {line}: {env.source} installs {text.strip()}, and the tool does "
+                "not edit noxfile.py",
+            )
+        )
+    return found
 
 
 def _role(

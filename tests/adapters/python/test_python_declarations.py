@@ -408,3 +408,52 @@ def test_a_tox_pin_taken_from_another_section_is_bumped_where_it_is_written(tmp_
     # the lines tox takes from there are checked like requirement lines, at their own line
     write(tmp_path, {"tox.ini": BASE_DEPS.replace("    pytest\n", "    --index-url https://evil.invalid/\n")})
     assert [(r.file, r.line) for r in read_dependency_files(tmp_path).refused] == [("tox.ini", 7)]
+
+
+NOXFILE = """\
+import nox
+
+SDK = "acme-sdk==1.4.0"
+
+
+@nox.session
+def lint(session):
+    session.install("acme-sdk<1.3", "flake8")
+    session.run("flake8")
+
+
+@nox.session
+def tests(session):
+    session.install("-r", "requirements.txt", SDK, "pytest")
+    session.run("python", "-m", "pip", "install", "acme-sdk>=1.2")
+    session.run("pytest")
+"""
+
+
+def test_what_the_tests_nox_session_installs_by_name_is_a_test_declaration_the_bump_cannot_edit(
+    tmp_path: Path,
+) -> None:
+    """The tests' install read `session.install(..., "acme-sdk==1.4.0")`, but noxfile.py was no
+    dependency file: the bump edited requirements.txt, the run went green (exit 0), and the merged
+    noxfile still installed 1.4.0. Now its pins are declarations of the session the tests run in, each
+    uneditable (noxfile.py is code), and one that excludes the target stops the run before any edit."""
+    from agentic_codemod.errors import RequiresHuman
+    from agentic_codemod.task import SdkSpec
+    from agentic_codemod.workflow import declarations
+
+    write(tmp_path, {"noxfile.py": NOXFILE, "requirements.txt": "acme-sdk==1.4.0\n"})
+    (tmp_path / "tests").mkdir()
+    found = extract(tmp_path)
+    assert [(d.file, d.line, d.specifier, d.role, d.section) for d in found] == [
+        ("requirements.txt", 1, "==1.4.0", "runtime", ""),
+        ("noxfile.py", 14, "==1.4.0", "test", "session tests"),  # through the module's name SDK
+        ("noxfile.py", 15, ">=1.2", "test", "session tests"),  # an install the session runs itself
+    ]
+    assert all(d.uneditable for d in found[1:])  # the lint session's pin is not the tests' install
+    sdk = SdkSpec.model_validate({"name": "acme-sdk", "ecosystem": "python", "from": ">=1,<2", "to": "2.0.0"})
+    with pytest.raises(RequiresHuman) as stuck:
+        declarations._check(None, sdk, found, declarations.pending(sdk, found))  # type: ignore[arg-type]
+    assert "noxfile.py line 14: noxfile.py session tests installs acme-sdk==1.4.0" in str(stuck.value)
+    assert "line 15" not in str(stuck.value)  # >=1.2 admits 2.0.0: the noxfile still installs the target
+    # never edited, whatever the role
+    assert [d.file for d in declarations.pending(sdk, found)] == ["requirements.txt"]
