@@ -234,3 +234,14 @@ def test_a_pin_the_tests_nox_session_installs_requires_a_human_before_any_edit(
     result = run_codemod(_repo(make_repo, "nox-range", relaxed), _task(tmp_path))
     assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
     assert result.manifest["candidate"]["files"] == ["requirements.txt"]
+
+
+def test_a_repository_whose_nox_session_already_pins_the_target_has_nothing_to_do(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """helper-2's review: the session's own pin of the target counted as a doubt (an uneditable
+    declaration), so the run turned verify-only and its baseline could not install `from` beside the
+    noxfile's `==2.1.0`: requires_human, exit 3, where it had been nothing_to_do."""
+    files = {"requirements.txt": "acme-sdk==2.1.0\n", "noxfile.py": NOXFILE.replace("1.4.0", "2.1.0")}
+    result = run_codemod(_repo(make_repo, "nox-on-target", files), _task(tmp_path))
+    assert result.code == 0 and result.manifest["status"] == "nothing_to_do", result.manifest["reason"]

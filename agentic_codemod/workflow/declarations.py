@@ -213,7 +213,7 @@ def doubts(sdk: SdkSpec, declarations: list[Dependency]) -> list[str]:
     found: list[str] = []
     for d in deciding_:
         where = d.file + (f" line {d.line}" if d.line else "")
-        if d.uneditable:
+        if d.uneditable and not v.has_version(d.specifier, d.kind):  # computed: nobody can read it
             found.append(f"{where}: {d.uneditable}")
         elif not v.has_version(d.specifier, d.kind):
             found.append(f"{where}: `{d.name}` has no version, so it admits {sdk.from_range} too")

@@ -75,8 +75,10 @@ class CiTestEnv:
     runner: str = ""
     note: str = ""  # why this command, when the env declares several
     testenv_deps_env: tox_ini.EnvReading | None = None  # tox: the env [testenv]'s deps were read for
-    # nox: (line, requirement line) of each requirement a session's install states, where the noxfile's
-    # text fixes it; noxfile.py is no dependency file the bump edits (adapters/python/extract.py)
+    # (line, requirement line) of each requirement an install command states (nox: session.install and
+    # `pip install` in session.run, where the noxfile's text fixes it; tox: `pip install` in commands_pre
+    # and commands, line 0: read through substitutions): none is a declaration the bump edits
+    # (adapters/python/extract.py)
     installs_at: tuple[tuple[int, str], ...] = ()
 
 
@@ -171,6 +173,7 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             runner=found[0],
             note=chosen[1],
             testenv_deps_env=reading.testenv_deps_env,
+            installs_at=tuple((0, line) for line in installs.requirement_lines),
         )
     return None
 

@@ -5,8 +5,9 @@
 
 Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735, Poetry, build-system),
 setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini deps, and lockfiles (each
-locked version, role "lock"; refreshed by its own tool, never edited); and what the nox session the tests
-run in installs by name (uneditable: noxfile.py is code). Pipfile declares nothing here.
+locked version, role "lock"; refreshed by its own tool, never edited); and what the install
+commands of the tox env or nox session the tests run in install by name (uneditable). Pipfile declares
+nothing here.
 Roles come from roles.py; a requirements file reached through `-c` is a constraint file.
 
 Names compare PEP 503-normalised (`Acme_SDK` == `acme-sdk`); name and specifier are returned as written.
@@ -76,35 +77,43 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             )
             for d in declarations
         ]
-    return dependencies + _nox_installs(root, canonical)
+    return dependencies + _installed_by_commands(root, canonical)
 
 
-def _nox_installs(root: Path, canonical: str) -> list[Dependency]:
-    """What the nox session the tests run in installs of the SDK by name (`session.install("acme-sdk==1.4")`):
-    test declarations the bump cannot edit (noxfile.py is code, never rewritten), so each is `uneditable`
-    and a pin that excludes the target stops the run (workflow/declarations.py), rather than a green run
-    whose merged noxfile still installs the old version."""
-    if not (root / "noxfile.py").is_file():
+def _installed_by_commands(root: Path, canonical: str) -> list[Dependency]:
+    """What the install commands of the tox env or nox session the tests run in install of the SDK by
+    name (`session.install("acme-sdk==1.4")`, `commands_pre = pip install acme-sdk==1.4`): test
+    declarations the bump cannot edit (a command line, noxfile.py's code), so each is `uneditable` and a
+    pin that excludes the target stops the run (workflow/declarations.py), rather than a green run whose
+    merged noxfile or tox.ini still installs the old version."""
+    if not any((root / name).is_file() for name in ("noxfile.py", "tox.ini", "pyproject.toml")):
         return []
-    env = ci_config.test_env(root)
-    if env is None or not env.source.startswith("noxfile.py"):
+    try:
+        env = ci_config.test_env(root)
+    except RequiresHuman:  # the tests' install reads it again and stops there, where an override helps
         return []
+    if env is None:
+        return []
+    file = env.source.split(" ", 1)[0]
     found = []
     for line, text in env.installs_at:
         requirement = pep508.parse(pep508.strip_comment(text))
         if requirement is None or not pep508.matches(requirement, canonical) or requirement.url:
             continue
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue  # not installed on this interpreter
+        where = f"{file} line {line}: {env.source}" if line else env.source
         found.append(
             Dependency(
                 name=requirement.name,
                 specifier=str(requirement.specifier),
-                file="noxfile.py",
-                kind="nox",
-                line=line,
+                file=file,
+                kind="install-command",
+                line=line or None,
                 role="test",
-                section=env.source.removeprefix("noxfile.py "),
-                uneditable=f"noxfile.py line {line}: {env.source} installs {text.strip()}, and the tool does "
-                "not edit noxfile.py",
+                section=env.source.removeprefix(file).strip(),
+                uneditable=f"{where} installs {text.strip()} with an install command, which the tool does "
+                "not edit",
             )
         )
     return found

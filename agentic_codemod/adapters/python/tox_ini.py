@@ -89,10 +89,26 @@ def _deps_values(content: str) -> Iterator[tuple[int, int, str, str, str]]:
         if _own_deps(section, key):
             for index, offset, line, condition in lines:
                 found[index] = (index, offset, line, section, condition)
+    reached: dict[int, list[tuple[int, int, str, str, str]]] = {}
     for (section, key), lines in values.items():
         if _own_deps(section, key):
-            _through(values, section, "", lines, 0, found, set())
+            _through(values, section, "", lines, 0, reached, set())
+    for index, readings in reached.items():
+        if index not in found:
+            found[index] = _reading(readings)
     return iter(sorted(found.values()))
+
+
+def _reading(readings: list[tuple[int, int, str, str, str]]) -> tuple[int, int, str, str, str]:
+    """One line reached through several references: as [testenv]'s where [testenv] reaches it (the env
+    the tests run in, unless the project names another), else as the first env's; under the conditions
+    of every path of that env joined (any one taking it installs it)."""
+    sections = [r[3] for r in readings]
+    section = "testenv" if "testenv" in sections else sections[0]
+    conditions = [r[4] for r in readings if r[3] == section]
+    condition = "" if "" in conditions else ",".join(dict.fromkeys(conditions))
+    index, offset, line = readings[0][:3]
+    return index, offset, line, section, condition
 
 
 def _own_deps(section: str, key: str) -> bool:
@@ -142,25 +158,25 @@ def _through(
     held: str,
     lines: list[_Value],
     depth: int,
-    found: dict[int, tuple[int, int, str, str, str]],
-    walked: set[tuple[str, str, str]],
+    reached: dict[int, list[tuple[int, int, str, str, str]]],
+    walked: set[tuple[str, str, str, str]],
 ) -> None:
     """The lines `section`'s deps take through `{[SECTION]KEY}` lines among `lines` (read under the
-    condition `held`), at most five references deep as ci_config reads them; a line first reached wins."""
+    condition `held`), at most five references deep as ci_config reads them; every path to a line kept."""
     for index, offset, line, condition in lines:
         both = _both(held, condition)
         reference = SECTION_REF.fullmatch(uncommented(line[offset:]).strip())
         if reference is None:
-            if depth and index not in found:
-                found[index] = (index, offset, line, section, both)
+            if depth:
+                reached.setdefault(index, []).append((index, offset, line, section, both))
             continue
         target = (reference.group(1), reference.group(2).lower())
         if target not in values and target[0] != "testenv":  # tox: a key the section lacks is [testenv]'s
             target = ("testenv", target[1])
-        if depth >= 5 or _own_deps(*target) or (*target, both) in walked:
+        if depth >= 5 or _own_deps(*target) or (section, *target, both) in walked:
             continue  # an env's own deps are found as its own
-        walked.add((*target, both))
-        _through(values, section, both, values.get(target, []), depth + 1, found, walked)
+        walked.add((section, *target, both))
+        _through(values, section, both, values.get(target, []), depth + 1, reached, walked)
 
 
 def _both(first: str, second: str) -> str:

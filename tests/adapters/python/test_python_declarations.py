@@ -377,8 +377,29 @@ commands = pytest {posargs}
             "[a]\nx = {[b]x}\n[b]\nx =\n    {[a]x}\n    acme-sdk<2\n[testenv]\ndeps = {[a]x}\n",
             [(6, "test", "testenv", "<2")],
         ),
+        # helper-2's review: reached first by another env, then by the tests' own: the tests' reading
+        (
+            "[base]\ndeps =\n    acme-sdk==1.4.0\n[testenv:oldest]\ndeps = {[base]deps}\n"
+            "[testenv]\ndeps =\n    {[base]deps}\ncommands = pytest\n",
+            [(3, "test", "testenv", "==1.4.0")],
+        ),
+        # ... and by the tests' env under a condition that does not hold, then under none: taken
+        (
+            "[lint]\ndeps = {[base]deps}\n[base]\ndeps = acme-sdk==1.4.0\n"
+            "[testenv]\ndeps =\n    py27: {[lint]deps}\n    {[base]deps}\ncommands = pytest\n",
+            [(4, "test", "testenv", "==1.4.0")],
+        ),
     ],
-    ids=["base-deps", "lint-env", "nested-conditions", "testenv-deps", "not-referenced", "cycle"],
+    ids=[
+        "base-deps",
+        "lint-env",
+        "nested-conditions",
+        "testenv-deps",
+        "not-referenced",
+        "cycle",
+        "other-env-first",
+        "false-condition-first",
+    ],
 )
 def test_tox_deps_taken_from_another_section_are_declarations_of_the_env_that_takes_them(
     tmp_path: Path, tox: str, found: list[tuple[int, str, str, str]]
@@ -457,3 +478,27 @@ def test_what_the_tests_nox_session_installs_by_name_is_a_test_declaration_the_b
     assert "line 15" not in str(stuck.value)  # >=1.2 admits 2.0.0: the noxfile still installs the target
     # never edited, whatever the role
     assert [d.file for d in declarations.pending(sdk, found)] == ["requirements.txt"]
+
+
+def test_a_pin_the_tests_tox_env_installs_with_a_command_is_a_test_declaration_the_bump_cannot_edit(
+    tmp_path: Path,
+) -> None:
+    """`commands_pre = pip install acme-sdk==1.4.0`: the tests' install took it, the bump edited
+    requirements.txt alone, and the run went green (exit 0) with a tox.ini that still installs 1.4.0."""
+    from agentic_codemod.errors import RequiresHuman
+    from agentic_codemod.task import SdkSpec
+    from agentic_codemod.workflow import declarations
+
+    tox = (
+        "[testenv]\ndeps = -r requirements.txt\ncommands_pre = pip install acme-sdk==1.4.0\n"
+        "commands = pytest\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "requirements.txt": "acme-sdk==1.4.0\n"})
+    found = extract(tmp_path)
+    assert [(d.file, d.line, d.specifier, d.role, d.section) for d in found] == [
+        ("requirements.txt", 1, "==1.4.0", "runtime", ""),
+        ("tox.ini", None, "==1.4.0", "test", "[testenv]"),
+    ]
+    sdk = SdkSpec.model_validate({"name": "acme-sdk", "ecosystem": "python", "from": ">=1,<2", "to": "2.0.0"})
+    with pytest.raises(RequiresHuman, match=r"tox\.ini \[testenv\] installs acme-sdk==1\.4\.0 with an"):
+        declarations._check(None, sdk, found, declarations.pending(sdk, found))  # type: ignore[arg-type]
