@@ -245,3 +245,29 @@ def test_a_repository_whose_nox_session_already_pins_the_target_has_nothing_to_d
     files = {"requirements.txt": "acme-sdk==2.1.0\n", "noxfile.py": NOXFILE.replace("1.4.0", "2.1.0")}
     result = run_codemod(_repo(make_repo, "nox-on-target", files), _task(tmp_path))
     assert result.code == 0 and result.manifest["status"] == "nothing_to_do", result.manifest["reason"]
+
+
+def test_the_bumped_tree_whose_tests_install_still_asks_for_the_old_version_requires_a_human(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """`deps = -c constraints.txt` with `acme-sdk==1.4.0` in constraints.txt (a constraints file, kept on
+    purpose unless the task names it): requirements.txt was bumped and the run went green (exit 0), the
+    tests here installing exactly the target, while the project's own install of its tests asked for
+    both versions. The bumped tree is now read as the tests' install reads it before anything installs."""
+    tox = "[testenv]\ndeps =\n    -c constraints.txt\n    -r requirements.txt\n    pytest\ncommands = pytest"
+    files = {"requirements.txt": "acme-sdk==1.4.0\n", "constraints.txt": "acme-sdk==1.4.0\n", "tox.ini": tox}
+    task = tmp_path / "constraints-task.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini", "constraints.txt"]'))
+    result = run_codemod(_repo(make_repo, "constrained", files), task)
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "the tests' install of this repository still asks for acme-sdk off 2.1.0" in m["reason"]
+    assert "constraints.txt line 1: acme-sdk==1.4.0" in m["reason"]
+    assert all(v["phase"] == "baseline" for v in m["verifications"])  # never tested as the target
+    # the task naming the constraints file: bumped with the rest, and green
+    named = tmp_path / "constraints-named.yml"
+    named.write_text(task.read_text().replace('to: "2.1.0"}', 'to: "2.1.0", also_bump: [constraints.txt]}'))
+    result = run_codemod(_repo(make_repo, "constrained-named", files), named)
+    assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
+    assert result.manifest["candidate"]["files"] == ["constraints.txt", "requirements.txt"]

@@ -290,6 +290,10 @@ class Adapter:
     # (npm, whose refresh runs no repository code: --ignore-scripts). False: its box mounts no cache
     # (Python's lock tools may run the project's build backend, which could plant a wheel there).
     lock_cache: bool = False
+    # (root, settings, canonical name) -> (where, requirement as written, its range) of every requirement
+    # on the SDK the tests' install of that tree asks for, read as the install reads it (workflow/steps.py
+    # checks the bumped tree with it). None: the ecosystem's declarations are all its install reads (npm).
+    asked_for_by_tests: Callable[[Path, Settings, str], list[tuple[str, str, str]]] | None = None
 
 
 @dataclass(frozen=True)

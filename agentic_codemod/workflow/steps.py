@@ -10,6 +10,7 @@ from typing import Any
 
 from agentic_codemod import experience
 from agentic_codemod.adapters.types import ArtifactNotice
+from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.errors import (
     CandidateRejected,
     InputError,
@@ -140,6 +141,8 @@ def bump(state: RunState) -> str:
     for dep in edited:
         content = ws.read(dep.file, actor="bump")
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
+    if edited:
+        _asked_off_target(state)
     runner, policy, paths = need(state.runner), need(state.policy), state.paths
     refreshed: set[str] = set()
     folders = {str(PurePosixPath(dep.file).parent): dep for dep in reversed(edited)}
@@ -177,6 +180,34 @@ def bump(state: RunState) -> str:
 
 
 CHANGED_AFTER = "is not what its tool wrote (replaced, moved behind a link, or not UTF-8): not taken"
+
+
+def _asked_off_target(state: RunState) -> None:
+    """The bumped tree, read as the tests' install reads it, must ask for nothing on the SDK that
+    excludes `to`. A pin the bump left where the install reads it (a substitution, a command, a file the
+    finders did not take, a constraints file kept on purpose) would otherwise pass the tests here, which
+    install exactly `to`, and leave a repository whose own install asks for both versions."""
+    adapter, sdk = need(state.adapter), state.task.sdk
+    if adapter.asked_for_by_tests is None:
+        return
+    versioning = adapter.versioning
+    canonical = versioning.canonical_name(sdk.name)
+    asked = adapter.asked_for_by_tests(state.paths.worktree, state.settings, canonical)
+    off = []
+    for where, text, written in asked:
+        try:
+            excluded = versioning.has_version(written, "") and not versioning.matches(sdk.to, written, "")
+        except ValueError:
+            excluded = True  # unreadable: it may well exclude it
+        if excluded:
+            off.append(f"{where}: {text}")
+    if off:
+        raise RequiresHuman(
+            f"after the bump, the tests' install of this repository still asks for {sdk.name} off "
+            f"{sdk.to}: {'; '.join(off)}"[:MR_ITEM_MAX_CHARS],
+            hint="the bump does not edit it there: change it by hand, or name a constraints file in the "
+            "task's sdk.also_bump; then run again",
+        )
 
 
 def _refreshed_text(state: RunState, notice: ArtifactNotice) -> str | None:

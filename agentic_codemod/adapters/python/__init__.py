@@ -48,6 +48,7 @@ from agentic_codemod.adapters.python.environment import (  # noqa: E402
 )
 from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files  # noqa: E402
 from agentic_codemod.adapters.python.imports import first_sdk_import  # noqa: E402
+from agentic_codemod.adapters.python.install_plan import asked_for  # noqa: E402
 from agentic_codemod.adapters.python.lockfile import lock_format, locked_versions  # noqa: E402
 from agentic_codemod.adapters.python.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
@@ -84,6 +85,7 @@ ADAPTER = Adapter(
     first_import=first_sdk_import,
     check_test_requirement=check_test_requirement,
     scaffold=SCAFFOLD,
+    asked_for_by_tests=asked_for,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME"]

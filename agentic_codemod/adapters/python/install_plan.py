@@ -30,7 +30,13 @@ from typing import Any
 
 import tomlkit
 
-from agentic_codemod.adapters.python import pep508, requirement_options, requirements_file, test_requirements
+from agentic_codemod.adapters.python import (
+    pep508,
+    requirement_options,
+    requirements_file,
+    roles,
+    test_requirements,
+)
 from agentic_codemod.adapters.python.dependency_files import check_requirement_lines, checked_dependency_files
 from agentic_codemod.adapters.python.test_command import detect_test_command
 from agentic_codemod.config import Settings
@@ -114,6 +120,47 @@ def plan_install(root: Path, settings: Settings) -> InstallPlan:
         test_source=source.label if source else "",
         left_out=source.left_out if source else [],
     )
+
+
+def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str, str, str]]:
+    """(where, requirement as written, its specifier) of every requirement on `canonical` the tests'
+    install of this tree asks for: the plan's own requirement strings (a tox env's or nox session's, a
+    project's that cannot be installed itself) whose markers hold here, and the lines of the requirement
+    and constraint files it reads, followed through `-r` and `-c`; files a tool compiled (their own tool
+    refreshes them, workflow/declarations.stale_locks) left out."""
+    plan = plan_install(root, settings)
+    where = plan.test_source or "the tests' install"
+    found = []
+    for text in plan.requirements:
+        requirement = pep508.parse(text)
+        if requirement is None or not pep508.matches(requirement, canonical):
+            continue
+        if requirement.marker is None or requirement.marker.evaluate():
+            found.append((where, text.strip(), str(requirement.specifier)))
+    files = [root / f for f in [*plan.requirement_files, *plan.constraint_files]]
+    return found + _asked_in_files(root, files, canonical, set())
+
+
+def _asked_in_files(
+    root: Path, paths: list[Path], canonical: str, seen: set[Path]
+) -> list[tuple[str, str, str]]:
+    found: list[tuple[str, str, str]] = []
+    for path in paths:
+        path = path.resolve()
+        if path in seen or not path.is_file() or not path.is_relative_to(root.resolve()):
+            continue
+        seen.add(path)
+        content = path.read_text(encoding="utf-8", errors="replace")
+        rel = path.relative_to(root.resolve()).as_posix()
+        if not roles.is_compiled(content):
+            found += [
+                (f"{rel} line {d.line}", f"{d.name}{d.specifier}", d.specifier)
+                for d in requirements_file.find(content, canonical)
+            ]
+        options, _problems = requirement_options.scan(content)
+        included = [path.parent / o.value for o in options if o.name in ("--requirement", "--constraint")]
+        found += _asked_in_files(root, included, canonical, seen)
+    return found
 
 
 def requirement_files(root: Path) -> list[str]:
