@@ -271,3 +271,46 @@ def test_the_bumped_tree_whose_tests_install_still_asks_for_the_old_version_requ
     result = run_codemod(_repo(make_repo, "constrained-named", files), named)
     assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
     assert result.manifest["candidate"]["files"] == ["constraints.txt", "requirements.txt"]
+
+
+@pytest.mark.parametrize(
+    ("files", "where"),
+    [
+        # verify only (nothing to edit: `acme-sdk` admits 2.1.0): "verified ... nothing to do", exit 0,
+        # while the project's own install of its tests pinned 1.4.0 through its constraints file
+        (
+            {
+                "requirements.txt": "acme-sdk\n",
+                "constraints.txt": "acme-sdk==1.4.0\n",
+                "tox.ini": "[testenv]\ndeps =\n    -c constraints.txt\n    -r requirements.txt\n    pytest\n"
+                "commands = pytest\n",
+            },
+            "constraints.txt line 1: acme-sdk==1.4.0",
+        ),
+        # a local project the tests' install takes as `-e ./plugin`: requirements.txt bumped, green, exit 0
+        (
+            {
+                "requirements.txt": "acme-sdk==1.4.0\n",
+                "plugin/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\nbuild-backend = '
+                '"setuptools.build_meta"\n[project]\nname = "plugin"\nversion = "1"\n'
+                'dependencies = ["acme-sdk==1.4.0"]\n',
+                "tox.ini": "[testenv]\ndeps =\n    -r requirements.txt\n    -e ./plugin\n    pytest\n"
+                "commands = pytest\n",
+            },
+            "plugin/pyproject.toml line 7: acme-sdk==1.4.0",
+        ),
+    ],
+    ids=["verify-only-constraints", "editable-plugin"],
+)
+def test_what_the_tests_install_asks_for_off_the_target_requires_a_human_wherever_it_is(
+    make_repo, run_codemod, tmp_path: Path, build_backend: str, files: dict[str, str], where: str
+):
+    """helper-3's review of the bump's last check: it ran only after edits, and read neither what a local
+    editable declares nor a URL's version (each was green or nothing_to_do, exit 0)."""
+    task = tmp_path / "asked-task.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini"]'))
+    result = run_codemod(_repo(make_repo, "asked", files), task, "--find-links", build_backend)
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert f"still asks for acme-sdk off 2.1.0: {where}" in m["reason"]

@@ -290,10 +290,11 @@ class Adapter:
     # (npm, whose refresh runs no repository code: --ignore-scripts). False: its box mounts no cache
     # (Python's lock tools may run the project's build backend, which could plant a wheel there).
     lock_cache: bool = False
-    # (root, settings, canonical name) -> (where, requirement as written, its range) of every requirement
-    # on the SDK the tests' install of that tree asks for, read as the install reads it (workflow/steps.py
-    # checks the bumped tree with it). None: the ecosystem's declarations are all its install reads (npm).
-    asked_for_by_tests: Callable[[Path, Settings, str], list[tuple[str, str, str]]] | None = None
+    # (root, settings, canonical name) -> (where, requirement as written, its range; None: a URL or path
+    # whose version cannot be read) of every requirement on the SDK the tests' install of that tree asks
+    # for, read as the install reads it (workflow/steps.py checks the bumped tree with it). None: the
+    # ecosystem's declarations are all its install reads (npm's package.json).
+    asked_for_by_tests: Callable[[Path, Settings, str], list[tuple[str, str, str | None]]] | None = None
 
 
 @dataclass(frozen=True)

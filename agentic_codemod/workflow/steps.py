@@ -141,8 +141,7 @@ def bump(state: RunState) -> str:
     for dep in edited:
         content = ws.read(dep.file, actor="bump")
         ws.write(dep.file, adapter.update_dependency(content, dep, target), actor="bump")
-    if edited:
-        _asked_off_target(state)
+    _asked_off_target(state)  # also when nothing was edited (verify only): what the repository asks for
     runner, policy, paths = need(state.runner), need(state.policy), state.paths
     refreshed: set[str] = set()
     folders = {str(PurePosixPath(dep.file).parent): dep for dep in reversed(edited)}
@@ -195,8 +194,10 @@ def _asked_off_target(state: RunState) -> None:
     asked = adapter.asked_for_by_tests(state.paths.worktree, state.settings, canonical)
     off = []
     for where, text, written in asked:
-        try:
-            excluded = versioning.has_version(written, "") and not versioning.matches(sdk.to, written, "")
+        try:  # a URL or path (no range to read) may be any version: off target
+            excluded = written is None or (
+                versioning.has_version(written, "") and not versioning.matches(sdk.to, written, "")
+            )
         except ValueError:
             excluded = True  # unreadable: it may well exclude it
         if excluded:

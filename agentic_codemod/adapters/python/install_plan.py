@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import tomlkit
+from packaging.requirements import Requirement
 
 from agentic_codemod.adapters.python import (
     pep508,
@@ -40,6 +41,7 @@ from agentic_codemod.adapters.python import (
 from agentic_codemod.adapters.python.dependency_files import check_requirement_lines, checked_dependency_files
 from agentic_codemod.adapters.python.test_command import detect_test_command
 from agentic_codemod.config import Settings
+from agentic_codemod.errors import CodemodError
 
 # Words in a requirements file name that say "runtime" (test, dev, docs, lint, min ... do not).
 RUNTIME_FILE_ROLES = frozenset(
@@ -122,29 +124,41 @@ def plan_install(root: Path, settings: Settings) -> InstallPlan:
     )
 
 
-def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str, str, str]]:
-    """(where, requirement as written, its specifier) of every requirement on `canonical` the tests'
-    install of this tree asks for: the plan's own requirement strings (a tox env's or nox session's, a
-    project's that cannot be installed itself) whose markers hold here, and the lines of the requirement
-    and constraint files it reads, followed through `-r` and `-c`; files a tool compiled (their own tool
-    refreshes them, workflow/declarations.stale_locks) left out."""
+def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str, str, str | None]]:
+    """(where, requirement as written, its specifier; None: a URL or path, whose version cannot be read)
+    of every requirement on `canonical` the tests' install of this tree asks for, whose markers hold
+    here: the plan's own requirement strings (a tox env's or nox session's, a project's that cannot be
+    installed itself), the lines of the requirement and constraint files it reads, followed through `-r`
+    and `-c` (files a tool compiled are left to their own tool, workflow/declarations.stale_locks), and
+    what a local editable it installs declares (`-e ./plugin`: its pyproject.toml, setup.cfg, setup.py)."""
     plan = plan_install(root, settings)
     where = plan.test_source or "the tests' install"
-    found = []
-    for text in plan.requirements:
-        requirement = pep508.parse(text)
-        if requirement is None or not pep508.matches(requirement, canonical):
-            continue
-        if requirement.marker is None or requirement.marker.evaluate():
-            found.append((where, text.strip(), str(requirement.specifier)))
+    found = [
+        _asked(where, text, requirement)
+        for text in plan.requirements
+        if (requirement := pep508.parse(text)) is not None and _applies(requirement, canonical)
+    ]
     files = [root / f for f in [*plan.requirement_files, *plan.constraint_files]]
-    return found + _asked_in_files(root, files, canonical, set())
+    found += _asked_in_files(root, files, canonical, set())
+    for editable in plan.editables:
+        found += _asked_by_editable(root, editable, canonical)
+    return found
+
+
+def _applies(requirement: Requirement, canonical: str) -> bool:
+    return pep508.matches(requirement, canonical) and (
+        requirement.marker is None or requirement.marker.evaluate()
+    )
+
+
+def _asked(where: str, text: str, requirement: Requirement) -> tuple[str, str, str | None]:
+    return where, text.strip(), None if requirement.url else str(requirement.specifier)
 
 
 def _asked_in_files(
     root: Path, paths: list[Path], canonical: str, seen: set[Path]
-) -> list[tuple[str, str, str]]:
-    found: list[tuple[str, str, str]] = []
+) -> list[tuple[str, str, str | None]]:
+    found: list[tuple[str, str, str | None]] = []
     for path in paths:
         path = path.resolve()
         if path in seen or not path.is_file() or not path.is_relative_to(root.resolve()):
@@ -154,13 +168,41 @@ def _asked_in_files(
         rel = path.relative_to(root.resolve()).as_posix()
         if not roles.is_compiled(content):
             found += [
-                (f"{rel} line {d.line}", f"{d.name}{d.specifier}", d.specifier)
-                for d in requirements_file.find(content, canonical)
+                _asked(f"{rel} line {line}", text, requirement)
+                for line, text, requirement in requirements_file.requirements(content, canonical)
+                if _applies(requirement, canonical)
             ]
         options, _problems = requirement_options.scan(content)
         included = [path.parent / o.value for o in options if o.name in ("--requirement", "--constraint")]
         found += _asked_in_files(root, included, canonical, seen)
     return found
+
+
+def _asked_by_editable(root: Path, editable: str, canonical: str) -> list[tuple[str, str, str | None]]:
+    """What a local project the tests' install takes as `-e PATH` declares of the SDK (its own files, as
+    the Python adapter reads a repository's); a path outside the repository or a URL reads nothing."""
+    from agentic_codemod.adapters.python.extract import extract_dependencies, find_dependency_files
+
+    path, _, extras = editable.partition("[")
+    named = {pep508.canonical(e) for e in extras.rstrip("]").split(",") if e.strip()}
+    folder = (root / path).resolve()
+    if folder == root.resolve() or not folder.is_dir() or not folder.is_relative_to(root.resolve()):
+        return []
+    rel = folder.relative_to(root.resolve()).as_posix()
+    try:
+        declared = extract_dependencies(folder, find_dependency_files(folder), canonical)
+    except CodemodError as exc:  # unread is unknown: off target for the caller (None)
+        return [(rel, f"{editable} (its declarations cannot be read: {exc})", None)]
+    return [
+        (f"{rel}/{d.file} line {d.line}", f"{d.name}{d.specifier}", d.specifier)
+        for d in declared  # what installing it asks for: its dependencies, and the extras named
+        if d.role == "runtime" or (d.role == "extra" and _extra(d.section) in named)
+    ]
+
+
+def _extra(section: str) -> str:
+    """The extra a declaration's section names (`project.optional-dependencies.test`: test)."""
+    return pep508.canonical(section.rpartition(".")[2])
 
 
 def requirement_files(root: Path) -> list[str]:

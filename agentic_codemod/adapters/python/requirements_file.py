@@ -54,6 +54,12 @@ def includes(content: str) -> list[str]:
     return names
 
 
+def requirements(content: str, canonical: str) -> Iterator[tuple[int, str, Requirement]]:
+    """(1-based line, requirement text, parsed requirement) of each requirement on `canonical`."""
+    for index, text, requirement in _requirements(content, canonical):
+        yield index + 1, text, requirement
+
+
 def requirement_names(content: str) -> set[str]:
     """Canonical names of every requirement declared in the file (includes not followed)."""
     return {pep508.canonical(req.name) for _, _, req in _requirements(content, None)}

@@ -463,10 +463,12 @@ def test_what_the_tests_install_asks_for_of_the_sdk_read_as_the_install_reads_it
 
     files = {
         "tox.ini": "[testenv]\ndeps =\n    -r requirements.txt\n    -c constraints.txt\n"
-        "    acme-sdk>=1; python_version < '3'\n    Acme_SDK[x]<1.5\ncommands = pytest\n",
+        "    acme-sdk>=1; python_version < '3'\n    Acme_SDK[x]<1.5\n    -e ./plugin\ncommands = pytest\n",
+        "plugin/pyproject.toml": '[project]\nname = "plugin"\ndependencies = ["acme-sdk==1.4.0"]\n'
+        '[project.optional-dependencies]\nvendored = ["acme-sdk @ file:./vendor/acme_sdk-1.4.0.whl"]\n',
         "requirements.txt": "-r requirements/base.txt\n-r requirements/test.txt\n",
         "requirements/base.txt": "requests\nacme-sdk==2.0.0  # bumped\n",
-        "constraints.txt": "-c pinned.txt\n",
+        "constraints.txt": "-c pinned.txt\nacme-sdk==1.2.0; python_version < '3'  # not here\n",
         "pinned.txt": "acme-sdk==1.4.0\n",
         "requirements/test.txt": f"{COMPILED_HEADER}acme-sdk==1.4.0\n",  # its tool recompiles it
     }
@@ -476,8 +478,15 @@ def test_what_the_tests_install_asks_for_of_the_sdk_read_as_the_install_reads_it
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
     asked = asked_for(tmp_path, Settings(), "acme-sdk")
-    assert sorted(asked) == [
+    assert sorted(asked, key=str) == [
         ("pinned.txt line 1", "acme-sdk==1.4.0", "==1.4.0"),
+        ("plugin/pyproject.toml line 3", "acme-sdk==1.4.0", "==1.4.0"),  # what `-e ./plugin` declares (not
+        # its extra `vendored`, which the install does not name)
         ("requirements/base.txt line 2", "acme-sdk==2.0.0", "==2.0.0"),
         ("tox.ini [testenv]", "Acme_SDK[x]<1.5", "<1.5"),
     ]
+    # a URL in a file the install reads: no version to read (None), which the bump's check takes as off
+    (tmp_path / "pinned.txt").write_text("acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl\n")
+    assert ("pinned.txt line 1", "acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl", None) in asked_for(
+        tmp_path, Settings(), "acme-sdk"
+    )
