@@ -46,6 +46,8 @@ FUNCTIONS = {
     "credentials": 1,
     "check_test_requirement": 1,
 }
+# Fields an adapter may leave None (adapters/types.py says when), checked where it sets them.
+OPTIONAL_FUNCTIONS = {"asked_for_by_tests": 3}
 
 
 def package(name: str) -> ModuleType:
@@ -65,7 +67,8 @@ def test_registry_is_not_empty_and_every_function_field_is_checked() -> None:
         "lock_cache",
     }
     callables = {f.name for f in dataclasses.fields(Adapter)} - data
-    assert callables == set(FUNCTIONS)
+    assert callables == set(FUNCTIONS) | set(OPTIONAL_FUNCTIONS)
+    assert get_adapter("python").asked_for_by_tests is not None  # the ecosystem whose install reads more
 
 
 @pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
@@ -95,6 +98,9 @@ def test_every_function_is_present_with_its_arity(name: str, adapter: Adapter) -
         function = getattr(adapter, field)
         assert callable(function), field
         assert len(inspect.signature(function).parameters) == arity, field
+    for field, arity in OPTIONAL_FUNCTIONS.items():
+        function = getattr(adapter, field)
+        assert function is None or len(inspect.signature(function).parameters) == arity, field
 
 
 @pytest.mark.parametrize(("name", "adapter"), ADAPTERS)
