@@ -24,6 +24,7 @@ a refused one is an InputError naming the file (or source) and line, raised befo
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -159,23 +160,21 @@ def _asked_in_files(
     root: Path, paths: list[Path], canonical: str, seen: set[Path]
 ) -> list[tuple[str, str, str | None]]:
     found: list[tuple[str, str, str | None]] = []
-    for path in paths:
-        path = path.resolve()
-        if path in seen or not path.is_file() or not path.is_relative_to(root.resolve()):
+    for path, content in _requirement_files(root, paths, _included_and_constraints, seen):
+        if roles.is_compiled(content):
             continue
-        seen.add(path)
-        content = path.read_text(encoding="utf-8", errors="replace")
         rel = path.relative_to(root.resolve()).as_posix()
-        if not roles.is_compiled(content):
-            found += [
-                _asked(f"{rel} line {line}", text, requirement)
-                for line, text, requirement in requirements_file.requirements(content, canonical)
-                if _applies(requirement, canonical)
-            ]
-        options, _problems = requirement_options.scan(content)
-        included = [path.parent / o.value for o in options if o.name in ("--requirement", "--constraint")]
-        found += _asked_in_files(root, included, canonical, seen)
+        found += [
+            _asked(f"{rel} line {line}", text, requirement)
+            for line, text, requirement in requirements_file.requirements(content, canonical)
+            if _applies(requirement, canonical)
+        ]
     return found
+
+
+def _included_and_constraints(content: str) -> list[str]:
+    options, _problems = requirement_options.scan(content)
+    return [o.value for o in options if o.name in ("--requirement", "--constraint")]
 
 
 def _asked_by_editable(root: Path, editable: str, canonical: str) -> list[tuple[str, str, str | None]]:
@@ -270,16 +269,24 @@ def _declared_names(root: Path, files: list[str], project: dict[str, Any], insta
 
 def _names_in_requirement_files(root: Path, paths: list[Path], seen: set[Path]) -> set[str]:
     names: set[str] = set()
+    for _path, content in _requirement_files(root, paths, requirements_file.includes, seen):
+        names |= requirements_file.requirement_names(content)
+    return names
+
+
+def _requirement_files(
+    root: Path, paths: list[Path], follow: Callable[[str], list[str]], seen: set[Path]
+) -> Iterator[tuple[Path, str]]:
+    """(resolved path, text) of each requirements file among `paths` inside the repository, once, and of
+    those `follow` names in it (relative to its folder), depth first."""
     for path in paths:
         path = path.resolve()
         if path in seen or not path.is_file() or not path.is_relative_to(root.resolve()):
             continue
         seen.add(path)
         content = path.read_text(encoding="utf-8", errors="replace")
-        names |= requirements_file.requirement_names(content)
-        included = [path.parent / name for name in requirements_file.includes(content)]
-        names |= _names_in_requirement_files(root, included, seen)
-    return names
+        yield path, content
+        yield from _requirement_files(root, [path.parent / name for name in follow(content)], follow, seen)
 
 
 def _names(requirements: Any) -> set[str]:
