@@ -280,3 +280,25 @@ def test_attack_a_tox_ini_written_to_stall_its_reading_ends_the_run_as_needing_a
     assert "config.TOX_FACTOR_MAX_CHECKS" in result.manifest["reason"]
     assert not result.manifest.get("verifications")  # nothing was installed nor run
     assert state_of(repo) == before
+
+
+def test_attack_a_tox_ini_whose_references_multiply_factor_conditions_is_refused_at_once(
+    make_repo, run_codemod
+) -> None:
+    """A 0.6 KB tox.ini: five sections, each taking the next's deps under 30 factor alternatives. The
+    finder joined the conditions on the way (30^5 alternatives, a 445 MB section name): the run hung
+    past 300 s. Now the joined conditions have the factor budget: the file is refused before any tool
+    reads it, exit 2, naming it and the limit, and the repository is unchanged."""
+    alternatives = ",".join(f"f{i}" for i in range(30))
+    tox = f"[testenv]\ndeps =\n    {alternatives}: {{[l1]deps}}\ncommands = pytest\n"
+    tox += "".join(f"[l{i}]\ndeps =\n    {alternatives}: {{[l{i + 1}]deps}}\n" for i in range(1, 5))
+    repo = make_repo("tox-references", {"tox.ini": tox + "[l5]\ndeps = acme-sdk==1.4.0\n"})
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 2, result.manifest.get("reason")
+    assert "tox.ini: factor conditions joined across {[SECTION]KEY} references" in result.manifest["reason"]
+    assert "config.TOX_FACTOR_MAX_VARIANTS" in result.manifest["reason"]
+    assert not result.manifest.get("verifications")
+    assert state_of(repo) == before

@@ -202,8 +202,12 @@ class _Walk:
             self.refuse(rel, None, f"cannot be read safely: {exc}")
             return
         lines = [""] * len(content.splitlines())
-        for number, text, _section in tox_ini.deps_lines(content):
-            lines[number - 1] = text
+        try:
+            for number, text, _section in tox_ini.deps_lines(content):
+                lines[number - 1] = text
+        except tox_ini.TooComplex as exc:  # its deps cannot be read within the budget: none is passed on
+            self.refuse(rel, None, f"{exc}; simplify the file, or leave it out of the task")
+            return
         options, problems = requirement_options.scan("\n".join(lines))
         for line, problem in problems:
             self.refuse(rel, line, problem)

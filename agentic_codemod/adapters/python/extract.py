@@ -86,8 +86,6 @@ def _installed_by_commands(root: Path, canonical: str) -> list[Dependency]:
     declarations the bump cannot edit (a command line, noxfile.py's code), so each is `uneditable` and a
     pin that excludes the target stops the run (workflow/declarations.py), rather than a green run whose
     merged noxfile or tox.ini still installs the old version."""
-    if not any((root / name).is_file() for name in ("noxfile.py", "tox.ini", "pyproject.toml")):
-        return []
     try:
         env = ci_config.test_env(root)
     except RequiresHuman:  # the tests' install reads it again and stops there, where an override helps

@@ -140,7 +140,7 @@ def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str,
         if (requirement := pep508.parse(text)) is not None and _applies(requirement, canonical)
     ]
     files = [root / f for f in [*plan.requirement_files, *plan.constraint_files]]
-    found += _asked_in_files(root, files, canonical, set())
+    found += _asked_in_files(root, files, canonical)
     for editable in plan.editables:
         found += _asked_by_editable(root, editable, canonical)
     return found
@@ -156,11 +156,9 @@ def _asked(where: str, text: str, requirement: Requirement) -> tuple[str, str, s
     return where, text.strip(), None if requirement.url else str(requirement.specifier)
 
 
-def _asked_in_files(
-    root: Path, paths: list[Path], canonical: str, seen: set[Path]
-) -> list[tuple[str, str, str | None]]:
+def _asked_in_files(root: Path, paths: list[Path], canonical: str) -> list[tuple[str, str, str | None]]:
     found: list[tuple[str, str, str | None]] = []
-    for path, content in _requirement_files(root, paths, _included_and_constraints, seen):
+    for path, content in _requirement_files(root, paths, _included_and_constraints, set()):
         if roles.is_compiled(content):
             continue
         rel = path.relative_to(root.resolve()).as_posix()

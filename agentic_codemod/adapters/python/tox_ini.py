@@ -180,10 +180,17 @@ def _through(
 
 
 def _both(first: str, second: str) -> str:
-    """One factor condition that holds where both hold (`a,b` and `c`: `a-c,b-c`)."""
+    """One factor condition that holds where both hold (`a,b` and `c`: `a-c,b-c`); TooComplex past
+    config.TOX_FACTOR_MAX_VARIANTS alternatives."""
     if not first or not second:
         return first or second
-    return ",".join(f"{a}-{b}" for a in _alternatives(first) for b in _alternatives(second))
+    ones, others = _alternatives(first), _alternatives(second)
+    if len(ones) * len(others) > TOX_FACTOR_MAX_VARIANTS:  # each reference deeper multiplies them
+        raise TooComplex(
+            f"factor conditions joined across {{[SECTION]KEY}} references take more than "
+            f"{TOX_FACTOR_MAX_VARIANTS} alternatives (config.TOX_FACTOR_MAX_VARIANTS)"
+        )
+    return ",".join(f"{a}-{b}" for a in ones for b in others)
 
 
 def _alternatives(condition: str) -> list[str]:
@@ -349,10 +356,7 @@ def _groups(condition: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]
         return None  # counted before a number is written out
     condition = _CLOSED_RANGE.sub(_expanded_range, condition)
     variants: list[str] = []
-    for has_text, group in itertools.groupby(_ALTERNATIVES.split(condition), key=bool):
-        if not has_text:
-            continue
-        text = "".join(g for g in group if g).strip()
+    for text in _alternatives(condition):
         parts = [[p.strip() for p in part.split(",")] for part in _BRACES.split(text)]
         count = 1
         for part in parts:
