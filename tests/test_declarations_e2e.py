@@ -4,6 +4,7 @@ module-level name, computed), a test-minimum pin file that must stay, an open ra
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import zipfile
 from pathlib import Path
 
@@ -273,6 +274,34 @@ def test_the_bumped_tree_whose_tests_install_still_asks_for_the_old_version_requ
     assert result.manifest["candidate"]["files"] == ["constraints.txt", "requirements.txt"]
 
 
+def test_a_constraints_file_tox_sets_in_pip_constraint_is_bumped_when_the_task_names_it(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """The constraints file reached through setenv's PIP_CONSTRAINT (not deps): named in also_bump, it is
+    bumped with the rest and the tests' install here applies it, as tox would (green)."""
+    files = {
+        "requirements.txt": "acme-sdk==1.4.0\n",
+        "ci/constraints.txt": "# pinned for CI\nacme-sdk==1.4.0\n",
+        "tox.ini": "[testenv]\nsetenv =\n    PIP_CONSTRAINT={toxinidir}/ci/constraints.txt\n"
+        "deps =\n    -r requirements.txt\n    pytest\ncommands = pytest\n",
+    }
+    task = tmp_path / "setenv-named.yml"
+    task.write_text(
+        TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini", "ci/constraints.txt"]').replace(
+            'to: "2.1.0"}', 'to: "2.1.0", also_bump: [ci/constraints.txt]}'
+        )
+    )
+    result = run_codemod(_repo(make_repo, "setenv-named", files), task)
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert m["candidate"]["files"] == ["ci/constraints.txt", "requirements.txt"]
+    profile = json.loads((result.run_dir / "profile.json").read_text())
+    found = {(d["file"], d["role"]) for d in profile["sdk_declarations"]}
+    assert found == {("ci/constraints.txt", "constraint"), ("requirements.txt", "runtime")}
+    # the tests' install here applied it, as tox's would
+    assert '"-c", "ci/constraints.txt"' in (result.run_dir / "trace.jsonl").read_text()
+
+
 @pytest.mark.parametrize(
     ("files", "where"),
     [
@@ -299,8 +328,35 @@ def test_the_bumped_tree_whose_tests_install_still_asks_for_the_old_version_requ
             },
             "plugin/pyproject.toml line 7: acme-sdk==1.4.0",
         ),
+        # tox applies constraints outside deps: through the variable pip (or uv) reads in the env, and
+        # through install_command; requirements.txt was bumped and the run went green, exit 0
+        *(
+            (
+                {
+                    "requirements.txt": "acme-sdk==1.4.0\n",
+                    "ci/constraints.txt": "# pinned for CI\nacme-sdk==1.4.0\n",
+                    "other.txt": "pytest\n",
+                    "tox.ini": f"[testenv]\n{how}\ndeps =\n    -r requirements.txt\n    pytest\n"
+                    "commands = pytest\n",
+                },
+                "ci/constraints.txt line 2: acme-sdk==1.4.0",
+            )
+            for how in (
+                "setenv =\n    PIP_CONSTRAINT={toxinidir}/ci/constraints.txt",
+                "setenv =\n    FOO = bar\n    UV_CONSTRAINT = {toxinidir}/other.txt ci/constraints.txt",
+                "install_command = python -m pip install -c{toxinidir}/ci/constraints.txt {opts} {packages}",
+                "install_command = pip install --constraint=ci/constraints.txt {opts} {packages}",
+            )
+        ),
     ],
-    ids=["verify-only-constraints", "editable-plugin"],
+    ids=[
+        "verify-only-constraints",
+        "editable-plugin",
+        "setenv-pip-constraint",
+        "setenv-uv-constraint",
+        "install-command-c",
+        "install-command-constraint",
+    ],
 )
 def test_what_the_tests_install_asks_for_off_the_target_requires_a_human_wherever_it_is(
     make_repo, run_codemod, tmp_path: Path, build_backend: str, files: dict[str, str], where: str

@@ -149,6 +149,49 @@ def test_attack_requirements_line_reading_a_file_outside_the_repository(
     assert state_of(repo) == before
 
 
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (
+            "setenv =\n    PIP_CONSTRAINT = {secret}",
+            "tox.ini line 3: --constraint {secret}: resolves outside the repository",
+        ),
+        (
+            "setenv = UV_CONSTRAINT={{toxinidir}}/../{name}",
+            "tox.ini line 2: --constraint ./../{name}: resolves outside the repository",
+        ),
+        (
+            "install_command = python -m pip install --constraint=../{name} {{opts}} {{packages}}",
+            "tox.ini line 2: --constraint ../{name}: resolves outside the repository",
+        ),
+        (
+            "constraints = https://constraints.invalid/upper.txt",
+            "tox.ini line 2: --constraint https://constraints.invalid/upper.txt: includes a file from "
+            "outside the repository",
+        ),
+    ],
+    ids=["setenv-pip-absolute", "setenv-uv-relative", "install-command", "constraints-url"],
+)
+def test_attack_tox_constraints_outside_deps_reading_a_file_outside_the_repository(
+    make_repo, run_codemod, secret_file: Path, value: str, reason: str
+) -> None:
+    """What tox applies to every install besides deps (PIP_CONSTRAINT / UV_CONSTRAINT in setenv,
+    install_command's arguments, `constraints`) is read as the tests' install: a file it names is
+    checked as a `-c` line in deps is, before any tool reads it."""
+    fill = {"secret": str(secret_file), "name": secret_file.name}
+    tox = f"[testenv]\n{value.format(**fill)}\ndeps = -r requirements-dev.txt\ncommands = pytest\n"
+    repo = make_repo("tox-constraints-outside", {"tox.ini": tox})
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 2, result.manifest.get("reason")
+    assert reason.format(**fill) in result.manifest["reason"]
+    assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
+    assert not any(t["tool"] == "install_dependencies" for t in result.trace())
+    assert state_of(repo) == before
+
+
 def test_attack_repository_requirements_choose_their_own_index(make_repo, run_codemod, index: Index) -> None:
     """pip honours --find-links from a requirements file even under --no-index: without the check it would
     ask this server at the baseline install."""

@@ -5,11 +5,13 @@
     runner_of(tokens) -> (runner, args) | None    pytest / unittest / stestr in one command line
 
 tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras`,
-`commands_pre` and `commands` of an env (a `testenv:NAME` inherits what it does not set from
-`[testenv]`), with {toxinidir} -> ".", {posargs:DEFAULT} -> DEFAULT, {[section]key} expanded,
-factor-conditional lines (`py{310,311}: dep`, `!cov: cmd`) taken where their condition holds for the env
-(tox_ini.condition_holds; [testenv] is read for the env of the interpreter the tests run on, py311 on
-CPython 3.11, as `tox -e py311` reads it) and lines with other substitutions left out. The env chosen is
+`commands_pre` and `commands` of an env, and what its `setenv` (PIP_CONSTRAINT, UV_CONSTRAINT),
+`constraints` and `install_command` add to every install (tox_ini.installed_with) (a `testenv:NAME`
+inherits what it does not set from `[testenv]`), with {toxinidir} -> ".", {posargs:DEFAULT} -> DEFAULT,
+{[section]key} expanded, factor-conditional lines (`py{310,311}: dep`, `!cov: cmd`) taken where their
+condition holds for the env (tox_ini.condition_holds; [testenv] is read for the env of the interpreter the
+tests run on, py311 on CPython 3.11, as `tox -e py311` reads it) and lines with other substitutions left
+out. The env chosen is
 the first whose commands run a test runner: [testenv], then envs named py*/test*/unit*, then the rest.
 Install commands among commands_pre and commands (pip install, pdm sync -G, uv sync, poetry install
 --with) add what they name (install_commands.py); of several test commands, the one estimated to run
@@ -160,12 +162,17 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
         assert found is not None
         pre = [_split(line.lstrip("-").strip()) for line in reading.lines(section, "commands_pre", held)]
         installs = _installs([*pre, *lines])
+        # what setenv, constraints and install_command add to every install of the env (deps, the package)
+        installed_with = [
+            text for key in tox_ini.INSTALL_KEYS for line in reading.lines(section, key, held)
+            for text in tox_ini.installed_with(key, line)
+        ]  # fmt: skip
         deps = _deps_lines(reading.lines(section, "deps", held))
         # which env the factor conditions were read for, where any held (the reading depends on it)
         env = f" as env {reading.env(section)}" if held else ""
         return CiTestEnv(
             source=f"{reading.source} [{section}]{env}",
-            requirement_lines=deps + installs.requirement_lines,
+            requirement_lines=deps + installed_with + installs.requirement_lines,
             extras=[e for e in extras if e] + installs.extras,
             groups=installs.groups,
             all_groups=installs.all_groups,
@@ -173,7 +180,7 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             runner=found[0],
             note=chosen[1],
             testenv_deps_env=reading.testenv_deps_env,
-            installs_at=tuple((0, line) for line in installs.requirement_lines),
+            installs_at=tuple((0, line) for line in [*installed_with, *installs.requirement_lines]),
         )
     return None
 
@@ -261,7 +268,7 @@ class _ToxReading:
                 held += also
                 continue
             line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
-            if "{" not in line:
+            if "{" not in line or key == "install_command":  # tox_ini.installed_with reads its own
                 lines.append(line)
         self._memo[memo] = (lines, held)
         return lines, held

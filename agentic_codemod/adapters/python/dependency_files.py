@@ -195,7 +195,9 @@ class _Walk:
                         self.option(rel, path.parent, requirement_options.Option(0, "requirement", text))
 
     def tox_ini(self, rel: str, path: Path) -> None:
-        """tox passes deps lines to pip as requirements-file lines: checked as such, at their own line."""
+        """tox passes deps lines to pip as requirements-file lines: checked as such, at their own line; so
+        are the files setenv, constraints and install_command add to every install (`PIP_CONSTRAINT=FILE`
+        read as `-c FILE`, tox_ini.outside_deps_lines)."""
         try:
             content = path.read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
@@ -205,6 +207,8 @@ class _Walk:
         try:
             for number, text, _section in tox_ini.deps_lines(content):
                 lines[number - 1] = text
+            for number, text in tox_ini.outside_deps_lines(content):  # `-c a.txt -c b.txt`: one line
+                lines[number - 1] = f"{lines[number - 1]} {text}".strip()
         except tox_ini.TooComplex as exc:  # its deps cannot be read within the budget: none is passed on
             self.refuse(rel, None, f"{exc}; simplify the file, or leave it out of the task")
             return

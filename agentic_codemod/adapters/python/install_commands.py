@@ -55,8 +55,11 @@ def pip_lines(args: list[str]) -> Installs:
     queue = list(args)
     while queue:
         arg = queue.pop(0)
+        option, equals, value = arg.partition("=")
         if arg in PIP_FILE_OPTIONS and queue:
             found.requirement_lines.append(f"{arg} {queue.pop(0)}")
+        elif equals and option in PIP_FILE_OPTIONS and option.startswith("--"):
+            found.requirement_lines.append(f"{option} {value}")
         elif re.match(r"^-[rce]\S", arg):
             found.requirement_lines.append(f"{arg[:2]} {arg[2:]}")
         elif not arg.startswith("-"):

@@ -9,6 +9,9 @@ tox's factor conditions, read as tox 4 reads them (tox/config/loader/ini/factor.
     condition_holds / condition_takes      the same for one condition
     generic_env(envlist) -> EnvReading     the env [testenv] is read for, and whether envlist has it
     env_factors(section) -> factors        the factors of the env a [testenv:NAME] is read for
+    installed_with(key, value) -> lines    what a testenv's setenv, constraints or install_command line
+                                           adds to every install of the env (`-c FILE`, `-r FILE`, ...)
+    outside_deps_lines(content) -> (line, text)   those lines of every section, for the file walk
 
 Lines are walked the way tox's ini reader sees them (a section header, `key = value` at column 0, indented
 continuation lines, full-line `#`/`;` comments). A deps line may start with factor conditions
@@ -22,13 +25,14 @@ from __future__ import annotations
 import itertools
 import platform
 import re
+import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from packaging.requirements import Requirement
 
-from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python import install_commands, pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.config import TOX_FACTOR_MAX_CHECKS, TOX_FACTOR_MAX_VARIANTS
 
@@ -70,6 +74,54 @@ def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str,
         requirement = pep508.parse(text) if not text.lstrip().startswith(("-", "{")) else None
         if requirement is not None and pep508.matches(requirement, canonical):
             yield index, offset, text, requirement, f"{section}[{factors}]" if factors else section
+
+
+# Keys of a testenv, besides deps and commands, that add to every install of the env (deps and the package).
+INSTALL_KEYS = ("setenv", "constraints", "install_command")
+# Environment variables whose value is constraints files every install in the env applies: pip's
+# (PIP_<option>), and uv's where tox installs with uv (tox-uv).
+CONSTRAINT_VARIABLES = frozenset({"PIP_CONSTRAINT", "UV_CONSTRAINT"})
+# install_command's own substitutions: what tox installs ({packages}) and its options ({opts}) come from
+# deps and the package; what is left is the command's own arguments (`-c FILE`, a literal requirement).
+_INSTALL_SUBSTITUTIONS = {"{opts}": "", "{packages}": "", "{envpython}": "python", "{env_python}": "python"}
+_INSTALL_SUBSTITUTION = re.compile("|".join(re.escape(k) for k in _INSTALL_SUBSTITUTIONS))
+
+
+def installed_with(key: str, value: str) -> list[str]:
+    """What one line of a testenv's `key` (an INSTALL_KEYS key; {toxinidir} already read as ".") adds to
+    every install of the env, as requirements-file lines: the files PIP_CONSTRAINT / UV_CONSTRAINT name in
+    setenv (whitespace-separated) and tox's `constraints` as `-c FILE`; install_command's own arguments
+    (install_commands.parse: `-c FILE`, `-r FILE`, requirements). A value with another substitution is
+    not read, as deps' are not (`{env:NAME:DEFAULT}`: whatever the CI job sets)."""
+    if key == "install_command":
+        value = _INSTALL_SUBSTITUTION.sub(lambda m: _INSTALL_SUBSTITUTIONS[m.group(0)], value)
+    if "{" in value:
+        return []
+    if key == "constraints":
+        return [f"-c {file}" for file in value.split()]
+    if key == "setenv":
+        name, equals, files = value.partition("=")
+        constrains = equals and name.strip() in CONSTRAINT_VARIABLES
+        return [f"-c {file}" for file in files.split()] if constrains else []
+    if key == "install_command":
+        try:
+            found = install_commands.parse(shlex.split(value))
+        except ValueError:
+            return []
+        return found.requirement_lines if found is not None else []
+    return []
+
+
+def outside_deps_lines(content: str) -> Iterator[tuple[int, str]]:
+    """(1-based line, requirements-file line) of what every section's setenv, constraints and
+    install_command lines add to an install (installed_with), for the walk of the files pip reads: a
+    constraints file named there is a dependency file, checked and found as one named by `-c` in deps."""
+    for (_section, key), lines in _values(content).items():
+        if key in INSTALL_KEYS:
+            for index, offset, line, _condition in lines:
+                value = uncommented(line[offset:]).strip().replace("{toxinidir}", ".")
+                for text in installed_with(key, value):
+                    yield index + 1, text
 
 
 def uncommented(text: str) -> str:

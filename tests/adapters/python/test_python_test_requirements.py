@@ -368,6 +368,39 @@ def test_install_commands_name_groups_extras_and_requirements(tmp_path: Path) ->
     assert plan.left_out == ["group nowhere (declared nowhere)"]
 
 
+def test_tox_constraints_applied_outside_deps_are_constraints_files_of_the_plan(tmp_path: Path) -> None:
+    # tox applies these to every install of the env (deps and the package), so the tests' install
+    # reads them as deps' `-c` lines: PIP_CONSTRAINT / UV_CONSTRAINT in setenv (whitespace-separated
+    # files), install_command's own arguments ({opts} {packages} are what deps says), tox's
+    # `constraints`; a value with a substitution left out (as deps' lines are), other variables ignored
+    tox = (
+        "[testenv]\nsetenv =\n    PIP_CONSTRAINT = {toxinidir}/a.txt  b.txt\n    UV_CONSTRAINT=c.txt\n"
+        "    OTHER_CONSTRAINT = never.txt\n    PIP_INDEX_URL = https://example.invalid/simple\n"
+        "constraints = d.txt\n"
+        "install_command = {envpython} -m pip install --constraint={toxinidir}/e.txt -c f.txt "
+        "{opts} {packages}\n"
+        "deps = pytest\ncommands = pytest\n\n[testenv:other]\nsetenv = PIP_CONSTRAINT = {env:X:g.txt}\n"
+        "commands = pytest\n"
+    )
+    files = {f"{name}.txt": "x\n" for name in "abcdefg"}
+    write(tmp_path, {"tox.ini": tox, **files, "pyproject.toml": PROJECT, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirements, plan.test_source) == (["pytest"], "tox.ini [testenv]")
+    assert sorted(plan.constraint_files) == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"]
+
+
+def test_a_named_env_inherits_testenv_setenv_constraints_and_its_own_replace_them(tmp_path: Path) -> None:
+    tox = (
+        "[testenv]\nsetenv = PIP_CONSTRAINT = a.txt\ncommands = ruff check .\n\n"
+        "[testenv:unit]\ndeps = pytest\ncommands = pytest\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "a.txt": "", "b.txt": "", "pyproject.toml": PROJECT})
+    assert plan_install(tmp_path, Settings()).constraint_files == ["a.txt"]
+    own = tox.replace("deps = pytest", "setenv = PIP_CONSTRAINT = b.txt\ndeps = pytest")
+    write(tmp_path, {"tox.ini": own})
+    assert plan_install(tmp_path, Settings()).constraint_files == ["b.txt"]
+
+
 def test_nox_install_of_a_module_level_path_is_read_and_each_install_call_on_its_own(tmp_path: Path) -> None:
     # referencing 0.36.2's noxfile: `-r` names a file through a module-level dict of paths; a later
     # install() in the same session names a package. Read as one flat list of literals, `-r` took the
