@@ -119,6 +119,11 @@ def test_setup_py_runtime_declaration_is_bumped_in_place_and_the_min_pin_stays(
     # byte for byte: only the specifier inside the string literal changed, and the range stays open
     assert "-    'acme-sdk>=1.2',  # the platform SDK\n+    'acme-sdk>=2.1.0',  # the platform SDK\n" in patch
     assert "tests-min" not in patch and "<3" not in patch
+    # kept on purpose, and said so: a reviewer sees the pin the candidate leaves on the old version
+    mr = result.artifact("merge_request.md").read_text()
+    kept = "- left as it was: `requirements/tests-min.txt` line 2 `acme-sdk==1.4.0`, which excludes 2.1.0"
+    assert kept in mr
+    assert "name `requirements/tests-min.txt` in the task's sdk.also_bump" in mr
 
 
 def test_computed_install_requires_requires_a_human_naming_the_line(make_repo, run_codemod, tmp_path: Path):
@@ -272,6 +277,7 @@ def test_the_bumped_tree_whose_tests_install_still_asks_for_the_old_version_requ
     result = run_codemod(_repo(make_repo, "constrained-named", files), named)
     assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
     assert result.manifest["candidate"]["files"] == ["constraints.txt", "requirements.txt"]
+    assert "left as it was" not in result.artifact("merge_request.md").read_text()  # bumped, not kept
 
 
 def test_a_constraints_file_tox_sets_in_pip_constraint_is_bumped_when_the_task_names_it(

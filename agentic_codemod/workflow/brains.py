@@ -25,6 +25,7 @@ from agentic_codemod.mr_text import code, prose
 from agentic_codemod.publish.gitlab import inert_text, inert_title
 from agentic_codemod.status import Status
 from agentic_codemod.workflow import codemod
+from agentic_codemod.workflow.declarations import kept_off_target
 from agentic_codemod.workflow.environments import sdk_key
 from agentic_codemod.workflow.lock_changes import same_version
 from agentic_codemod.workflow.state import RunState
@@ -181,6 +182,21 @@ def _lock_lines(state: RunState) -> str:
     )
 
 
+def _kept_lines(state: RunState) -> str:
+    """One line per test-minimum pin or constraints file left on a version `to` is not (kept on purpose,
+    declarations.kept_off_target): whatever installs with it still gets the old version."""
+    sdk = state.task.sdk
+    kept = kept_off_target(sdk, state.profile.sdk_declarations if state.profile else [])
+    return "".join(
+        f"\n- left as it was: {code(d.file)}"
+        + (f" line {d.line}" if d.line else "")
+        + f" {code(d.name + d.specifier)}, which excludes {sdk.to} (a test-minimum pin or constraints "
+        f"file, kept on purpose; an install that reads it still gets the old version: to have it bumped, "
+        f"name {code(d.file)} in the task's sdk.also_bump)"
+        for d in kept
+    )
+
+
 def _plain_bump_text(state: RunState, changes: str, verification: str) -> tuple[str, str]:
     sdk, base = state.task.sdk, state.baseline
     edited = [d for d in _bumped(state) if d.role != "lock"]
@@ -246,6 +262,7 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
         changes, verification = _verify_only_text(state)
     elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
         changes, verification = _plain_bump_text(state, changes, verification)
+    changes += _kept_lines(state)
     findings = (
         "\n".join(
             f"- {f.severity}: {prose(_item(f.message))}" + (f" ({code(f.path)})" if f.path else "")

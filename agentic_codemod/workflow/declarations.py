@@ -5,6 +5,9 @@
     stale_locks(sdk, declarations) -> [Dependency]  (after the bump: lock entries still off `to`, each a
                                                     human item: a compiled requirements file nobody
                                                     recompiled, a lock its tool moved past the tested `to`)
+    kept_off_target(sdk, declarations) -> [Dependency]  (constraint declarations the bump leaves as they
+                                                    are while they exclude `to`: the merge request names
+                                                    each, so a reviewer sees what was kept on purpose)
 
 Bumped: declarations whose role is runtime, extra, test, dev or build (adapters/<ecosystem>/roles.py), and
 constraint ones (test-minimum pins, constraints files) only in files the task names in `sdk.also_bump`;
@@ -171,6 +174,23 @@ def stale_locks(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency
         and not d.uneditable
         and v.has_version(d.specifier, d.kind)
         and not _pins(v, d, sdk.to)
+    ]
+
+
+def kept_off_target(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
+    """Test-minimum pins and constraints files the bump leaves as they are (the task does not name their
+    file in sdk.also_bump) although they exclude `to`: an install that reads them still gets the old
+    version. The tests here did not read them (install_plan.asked_for stops the run where they do), so
+    they change no verdict; the merge request names each, with how to have it bumped."""
+    v = _versioning(sdk)
+    return [
+        d
+        for d in declarations
+        if d.role == "constraint"
+        and not d.uneditable
+        and not bumped(sdk, d)
+        and v.has_version(d.specifier, d.kind)
+        and _excludes(v, d, sdk.to)
     ]
 
 
