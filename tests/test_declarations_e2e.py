@@ -308,6 +308,27 @@ def test_a_constraints_file_tox_sets_in_pip_constraint_is_bumped_when_the_task_n
     assert '"-c", "ci/constraints.txt"' in (result.run_dir / "trace.jsonl").read_text()
 
 
+def test_a_requirements_file_tox_applies_as_constraints_is_bumped_as_its_name_says(
+    make_repo, run_codemod, tmp_path: Path, build_backend: str
+):
+    """ansible-lint's shape: set_env's PIP_CONSTRAINT names the project's pinned requirements (and turns
+    it off for one env with /dev/null). Not named a constraints file, it is bumped with the rest, and the
+    tests' install here applies it as tox would (green); nothing refuses /dev/null."""
+    files = {
+        "setup.py": SETUP_PY,
+        ".config/requirements.txt": "acme-sdk==1.4.0\npytest\n",
+        "tox.ini": "[testenv]\nset_env =\n    PIP_CONSTRAINT = {toxinidir}/.config/requirements.txt\n"
+        "    py38: PIP_CONSTRAINT = /dev/null\ndeps = pytest\ncommands = pytest\n",
+    }
+    task = tmp_path / "set-env.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", ".config/requirements.txt"]'))
+    result = run_codemod(_repo(make_repo, "set-env", files), task, "--find-links", build_backend)
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert m["candidate"]["files"] == [".config/requirements.txt", "setup.py"]
+    assert '"-c", ".config/requirements.txt"' in (result.run_dir / "trace.jsonl").read_text()
+
+
 @pytest.mark.parametrize(
     ("files", "where"),
     [

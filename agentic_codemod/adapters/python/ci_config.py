@@ -164,8 +164,8 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
         installs = _installs([*pre, *lines])
         # what setenv, constraints and install_command add to every install of the env (deps, the package)
         installed_with = [
-            text for key in tox_ini.INSTALL_KEYS for line in reading.lines(section, key, held)
-            for text in tox_ini.installed_with(key, line)
+            text for key in tox_ini.INSTALL_KEYS
+            for text in tox_ini.installed_with(key, reading.lines(section, key, held))
         ]  # fmt: skip
         deps = _deps_lines(reading.lines(section, "deps", held))
         # which env the factor conditions were read for, where any held (the reading depends on it)
@@ -268,7 +268,7 @@ class _ToxReading:
                 held += also
                 continue
             line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
-            if "{" not in line or key == "install_command":  # tox_ini.installed_with reads its own
+            if "{" not in line or key in tox_ini.INSTALL_KEYS:  # tox_ini.installed_with reads its own
                 lines.append(line)
         self._memo[memo] = (lines, held)
         return lines, held

@@ -153,21 +153,15 @@ def _tox_env(root: Path) -> tox_ini.EnvReading | None:
 
 
 def constraint_files(root: Path, files: list[str]) -> frozenset[str]:
-    """Repository-relative paths of the files some requirements file names with `-c` / `--constraint`,
-    or tox.ini applies to every install outside deps (PIP_CONSTRAINT / UV_CONSTRAINT, constraints,
-    install_command). A file tox.ini's deps name with `-c` keeps the role its name gives it."""
+    """Repository-relative paths of the files some requirements file names with `-c` / `--constraint`."""
     named: set[str] = set()
     for file in files:
+        if not file.endswith(REQUIREMENTS_SUFFIXES):
+            continue
         try:
-            if file.endswith(REQUIREMENTS_SUFFIXES):
-                text = requirement_options.decode((root / file).read_bytes())
-            elif PurePosixPath(file).name == "tox.ini":
-                content = (root / file).read_text(encoding="utf-8")
-                text = "\n".join(text for _n, text in tox_ini.outside_deps_lines(content))
-            else:
-                continue
+            text = requirement_options.decode((root / file).read_bytes())
         except (OSError, ValueError):
-            continue  # find_dependency_files refused it already (tox_ini.TooComplex is a ValueError)
+            continue  # find_dependency_files refused it already
         options, _problems = requirement_options.scan(text)
         folder = PurePosixPath(file).parent
         for option in options:

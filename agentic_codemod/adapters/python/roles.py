@@ -5,9 +5,9 @@
 By where it is declared:
 
     requirements files   by name (path words): `*min*`/`minimum`/`oldest`/`lowest` or `constraints*`, or
-                         reached through `-c` from a requirements file, or named by
-                         tox.ini's PIP_CONSTRAINT/UV_CONSTRAINT, constraints or
-                         install_command (extract.constraint_files)  -> constraint
+                         reached through `-c` from a requirements file -> constraint
+                         (a file tox.ini names, in deps or PIP_CONSTRAINT, keeps the role its
+                         name gives it: `requirements.txt` used as constraints is bumped)
                          a pip-compile / uv pip compile output (one used as constraints
                          too, not a minimum-pins file)               -> lock
                          test, tests, testing                        -> test

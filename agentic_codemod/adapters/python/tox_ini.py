@@ -76,8 +76,9 @@ def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str,
             yield index, offset, text, requirement, f"{section}[{factors}]" if factors else section
 
 
-# Keys of a testenv, besides deps and commands, that add to every install of the env (deps and the package).
-INSTALL_KEYS = ("setenv", "constraints", "install_command")
+# Keys of a testenv, besides deps and commands, that add to every install of the env (deps and the package);
+# tox 4 reads set_env as setenv.
+INSTALL_KEYS = ("setenv", "set_env", "constraints", "install_command")
 # Environment variables whose value is constraints files every install in the env applies: pip's
 # (PIP_<option>), and uv's where tox installs with uv (tox-uv).
 CONSTRAINT_VARIABLES = frozenset({"PIP_CONSTRAINT", "UV_CONSTRAINT"})
@@ -85,31 +86,42 @@ CONSTRAINT_VARIABLES = frozenset({"PIP_CONSTRAINT", "UV_CONSTRAINT"})
 # deps and the package; what is left is the command's own arguments (`-c FILE`, a literal requirement).
 _INSTALL_SUBSTITUTIONS = {"{opts}": "", "{packages}": "", "{envpython}": "python", "{env_python}": "python"}
 _INSTALL_SUBSTITUTION = re.compile("|".join(re.escape(k) for k in _INSTALL_SUBSTITUTIONS))
+_NO_FILE = "/dev/null"  # `PIP_CONSTRAINT = /dev/null`: no constraints in this env (an empty file)
 
 
-def installed_with(key: str, value: str) -> list[str]:
-    """What one line of a testenv's `key` (an INSTALL_KEYS key; {toxinidir} already read as ".") adds to
-    every install of the env, as requirements-file lines: the files PIP_CONSTRAINT / UV_CONSTRAINT name in
-    setenv (whitespace-separated) and tox's `constraints` as `-c FILE`; install_command's own arguments
-    (install_commands.parse: `-c FILE`, `-r FILE`, requirements). A value with another substitution is
-    not read, as deps' are not (`{env:NAME:DEFAULT}`: whatever the CI job sets)."""
-    if key == "install_command":
-        value = _INSTALL_SUBSTITUTION.sub(lambda m: _INSTALL_SUBSTITUTIONS[m.group(0)], value)
-    if "{" in value:
-        return []
-    if key == "constraints":
-        return [f"-c {file}" for file in value.split()]
-    if key == "setenv":
-        name, equals, files = value.partition("=")
-        constrains = equals and name.strip() in CONSTRAINT_VARIABLES
-        return [f"-c {file}" for file in files.split()] if constrains else []
-    if key == "install_command":
-        try:
-            found = install_commands.parse(shlex.split(value))
-        except ValueError:
-            return []
-        return found.requirement_lines if found is not None else []
-    return []
+def installed_with(key: str, lines: list[str]) -> list[str]:
+    """What the value lines of a testenv's `key` (an INSTALL_KEYS key: the lines that hold for the env, in
+    order, {toxinidir} already read as ".") add to every install of the env, as requirements-file lines:
+      setenv   the files PIP_CONSTRAINT / UV_CONSTRAINT name (whitespace-separated) as `-c FILE`, each
+               variable as its last assignment sets it (`py38: PIP_CONSTRAINT = /dev/null` after the
+               general one replaces it there); empty or /dev/null: none;
+      constraints     each file as `-c FILE` (tox 4's own setting);
+      install_command its own arguments (install_commands.parse: `-c FILE`, `-r FILE`, requirements).
+    A value with another substitution is not read, as deps' are not (`{env:NAME:DEFAULT}`: whatever the
+    CI job sets)."""
+    if key in ("setenv", "set_env"):
+        assigned: dict[str, str] = {}
+        for line in lines:
+            name, equals, value = line.partition("=")
+            if equals and name.strip() in CONSTRAINT_VARIABLES:
+                assigned[name.strip()] = value
+        files = [f for value in assigned.values() if "{" not in value for f in value.split()]
+        return [f"-c {file}" for file in files if file != _NO_FILE]
+    found = []
+    for line in lines:
+        if key == "install_command":
+            line = _INSTALL_SUBSTITUTION.sub(lambda m: _INSTALL_SUBSTITUTIONS[m.group(0)], line)
+        if "{" in line:
+            continue
+        if key == "constraints":
+            found += [f"-c {file}" for file in line.split()]
+        elif key == "install_command":
+            try:
+                parsed = install_commands.parse(shlex.split(line))
+            except ValueError:
+                continue
+            found += parsed.requirement_lines if parsed is not None else []
+    return found
 
 
 def outside_deps_lines(content: str) -> Iterator[tuple[int, str]]:
@@ -120,7 +132,7 @@ def outside_deps_lines(content: str) -> Iterator[tuple[int, str]]:
         if key in INSTALL_KEYS:
             for index, offset, line, _condition in lines:
                 value = uncommented(line[offset:]).strip().replace("{toxinidir}", ".")
-                for text in installed_with(key, value):
+                for text in installed_with(key, [value]):
                     yield index + 1, text
 
 

@@ -258,3 +258,19 @@ def test_lines_are_joined_and_stripped_as_pip_does() -> None:
     ]
     assert problems == []
     assert decode(b"\xef\xbb\xbfpytest\n") == "pytest\n"
+
+
+def test_tox_constraints_outside_deps_are_dependency_files_and_dev_null_is_none(tmp_path: Path) -> None:
+    # what tox applies to every install besides deps is read as deps' `-c` lines are: the file it names is
+    # a dependency file (found, guarded, bumped by its role), and `PIP_CONSTRAINT = /dev/null` (an env
+    # that turns constraints off, ansible-lint's shape) names no file, so nothing is refused
+    tox = (
+        "[testenv]\nset_env =\n    PIP_CONSTRAINT = {toxinidir}/.config/requirements.txt\n"
+        "    devel: PIP_CONSTRAINT = /dev/null\n    UV_CONSTRAINT = {env:UV_CONSTRAINT:}\n"
+        "install_command = python -m pip install -c ci/pins.txt {opts} {packages}\n"
+        "deps = pytest\ncommands = pytest\n"
+    )
+    write(tmp_path, {"tox.ini": tox, ".config/requirements.txt": "acme-sdk==1.4\n", "ci/pins.txt": "x\n"})
+    found = read_dependency_files(tmp_path)
+    assert found.refused == []
+    assert found.files == [".config/requirements.txt", "ci/pins.txt", "tox.ini"]

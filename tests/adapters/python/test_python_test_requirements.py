@@ -389,6 +389,27 @@ def test_tox_constraints_applied_outside_deps_are_constraints_files_of_the_plan(
     assert sorted(plan.constraint_files) == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"]
 
 
+@pytest.mark.parametrize(
+    ("setenv", "expected"),
+    [
+        # ansible-lint's shape: the general assignment, replaced for some envs (a later line wins in tox)
+        ("PIP_CONSTRAINT = {toxinidir}/a.txt\n    py38: PIP_CONSTRAINT = /dev/null", ["a.txt"]),
+        ("PIP_CONSTRAINT = {toxinidir}/a.txt\n    py3: PIP_CONSTRAINT = /dev/null", []),
+        ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT =", []),
+        ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = {env:X:b.txt}", []),  # not read, not a.txt
+        ("UV_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = b.txt", ["a.txt", "b.txt"]),
+    ],
+    ids=["override-elsewhere", "override-here", "emptied", "unreadable-last", "both-variables"],
+)
+@pytest.mark.parametrize("key", ["setenv", "set_env"])
+def test_the_last_assignment_of_a_constraint_variable_the_env_takes_is_the_one_read(
+    tmp_path: Path, key: str, setenv: str, expected: list[str]
+) -> None:
+    tox = f"[tox]\nenvlist = py3\n[testenv]\n{key} =\n    {setenv}\ndeps = pytest\ncommands = pytest\n"
+    write(tmp_path, {"tox.ini": tox, "a.txt": "", "b.txt": "", "pyproject.toml": PROJECT})
+    assert sorted(plan_install(tmp_path, Settings()).constraint_files) == expected
+
+
 def test_a_named_env_inherits_testenv_setenv_constraints_and_its_own_replace_them(tmp_path: Path) -> None:
     tox = (
         "[testenv]\nsetenv = PIP_CONSTRAINT = a.txt\ncommands = ruff check .\n\n"
