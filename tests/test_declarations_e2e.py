@@ -329,6 +329,25 @@ def test_a_requirements_file_tox_applies_as_constraints_is_bumped_as_its_name_sa
     assert '"-c", ".config/requirements.txt"' in (result.run_dir / "trace.jsonl").read_text()
 
 
+def test_an_install_command_with_options_of_its_own_stays_green(make_repo, run_codemod, tmp_path: Path):
+    """helper-4's review: install_command's option values were read as requirements (`eager`, `:all:`,
+    an index URL fetched as a direct requirement): requires_human at the baseline's install, exit 3."""
+    install = (
+        "install_command = python -I -m pip install --upgrade-strategy eager --progress-bar off "
+        "--no-binary :all: -i https://pypi.invalid/simple --timeout 60 {opts} {packages}"
+    )
+    files = {
+        "requirements.txt": "acme-sdk==1.4.0\n",
+        "tox.ini": f"[testenv]\n{install}\ndeps =\n    -r requirements.txt\n    pytest\ncommands = pytest\n",
+    }
+    task = tmp_path / "install-command.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini"]'))
+    result = run_codemod(_repo(make_repo, "install-command", files), task)
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert m["candidate"]["files"] == ["requirements.txt"]
+
+
 @pytest.mark.parametrize(
     ("files", "where"),
     [
@@ -371,7 +390,9 @@ def test_a_requirements_file_tox_applies_as_constraints_is_bumped_as_its_name_sa
             for how in (
                 "setenv =\n    PIP_CONSTRAINT={toxinidir}/ci/constraints.txt",
                 "setenv =\n    FOO = bar\n    UV_CONSTRAINT = {toxinidir}/other.txt ci/constraints.txt",
-                "install_command = python -m pip install -c{toxinidir}/ci/constraints.txt {opts} {packages}",
+                # tox 4's default interpreter flags, options with values, tox 4's substitutions
+                "install_command = python -I -m pip install --upgrade-strategy eager --timeout 60 "
+                "-c{tox_root}{/}ci/constraints.txt {opts} {packages}",
                 "install_command = pip install --constraint=ci/constraints.txt {opts} {packages}",
             )
         ),

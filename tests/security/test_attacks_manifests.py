@@ -169,8 +169,14 @@ def test_attack_requirements_line_reading_a_file_outside_the_repository(
             "tox.ini line 2: --constraint https://constraints.invalid/upper.txt: includes a file from "
             "outside the repository",
         ),
+        # helper-4's review: a path no file system holds ended the run `failed`, exit 1, with the
+        # ValueError's words; now it is bad input at its line
+        (
+            "setenv = PIP_CONSTRAINT = ci/a\0b.txt",
+            "tox.ini line 2: --constraint 'ci/a\\x00b.txt': holds a NUL byte",
+        ),
     ],
-    ids=["setenv-pip-absolute", "setenv-uv-relative", "install-command", "constraints-url"],
+    ids=["setenv-pip-absolute", "setenv-uv-relative", "install-command", "constraints-url", "nul-byte"],
 )
 def test_attack_tox_constraints_outside_deps_reading_a_file_outside_the_repository(
     make_repo, run_codemod, secret_file: Path, value: str, reason: str

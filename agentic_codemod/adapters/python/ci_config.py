@@ -7,7 +7,9 @@
 tox (tox.ini, or pyproject.toml [tool.tox] legacy_tox_ini): the effective `deps`, `extras`,
 `commands_pre` and `commands` of an env, and what its `setenv` (PIP_CONSTRAINT, UV_CONSTRAINT),
 `constraints` and `install_command` add to every install (tox_ini.installed_with) (a `testenv:NAME`
-inherits what it does not set from `[testenv]`), with {toxinidir} -> ".", {posargs:DEFAULT} -> DEFAULT,
+inherits what it does not set from `[testenv]`; the env [testenv] is read for, where it has a section of
+its own, is read there), with the substitutions the file fixes made (tox_ini.substituted: {toxinidir} and
+{tox_root} -> ".", {/} -> "/", {env:NAME:DEFAULT} -> a local DEFAULT), {posargs:DEFAULT} -> DEFAULT,
 {[section]key} expanded, factor-conditional lines (`py{310,311}: dep`, `!cov: cmd`) taken where their
 condition holds for the env (tox_ini.condition_holds; [testenv] is read for the env of the interpreter the
 tests run on, py311 on CPython 3.11, as `tox -e py311` reads it) and lines with other substitutions left
@@ -151,6 +153,11 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
     ordered = sorted(
         envs, key=lambda s: (s != "testenv", not _named_for_tests(s.partition(":")[2]), envs.index(s))
     )
+    # the env [testenv] is read for may have a section of its own (envlist = py311 and [testenv:py311]):
+    # `tox -e py311` reads that one, falling back to [testenv] for what it does not set
+    own = [s for s in envs if s != "testenv" and tox_ini.env_factors(s) == reading.generic.factors]
+    if own and "testenv" in envs:
+        ordered = [own[0], *(s for s in ordered if s not in ("testenv", own[0]))]
     for section in ordered:
         held: list[str] = []  # the factor conditions whose lines were taken
         lines = [_split(line.lstrip("-").strip()) for line in reading.lines(section, "commands", held)]
@@ -267,7 +274,7 @@ class _ToxReading:
                 lines += more
                 held += also
                 continue
-            line = POSARGS.sub(lambda m: m.group(1) or "", line.replace("{toxinidir}", "."))
+            line = POSARGS.sub(lambda m: m.group(1) or "", tox_ini.substituted(line))
             if "{" not in line or key in tox_ini.INSTALL_KEYS:  # tox_ini.installed_with reads its own
                 lines.append(line)
         self._memo[memo] = (lines, held)

@@ -47,6 +47,7 @@ INDEX_OPTIONS = frozenset(
 # Files that pip reads as requirements-file syntax (the rest are TOML, setup.cfg, Python or lockfiles).
 REQUIREMENTS_SUFFIXES = (".txt", ".in", ".pip")
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+PATH_MAX_BYTES, NAME_MAX_BYTES = 4096, 255  # Linux's PATH_MAX and NAME_MAX
 HINT = (
     "keep every requirements, constraints, editable and file: path inside the repository (no symlink out "
     "of it), and leave package indexes to the tool's configuration (packages.index_url / packages.local)"
@@ -135,7 +136,9 @@ class _Walk:
 
     def option(self, rel: str, directory: Path, option: requirement_options.Option) -> None:
         name, value, line = option.name, option.value, option.line
-        if name in INDEX_OPTIONS:
+        if name != "requirement" and (not_a_path := _not_a_path(value)) is not None:
+            self.refuse(rel, line, f"{name} {value[:80]!r}: {not_a_path}")
+        elif name in INDEX_OPTIONS:
             self.refuse(rel, line, f"{name}: a repository may not choose where packages come from")
         elif name in ("--requirement", "--constraint"):
             if SCHEME_RE.match(value) and not value.lower().startswith("file:"):
@@ -148,7 +151,9 @@ class _Walk:
                 self.visit(target.relative_to(self.root).as_posix(), requirements=True)
         elif name == "--editable" or name == "requirement":
             path = _local_path(value, editable=name == "--editable")
-            if path is not None and self.location(path, self.root) is None:
+            if path is not None and (not_a_path := _not_a_path(path)) is not None:
+                self.refuse(rel, line, f"{_shown(name)} {value[:80]!r}: {not_a_path}")
+            elif path is not None and self.location(path, self.root) is None:
                 self.refuse(rel, line, f"{_shown(name)} {value}: resolves outside the repository")
 
     def pyproject(self, rel: str, path: Path) -> None:
@@ -203,16 +208,16 @@ class _Walk:
         except (OSError, ValueError) as exc:
             self.refuse(rel, None, f"cannot be read safely: {exc}")
             return
-        lines = [""] * len(content.splitlines())
+        lines: list[list[str]] = [[] for _ in content.splitlines()]
         try:
             for number, text, _section in tox_ini.deps_lines(content):
-                lines[number - 1] = text
+                lines[number - 1].append(tox_ini.substituted(text))
             for number, text in tox_ini.outside_deps_lines(content):  # `-c a.txt -c b.txt`: one line
-                lines[number - 1] = f"{lines[number - 1]} {text}".strip()
+                lines[number - 1].append(text)
         except tox_ini.TooComplex as exc:  # its deps cannot be read within the budget: none is passed on
             self.refuse(rel, None, f"{exc}; simplify the file, or leave it out of the task")
             return
-        options, problems = requirement_options.scan("\n".join(lines))
+        options, problems = requirement_options.scan("\n".join(" ".join(texts) for texts in lines))
         for line, problem in problems:
             self.refuse(rel, line, problem)
         for option in options:
@@ -237,6 +242,18 @@ class _Walk:
 
     def refuse(self, rel: str, line: int | None, reason: str) -> None:
         self.refused.append(Refusal(rel, line or None, reason))
+
+
+def _not_a_path(value: str) -> str | None:
+    """Why a file option's value names no file any file system holds (a NUL byte, a name past the
+    limits), else None: refused at its line rather than failing the run where a path is made of it."""
+    if "\0" in value:
+        return "holds a NUL byte"
+    if len(value.encode("utf-8", "surrogateescape")) > PATH_MAX_BYTES or any(
+        len(part.encode("utf-8", "surrogateescape")) > NAME_MAX_BYTES for part in re.split(r"[\\/]", value)
+    ):
+        return f"longer than a path ({PATH_MAX_BYTES} bytes) or a name ({NAME_MAX_BYTES}) can be"
+    return None
 
 
 def _local_path(value: str, *, editable: bool) -> str | None:

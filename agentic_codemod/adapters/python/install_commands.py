@@ -6,7 +6,8 @@ A testenv often installs its test requirements with a command rather than `deps`
 (`commands_pre = pdm sync -G :all,test`). The command is never run (it may reach the network and
 build its own environment); what it names is installed by the tool's own pip instead:
 
-    pip install ARGS / python -m pip install ARGS   requirement strings, -r/-c/-e FILE (other flags left out)
+    pip install ARGS / python -m pip install ARGS   requirement strings, -r/-c/-e FILE, --group NAME (other
+                                                    options left out with their values: --timeout 60)
     pdm sync|install -G A,B --group C               groups A, B, C (a PEP 735 / PDM dev group or an extra);
                                                     `:all`: every extra
     uv sync|pip install --extra A --group B         extras A, groups B; --all-extras, --all-groups
@@ -18,12 +19,32 @@ extra of that name.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 # pip options that take a value and say what to install.
 PIP_FILE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable"})
+# The other options of `pip install` and `uv pip install` that take a value: the value is not a
+# requirement (`--upgrade-strategy eager`, `-i URL`: the tool's own index configuration decides where
+# packages come from). pip also takes a long option by any unambiguous prefix (`--constr FILE`).
+_VALUE_OPTIONS = frozenset(
+    {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "-t", "--target",
+     "--platform", "--python-version", "--implementation", "--abi", "--root", "--prefix", "--src",
+     "--upgrade-strategy", "--progress-bar", "--root-user-action", "--report", "--no-binary",
+     "--only-binary", "-C", "--config-settings", "--global-option", "--build-option", "--install-option",
+     "--log", "--log-file", "--proxy", "--retries", "--timeout", "--exists-action", "--cert",
+     "--client-cert", "--cache-dir", "--python", "--keyring-provider", "--use-feature",
+     "--use-deprecated", "--resume-retries", "--group", "--format", "--config-setting", "--override",
+     "--build-constraint", "-b", "-p", "--python-platform", "--index", "--default-index",
+     "--index-strategy", "--resolution", "--prerelease", "--exclude-newer", "--link-mode",
+     "-P", "--upgrade-package", "--reinstall-package", "--no-build-isolation-package", "--torch-backend",
+     "--config-file", "--directory", "--project", "--color", "--allow-insecure-host", "--extra"}
+)  # fmt: skip
+_LONG_OPTIONS = sorted(o for o in (*PIP_FILE_OPTIONS, *_VALUE_OPTIONS) if o.startswith("--"))
+# `python -I -m pip`, `python3.11 -m pip`: an interpreter, its own flags, then the module
+_INTERPRETER = re.compile(r"^(?:python|pypy)[\d.]*$")
 ALL = ":all"
 
 
@@ -37,8 +58,11 @@ class Installs:
 
 def parse(tokens: list[str]) -> Installs | None:
     words = [PurePosixPath(t).name if i == 0 else t for i, t in enumerate(tokens)]
-    if words[:1] in (["python"], ["python3"]) and words[1:3] == ["-m", "pip"]:
-        words = ["pip", *words[3:]]
+    if words and _INTERPRETER.match(words[0]):  # python [-I -E -s ...] -m pip|uv ARGS
+        flags = list(itertools.takewhile(lambda w: w != "-m", words[1:]))
+        module = words[len(flags) + 2 : len(flags) + 3]
+        if all(re.fullmatch(r"-[A-Za-z]+", f) for f in flags) and module in (["pip"], ["uv"]):
+            words = [*module, *words[len(flags) + 3 :]]
     tool, rest = (words[0], words[1:]) if words else ("", [])
     if tool == "uv" and rest[:2] == ["pip", "install"]:
         return pip_lines(rest[2:])
@@ -50,21 +74,36 @@ def parse(tokens: list[str]) -> Installs | None:
 
 
 def pip_lines(args: list[str]) -> Installs:
-    """pip install arguments as requirements-file lines; other pip flags (--upgrade, --pre ...) left out."""
+    """pip install arguments as requirements-file lines: requirements, and -r/-c/-e FILE (`--constraint
+    FILE`, `--constraint=FILE`, `-cFILE`, `--constr FILE`); other options left out with their values
+    (`--upgrade-strategy eager`, `-i URL`), flags (--upgrade, --pre ...) left out."""
     found = Installs()
     queue = list(args)
     while queue:
         arg = queue.pop(0)
-        option, equals, value = arg.partition("=")
-        if arg in PIP_FILE_OPTIONS and queue:
-            found.requirement_lines.append(f"{arg} {queue.pop(0)}")
-        elif equals and option in PIP_FILE_OPTIONS and option.startswith("--"):
-            found.requirement_lines.append(f"{option} {value}")
+        option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        option = _long_option(option)
+        if option in PIP_FILE_OPTIONS:
+            value = value if equals else (queue.pop(0) if queue else "")
+            if value:
+                found.requirement_lines.append(f"{option} {value}")
+        elif option in _VALUE_OPTIONS:
+            value = value if equals else (queue.pop(0) if queue else "")
+            if option == "--group" and value:  # pip 25.1: a PEP 735 group (PYPROJECT:NAME: another file's)
+                found.groups.append(value)
         elif re.match(r"^-[rce]\S", arg):
             found.requirement_lines.append(f"{arg[:2]} {arg[2:]}")
         elif not arg.startswith("-"):
             found.requirement_lines.append(arg)
     return found
+
+
+def _long_option(option: str) -> str:
+    """A long option as pip reads it: itself, or the one long option it is an unambiguous prefix of."""
+    if not option.startswith("--") or option in PIP_FILE_OPTIONS or option in _VALUE_OPTIONS:
+        return option
+    matching = [o for o in _LONG_OPTIONS if o.startswith(option)]
+    return matching[0] if len(matching) == 1 else option
 
 
 def _grouped(tool: str, args: list[str]) -> Installs:

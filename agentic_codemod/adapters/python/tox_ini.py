@@ -129,11 +129,35 @@ def outside_deps_lines(content: str) -> Iterator[tuple[int, str]]:
     install_command lines add to an install (installed_with), for the walk of the files pip reads: a
     constraints file named there is a dependency file, checked and found as one named by `-c` in deps."""
     for (_section, key), lines in _values(content).items():
-        if key in INSTALL_KEYS:
-            for index, offset, line, _condition in lines:
-                value = uncommented(line[offset:]).strip().replace("{toxinidir}", ".")
-                for text in installed_with(key, [value]):
-                    yield index + 1, text
+        if key not in INSTALL_KEYS:
+            continue
+        first, joined = 0, ""
+        for index, offset, line, _condition in lines:  # a line ending in `\` goes on on the next
+            value = uncommented(line[offset:]).strip()
+            first, joined = (first if joined else index), f"{joined} {value}".strip()
+            if joined.endswith("\\"):
+                joined = joined[:-1]
+                continue
+            for text in installed_with(key, [substituted(joined)]):
+                yield first + 1, text
+            joined = ""
+        if joined:
+            for text in installed_with(key, [substituted(joined)]):
+                yield first + 1, text
+
+
+# {env:NAME:DEFAULT}: what tox reads where NAME is not set (a CI job may set it)
+_ENV_DEFAULT = re.compile(r"\{env:[^:{}]+:([^{}]*)\}")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
+
+
+def substituted(text: str) -> str:
+    """A value with the substitutions the file itself fixes made: {toxinidir} and {tox_root} (tox.ini's
+    folder, "."), {/} (the path separator), and {env:NAME:DEFAULT} where DEFAULT is a local path (the
+    file the tests' install reads unless the CI job sets NAME; a URL default stays a substitution, left
+    out: the tool reads no file from the network). Other substitutions stay."""
+    text = text.replace("{toxinidir}", ".").replace("{tox_root}", ".").replace("{/}", "/")
+    return _ENV_DEFAULT.sub(lambda m: m.group(0) if _URL.match(m.group(1)) else m.group(1), text)
 
 
 def uncommented(text: str) -> str:

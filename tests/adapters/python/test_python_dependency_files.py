@@ -274,3 +274,42 @@ def test_tox_constraints_outside_deps_are_dependency_files_and_dev_null_is_none(
     found = read_dependency_files(tmp_path)
     assert found.refused == []
     assert found.files == [".config/requirements.txt", "ci/pins.txt", "tox.ini"]
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("PIP_CONSTRAINT = ci/a\0b.txt", "tox.ini line 3: --constraint 'ci/a\\x00b.txt': holds a NUL byte"),
+        ("PIP_CONSTRAINT = " + "x" * 300, "tox.ini line 3: --constraint 'xxxx"),
+    ],
+    ids=["nul", "long-name"],
+)
+def test_a_constraints_value_no_file_system_holds_is_refused_at_its_line(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    # helper-4's review: a NUL byte or a 6 KB name in a setenv path (or a deps line) ended the run
+    # `failed` with "ValueError: embedded null byte" / "OSError: File name too long"
+    write(tmp_path, {"tox.ini": f"[testenv]\nsetenv =\n    {value}\ndeps = pytest\ncommands = pytest\n"})
+    refused = [str(r) for r in read_dependency_files(tmp_path).refused]
+    assert len(refused) == 1 and refused[0].startswith(reason), refused
+
+
+def test_tox_values_continued_and_substituted_name_the_files_tox_reads(tmp_path: Path) -> None:
+    # a setenv value continued with `\` (read as `-c \` and refused before); {tox_root}, {/} and an
+    # {env:NAME:DEFAULT} whose default is a local path, as tox reads them where NAME is unset
+    tox = (
+        "[testenv]\nsetenv =\n    PIP_CONSTRAINT = {tox_root}{/}ci{/}a.txt \\\n        ci/b.txt\n"
+        "    UV_CONSTRAINT = {env:UV_CONSTRAINT:ci/c.txt}\n"
+        "deps =\n    -r{env:REQS:{toxinidir}/ci/reqs.txt}\n"
+        "    -c{env:TOX_CONSTRAINTS_FILE:https://releases.invalid/upper}\ncommands = pytest\n"
+    )
+    files = {"tox.ini": tox, **{f"ci/{n}.txt": "x\n" for n in ("a", "b", "c", "reqs")}}
+    write(tmp_path, files)
+    found = read_dependency_files(tmp_path)
+    assert found.refused == []
+    assert found.files == ["ci/a.txt", "ci/b.txt", "ci/c.txt", "ci/reqs.txt", "tox.ini"]
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirement_files, sorted(plan.constraint_files)) == (
+        ["ci/reqs.txt"],
+        ["ci/a.txt", "ci/b.txt", "ci/c.txt"],
+    )

@@ -99,6 +99,28 @@ def test_groups_read_the_legacy_dev_dependencies_and_every_group_without_python(
         ),
         ("python -m pytest tests", None),
         ("pdm run pytest", None),
+        # helper-4's review: the values of options read as requirements (`eager`, `:all:`, `60`, an index
+        # URL fetched as a direct requirement, `--src /tmp/src` refused as a path outside)
+        (
+            "python -I -m pip install --upgrade-strategy eager --timeout 60 --progress-bar off "
+            "--no-binary :all: -i https://pypi.invalid/simple --extra-index-url https://x.invalid "
+            "-f ./wheels --src /tmp/src --use-feature=truststore -c ci/c.txt pkg",
+            install_commands.Installs(requirement_lines=["-c ci/c.txt", "pkg"]),
+        ),
+        # pip takes a long option by an unambiguous prefix; tox 4's default interpreter flags; python3.11
+        (
+            "python3.11 -m pip install --constr ci/c.txt --requirement=r.txt --edit ./p --group test",
+            install_commands.Installs(
+                requirement_lines=["--constraint ci/c.txt", "--requirement r.txt", "--editable ./p"],
+                groups=["test"],
+            ),
+        ),
+        (
+            "python -m uv pip install -c a.txt y",
+            install_commands.Installs(requirement_lines=["-c a.txt", "y"]),
+        ),
+        ("python -c pass", None),
+        ("python -m pipx install x", None),
     ],
 )
 def test_install_commands(line: str, expected: install_commands.Installs | None) -> None:

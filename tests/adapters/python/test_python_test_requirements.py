@@ -396,10 +396,20 @@ def test_tox_constraints_applied_outside_deps_are_constraints_files_of_the_plan(
         ("PIP_CONSTRAINT = {toxinidir}/a.txt\n    py38: PIP_CONSTRAINT = /dev/null", ["a.txt"]),
         ("PIP_CONSTRAINT = {toxinidir}/a.txt\n    py3: PIP_CONSTRAINT = /dev/null", []),
         ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT =", []),
-        ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = {env:X:b.txt}", []),  # not read, not a.txt
+        ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = {envtmpdir}/c.txt", []),  # not read, not a.txt
+        ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = {env:X:https://u.invalid/c.txt}", []),
+        ("PIP_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = {env:X:b.txt}", ["b.txt"]),  # X unset: b.txt
         ("UV_CONSTRAINT = a.txt\n    PIP_CONSTRAINT = b.txt", ["a.txt", "b.txt"]),
     ],
-    ids=["override-elsewhere", "override-here", "emptied", "unreadable-last", "both-variables"],
+    ids=[
+        "override-elsewhere",
+        "override-here",
+        "emptied",
+        "unreadable-last",
+        "url-default",
+        "local-default",
+        "both-variables",
+    ],
 )
 @pytest.mark.parametrize("key", ["setenv", "set_env"])
 def test_the_last_assignment_of_a_constraint_variable_the_env_takes_is_the_one_read(
@@ -408,6 +418,19 @@ def test_the_last_assignment_of_a_constraint_variable_the_env_takes_is_the_one_r
     tox = f"[tox]\nenvlist = py3\n[testenv]\n{key} =\n    {setenv}\ndeps = pytest\ncommands = pytest\n"
     write(tmp_path, {"tox.ini": tox, "a.txt": "", "b.txt": "", "pyproject.toml": PROJECT})
     assert sorted(plan_install(tmp_path, Settings()).constraint_files) == expected
+
+
+def test_the_env_testenv_is_read_for_is_its_own_section_where_it_has_one(tmp_path: Path) -> None:
+    # helper-4's review: `envlist = py3` with [testenv:py3] setting PIP_CONSTRAINT: `tox -e py3` reads
+    # that section (deps and commands from [testenv]); the tool read [testenv] alone
+    tox = (
+        "[tox]\nenvlist = py3\n[testenv]\ndeps = pytest\ncommands = pytest\n"
+        "[testenv:py3]\nsetenv = PIP_CONSTRAINT = a.txt\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "a.txt": "", "pyproject.toml": PROJECT})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirements, plan.constraint_files) == (["pytest"], ["a.txt"])
+    assert plan.test_source.startswith("tox.ini [testenv:py3]")
 
 
 def test_a_named_env_inherits_testenv_setenv_constraints_and_its_own_replace_them(tmp_path: Path) -> None:
