@@ -348,6 +348,29 @@ def test_an_install_command_with_options_of_its_own_stays_green(make_repo, run_c
     assert m["candidate"]["files"] == ["requirements.txt"]
 
 
+def test_constraints_the_tool_cannot_read_are_named_in_the_evidence(make_repo, run_codemod, tmp_path: Path):
+    """OpenStack's shape: deps take the upper constraints from the network unless the CI job names a file.
+    The tool reads nothing from the network, so the tests here ran without them; green, and said so."""
+    files = {
+        "requirements.txt": "acme-sdk==1.4.0\n",
+        "tox.ini": "[testenv]\ndeps =\n    -c{env:TOX_CONSTRAINTS_FILE:https://releases.invalid/upper}\n"
+        "    -r{toxinidir}/requirements.txt\n    pytest\ncommands = pytest\n",
+    }
+    task = tmp_path / "unread.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini"]'))
+    result = run_codemod(_repo(make_repo, "unread", files), task)
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    line = "tox.ini [testenv] deps: -c{env:TOX_CONSTRAINTS_FILE:https://releases.invalid/upper}"
+    assert m["installs"]["baseline"]["unread"] == line and "unread" not in m["installs"]["after"]
+    mr = result.artifact("merge_request.md").read_text()
+    assert (
+        "also reads what the tool could not, so the tests here ran without it (its CI may install other "
+        in mr
+    )
+    assert line in mr
+
+
 @pytest.mark.parametrize(
     ("files", "where"),
     [

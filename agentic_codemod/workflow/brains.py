@@ -263,6 +263,13 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
         changes, verification = _plain_bump_text(state, changes, verification)
     changes += _kept_lines(state)
+    unread = state.manifest.installs.get("baseline", {}).get("unread")
+    if unread:  # the repository's own install reads it, the tests here could not
+        verification += (
+            "\n\nThe repository's own install of its tests also reads what the tool could not, so the "
+            f"tests here ran without it (its CI may install other versions): "
+            f"{code(unread[:MR_ITEM_MAX_CHARS])}"
+        )
     findings = (
         "\n".join(
             f"- {f.severity}: {prose(_item(f.message))}" + (f" ({code(f.path)})" if f.path else "")

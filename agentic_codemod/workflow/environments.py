@@ -179,12 +179,13 @@ def _record(state: RunState, phase: str) -> str | None:
 
 def _install_record(state: RunState, phase: str) -> dict[str, str]:
     """run.json `installs[phase]`: how the environment was installed. `locked` (the lockfiles the baseline
-    installed under) and `locked_unread` are the baseline's: the after install is the bump's change,
+    installed under), `locked_unread`, `left_out` and `unread` (what the repository's own install of its
+    tests would take that this one did not) are the baseline's: the after install is the bump's change,
     checked by lock_changes."""
     install = dict(need(state.env).install)
     if phase != "baseline":
-        install.pop("locked", None)
-        install.pop("locked_unread", None)
+        for key in ("locked", "locked_unread", "left_out", "unread"):
+            install.pop(key, None)
     return install
 
 

@@ -84,6 +84,10 @@ class CiTestEnv:
     # and commands, line 0: read through substitutions): none is a declaration the bump edits
     # (adapters/python/extract.py)
     installs_at: tuple[tuple[int, str], ...] = ()
+    # tox: deps, setenv constraints and install_command lines whose substitutions the tool does not
+    # resolve (OpenStack's `-c{env:TOX_CONSTRAINTS_FILE:https://...}`): the repository's install reads
+    # them, the tests here do not (run.json installs.baseline.left_out, the merge request)
+    unread: tuple[str, ...] = ()
 
 
 def test_env(root: Path) -> CiTestEnv | None:
@@ -188,6 +192,7 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             note=chosen[1],
             testenv_deps_env=reading.testenv_deps_env,
             installs_at=tuple((0, line) for line in [*installed_with, *installs.requirement_lines]),
+            unread=tuple(dict.fromkeys(reading.unread)),
         )
     return None
 
@@ -203,6 +208,7 @@ class _ToxReading:
         self.conditions = tox_ini.FactorReading()
         self.count = 0
         self.testenv_deps_env: tox_ini.EnvReading | None = None  # where [testenv]'s deps were read
+        self.unread: list[str] = []  # "[section] key: line" the install would read through a substitution
         self._memo: dict[tuple[str, str, tox_ini.EnvReading], tuple[list[str], list[str]]] = {}
         envlist = next(
             (parser.get("tox", k, raw=True) for k in ("envlist", "env_list") if parser.has_option("tox", k)),
@@ -275,6 +281,8 @@ class _ToxReading:
                 held += also
                 continue
             line = POSARGS.sub(lambda m: m.group(1) or "", tox_ini.substituted(line))
+            if tox_ini.unread(key, line):
+                self.unread.append(f"[{source}] {key}: {line}")
             if "{" not in line or key in tox_ini.INSTALL_KEYS:  # tox_ini.installed_with reads its own
                 lines.append(line)
         self._memo[memo] = (lines, held)

@@ -102,6 +102,10 @@ def prepare_environment(
     locked, read, unread = lockfile.constraints(root, LOCKFILES, settings.budgets.max_lockfile_bytes)
     if unread:  # there, but nothing of it holds the baseline: said, not silently dropped
         install["locked_unread"] = ", ".join(unread)
+    if plan.left_out:  # lint-only packages, groups declared nowhere
+        install["left_out"] = "; ".join(plan.left_out)
+    if plan.unread:  # lines the repository's install reads through substitutions the tool cannot resolve
+        install["unread"] = "; ".join(plan.unread)
     if locked:  # the baseline tests what the repository's lockfile ships, not the newest its ranges admit
         repo_copy.write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
         plan = replace(plan, constraint_files=[*plan.constraint_files, LOCK_CONSTRAINTS])

@@ -62,6 +62,7 @@ class InstallPlan:
     editables: list[str] = field(default_factory=list)  # -e PATH of a tox/nox test source
     test_source: str = ""  # where the test requirements came from ("" : none found)
     left_out: list[str] = field(default_factory=list)  # lint-only requirements not installed
+    unread: list[str] = field(default_factory=list)  # the tests' install reads it, this one cannot
     # Names installed afresh even where the environment already holds a version that satisfies them:
     # the bump's pins, which must be the index's files, not what the baseline's build backend may have
     # left under their name. uv: --reinstall-package NAME. pip has no per-package form: the whole call
@@ -122,6 +123,7 @@ def plan_install(root: Path, settings: Settings) -> InstallPlan:
         editables=test.editables,
         test_source=source.label if source else "",
         left_out=source.left_out if source else [],
+        unread=source.unread if source else [],
     )
 
 

@@ -90,6 +90,8 @@ class TestSource:
     lines: list[str] = field(default_factory=list)  # requirements-file lines: strings, -r/-c/-e FILE
     extras: list[str] = field(default_factory=list)  # project extras installed as -e .[...]
     left_out: list[str] = field(default_factory=list)  # lint-only requirements not installed
+    # what the repository's install takes through a substitution the tool does not resolve (tox.ini)
+    unread: list[str] = field(default_factory=list)
 
 
 def choose(root: Path, project: dict[str, Any], installable: bool, settings: Settings) -> TestSource | None:
@@ -131,7 +133,8 @@ def _ci_source(root: Path, project: dict[str, Any], ci: ci_config.CiTestEnv) -> 
         else:
             unknown.append(f"group {name} (declared nowhere)")
     source = _linted(ci.source, lines, extras, project, root)
-    return TestSource(source.label, source.lines, source.extras, [*source.left_out, *unknown])
+    unread = [f"{ci.source.split(' ', 1)[0]} {line}" for line in ci.unread]
+    return TestSource(source.label, source.lines, source.extras, [*source.left_out, *unknown], unread)
 
 
 def _linted(

@@ -124,6 +124,18 @@ def installed_with(key: str, lines: list[str]) -> list[str]:
     return found
 
 
+def unread(key: str, line: str) -> bool:
+    """Whether a deps or INSTALL_KEYS line ({toxinidir} and the like already made) would add to the
+    install through a substitution the tool does not resolve (`-c{env:TOX_CONSTRAINTS_FILE:https://...}`,
+    `PIP_CONSTRAINT = {env:C}`): what it adds is unknown here."""
+    if key in ("setenv", "set_env"):
+        name, equals, value = line.partition("=")
+        return bool(equals) and name.strip() in CONSTRAINT_VARIABLES and "{" in value
+    if key == "install_command":
+        line = _INSTALL_SUBSTITUTION.sub("", line)
+    return key in ("deps", *INSTALL_KEYS) and "{" in line
+
+
 def outside_deps_lines(content: str) -> Iterator[tuple[int, str]]:
     """(1-based line, requirements-file line) of what every section's setenv, constraints and
     install_command lines add to an install (installed_with), for the walk of the files pip reads: a

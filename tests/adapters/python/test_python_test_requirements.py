@@ -433,6 +433,27 @@ def test_the_env_testenv_is_read_for_is_its_own_section_where_it_has_one(tmp_pat
     assert plan.test_source.startswith("tox.ini [testenv:py3]")
 
 
+def test_what_the_install_reads_through_substitutions_the_tool_cannot_resolve_is_named(
+    tmp_path: Path,
+) -> None:
+    # OpenStack's upper constraints come from the network unless the CI job names a file: the tests here
+    # install without them, and the run says so (run.json installs.baseline.unread, the merge request)
+    tox = (
+        "[testenv]\nsetenv =\n    PIP_CONSTRAINT = {env:CONSTRAINTS}\n    OTHER = {env:X}\n"
+        "install_command = pip install -c {envtmpdir}/c.txt {opts} {packages}\n"
+        "deps =\n    -c{env:TOX_CONSTRAINTS_FILE:https://releases.invalid/upper/master}\n"
+        "    -r{toxinidir}/requirements.txt\ncommands = pytest {env:PYTEST_ARGS:}\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "requirements.txt": "pytest\n", "pyproject.toml": PROJECT})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.requirement_files, plan.constraint_files) == (["requirements.txt"], [])
+    assert plan.unread == [
+        "tox.ini [testenv] setenv: PIP_CONSTRAINT = {env:CONSTRAINTS}",
+        "tox.ini [testenv] install_command: pip install -c {envtmpdir}/c.txt {opts} {packages}",
+        "tox.ini [testenv] deps: -c{env:TOX_CONSTRAINTS_FILE:https://releases.invalid/upper/master}",
+    ]
+
+
 def test_a_named_env_inherits_testenv_setenv_constraints_and_its_own_replace_them(tmp_path: Path) -> None:
     tox = (
         "[testenv]\nsetenv = PIP_CONSTRAINT = a.txt\ncommands = ruff check .\n\n"
