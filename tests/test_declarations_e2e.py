@@ -242,6 +242,45 @@ def test_a_pin_the_tests_nox_session_installs_requires_a_human_before_any_edit(
     assert result.manifest["candidate"]["files"] == ["requirements.txt"]
 
 
+@pytest.mark.parametrize(
+    ("files", "where"),
+    [
+        # pip's `--no-build-isolation` read as a prefix of uv's `--no-build-isolation-package`: it took
+        # the pin as its value (green, exit 0)
+        (
+            {"tox.ini": "[testenv]\ndeps = -r requirements.txt\ncommands_pre =\n"
+             "    pip install --no-build-isolation acme-sdk==1.4.0\ncommands = pytest\n"},
+            "tox.ini [testenv] installs acme-sdk==1.4.0",
+        ),
+        # tox's own interpreter, written as tox writes it (the line was dropped: green, exit 0)
+        (
+            {"tox.ini": "[testenv]\ndeps = -r requirements.txt\ncommands_pre =\n"
+             "    {envpython} -m pip install acme-sdk==1.4.0\ncommands = pytest\n"},
+            "tox.ini [testenv] installs acme-sdk==1.4.0",
+        ),
+        # an option whose value the noxfile does not fix took the pin as its value (green, exit 0)
+        (
+            {"noxfile.py": NOXFILE.replace(
+                '"acme-sdk==1.4.0"', '"--index-url", INDEX, "acme-sdk==1.4.0"'
+            ).replace("import nox\n", "import os\n\nimport nox\n\nINDEX = os.environ.get('INDEX')\n")},
+            "noxfile.py session tests installs acme-sdk==1.4.0",
+        ),
+    ],
+    ids=["no-build-isolation", "envpython", "nox-unknown-index"],
+)  # fmt: skip
+def test_a_pin_an_install_command_spells_another_way_requires_a_human(
+    make_repo, run_codemod, tmp_path: Path, files: dict[str, str], where: str
+):
+    """helper-5's review of the install-command reader: each of these was green, exit 0."""
+    task = tmp_path / "spelled.yml"
+    task.write_text(TASK.replace('"requirements/**"]', '"requirements/**", "tox.ini"]'))
+    repo = _repo(make_repo, "spelled", {"requirements.txt": "acme-sdk==1.4.0\n", **files})
+    result = run_codemod(repo, task)
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert where in m["reason"]
+
+
 def test_a_repository_whose_nox_session_already_pins_the_target_has_nothing_to_do(
     make_repo, run_codemod, tmp_path: Path
 ):

@@ -531,7 +531,7 @@ def _known_args(args: list[str | None]) -> list[str]:
     for i, arg in enumerate(args):
         if arg is None:
             continue
-        if arg in install_commands.PIP_FILE_OPTIONS and (i + 1 == len(args) or args[i + 1] is None):
+        if install_commands.takes_value(arg) and (i + 1 == len(args) or args[i + 1] is None):
             continue
         known.append(arg)
     return known

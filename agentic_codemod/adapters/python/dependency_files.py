@@ -38,6 +38,7 @@ from agentic_codemod.adapters.python import (
     tox_ini,
 )
 from agentic_codemod.adapters.types import DependencyFiles, Refusal
+from agentic_codemod.config import CI_CONFIG_MAX_BYTES
 from agentic_codemod.errors import InputError
 
 # Options by which a requirements file would choose where packages come from.
@@ -136,7 +137,7 @@ class _Walk:
 
     def option(self, rel: str, directory: Path, option: requirement_options.Option) -> None:
         name, value, line = option.name, option.value, option.line
-        if name != "requirement" and (not_a_path := _not_a_path(value)) is not None:
+        if name != "requirement" and (not_a_path := _not_a_path(_file_url_path(value))) is not None:
             self.refuse(rel, line, f"{name} {value[:80]!r}: {not_a_path}")
         elif name in INDEX_OPTIONS:
             self.refuse(rel, line, f"{name}: a repository may not choose where packages come from")
@@ -204,6 +205,10 @@ class _Walk:
         are the files setenv, constraints and install_command add to every install (`PIP_CONSTRAINT=FILE`
         read as `-c FILE`, tox_ini.outside_deps_lines)."""
         try:
+            if path.stat().st_size > CI_CONFIG_MAX_BYTES:  # as ci_config reads it: no reading is cut short
+                limit = CI_CONFIG_MAX_BYTES
+                self.refuse(rel, None, f"larger than {limit} bytes (config.CI_CONFIG_MAX_BYTES)")
+                return
             content = path.read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
             self.refuse(rel, None, f"cannot be read safely: {exc}")
@@ -245,8 +250,9 @@ class _Walk:
 
 
 def _not_a_path(value: str) -> str | None:
-    """Why a file option's value names no file any file system holds (a NUL byte, a name past the
-    limits), else None: refused at its line rather than failing the run where a path is made of it."""
+    """Why a file option's value (a `file:` URL decoded) names no file any file system holds (a NUL byte,
+    a name past the limits), else None: refused at its line rather than failing the run where a path is
+    made of it."""
     if "\0" in value:
         return "holds a NUL byte"
     if len(value.encode("utf-8", "surrogateescape")) > PATH_MAX_BYTES or any(

@@ -19,6 +19,7 @@ extra of that name.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -26,9 +27,12 @@ from pathlib import PurePosixPath
 
 # pip options that take a value and say what to install.
 PIP_FILE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable"})
+# uv's spellings of them: its plural `--constraints`, and its overrides (a version forced on every
+# install, read here as a constraint: what the tests' install may take of the SDK).
+_FILE_ALIASES = {"--constraints": "--constraint", "--override": "--constraint", "--overrides": "--constraint"}
 # The other options of `pip install` and `uv pip install` that take a value: the value is not a
 # requirement (`--upgrade-strategy eager`, `-i URL`: the tool's own index configuration decides where
-# packages come from). pip also takes a long option by any unambiguous prefix (`--constr FILE`).
+# packages come from).
 _VALUE_OPTIONS = frozenset(
     {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "-t", "--target",
      "--platform", "--python-version", "--implementation", "--abi", "--root", "--prefix", "--src",
@@ -36,13 +40,31 @@ _VALUE_OPTIONS = frozenset(
      "--only-binary", "-C", "--config-settings", "--global-option", "--build-option", "--install-option",
      "--log", "--log-file", "--proxy", "--retries", "--timeout", "--exists-action", "--cert",
      "--client-cert", "--cache-dir", "--python", "--keyring-provider", "--use-feature",
-     "--use-deprecated", "--resume-retries", "--group", "--format", "--config-setting", "--override",
-     "--build-constraint", "-b", "-p", "--python-platform", "--index", "--default-index",
-     "--index-strategy", "--resolution", "--prerelease", "--exclude-newer", "--link-mode",
-     "-P", "--upgrade-package", "--reinstall-package", "--no-build-isolation-package", "--torch-backend",
-     "--config-file", "--directory", "--project", "--color", "--allow-insecure-host", "--extra"}
+     "--use-deprecated", "--resume-retries", "--group", "--format", "--config-setting",
+     "--build-constraint", "--build-constraints", "-b", "-p", "--python-platform", "--index",
+     "--default-index", "--index-strategy", "--resolution", "--prerelease", "--exclude-newer",
+     "--link-mode", "-P", "--upgrade-package", "--reinstall-package", "--no-build-isolation-package",
+     "--torch-backend", "--config-file", "--directory", "--project", "--color", "--allow-insecure-host",
+     "--extra", "--refresh-package", "--no-build-package", "--no-binary-package", "--config-settings-package",
+     "--exclude-newer-package", "--excludes", "--fork-strategy"}
 )  # fmt: skip
-_LONG_OPTIONS = sorted(o for o in (*PIP_FILE_OPTIONS, *_VALUE_OPTIONS) if o.startswith("--"))
+# Their flags (no value): pip reads a long option by any unambiguous prefix of all of its long options,
+# flags included (`--no-build-isolation` is itself, not a prefix of uv's `--no-build-isolation-package`).
+_FLAGS = frozenset(
+    {"--no-deps", "--pre", "--user", "--upgrade", "--force-reinstall", "--ignore-installed",
+     "--ignore-requires-python", "--no-build-isolation", "--use-pep517", "--no-use-pep517",
+     "--check-build-dependencies", "--break-system-packages", "--compile", "--no-compile",
+     "--no-warn-script-location", "--no-warn-conflicts", "--prefer-binary", "--require-hashes",
+     "--no-clean", "--dry-run", "--no-index", "--isolated", "--verbose", "--quiet", "--no-input",
+     "--no-cache-dir", "--disable-pip-version-check", "--no-color", "--no-python-version-warning",
+     "--debug", "--require-virtualenv", "--reinstall", "--refresh", "--offline", "--no-cache", "--system",
+     "--strict", "--compile-bytecode", "--no-sources", "--exact", "--no-build", "--verify-hashes",
+     "--no-verify-hashes", "--native-tls", "--no-progress", "--no-config", "--preview", "--all-extras",
+     "--no-binary-all", "--only-binary-all", "--no-strict"}
+)  # fmt: skip
+_LONG_OPTIONS = sorted(
+    o for o in (*PIP_FILE_OPTIONS, *_FILE_ALIASES, *_VALUE_OPTIONS, *_FLAGS) if o.startswith("--")
+)
 # `python -I -m pip`, `python3.11 -m pip`: an interpreter, its own flags, then the module
 _INTERPRETER = re.compile(r"^(?:python|pypy)[\d.]*$")
 ALL = ":all"
@@ -78,17 +100,18 @@ def pip_lines(args: list[str]) -> Installs:
     FILE`, `--constraint=FILE`, `-cFILE`, `--constr FILE`); other options left out with their values
     (`--upgrade-strategy eager`, `-i URL`), flags (--upgrade, --pre ...) left out."""
     found = Installs()
-    queue = list(args)
+    queue = collections.deque(args)
     while queue:
-        arg = queue.pop(0)
+        arg = queue.popleft()
         option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         option = _long_option(option)
+        option = _FILE_ALIASES.get(option, option)
         if option in PIP_FILE_OPTIONS:
-            value = value if equals else (queue.pop(0) if queue else "")
+            value = value if equals else (queue.popleft() if queue else "")
             if value:
                 found.requirement_lines.append(f"{option} {value}")
         elif option in _VALUE_OPTIONS:
-            value = value if equals else (queue.pop(0) if queue else "")
+            value = value if equals else (queue.popleft() if queue else "")
             if option == "--group" and value:  # pip 25.1: a PEP 735 group (PYPROJECT:NAME: another file's)
                 found.groups.append(value)
         elif re.match(r"^-[rce]\S", arg):
@@ -98,12 +121,19 @@ def pip_lines(args: list[str]) -> Installs:
     return found
 
 
+def takes_value(option: str) -> bool:
+    """Whether an install command option (`--index-url`, `-r`, `--constr`) takes the next argument."""
+    option = _long_option(option)
+    return option in PIP_FILE_OPTIONS or option in _FILE_ALIASES or option in _VALUE_OPTIONS
+
+
 def _long_option(option: str) -> str:
-    """A long option as pip reads it: itself, or the one long option it is an unambiguous prefix of."""
-    if not option.startswith("--") or option in PIP_FILE_OPTIONS or option in _VALUE_OPTIONS:
+    """A long option as pip reads it: itself where it is one, else the one long option (flags included)
+    it is an unambiguous prefix of."""
+    if not option.startswith("--") or option in _LONG_OPTIONS:
         return option
-    matching = [o for o in _LONG_OPTIONS if o.startswith(option)]
-    return matching[0] if len(matching) == 1 else option
+    matching = {_FILE_ALIASES.get(o, o) for o in _LONG_OPTIONS if o.startswith(option)}
+    return matching.pop() if len(matching) == 1 else option
 
 
 def _grouped(tool: str, args: list[str]) -> Installs:

@@ -80,8 +80,9 @@ def _requirements(content: str, canonical: str) -> Iterator[tuple[int, int, str,
 # tox 4 reads set_env as setenv.
 INSTALL_KEYS = ("setenv", "set_env", "constraints", "install_command")
 # Environment variables whose value is constraints files every install in the env applies: pip's
-# (PIP_<option>), and uv's where tox installs with uv (tox-uv).
-CONSTRAINT_VARIABLES = frozenset({"PIP_CONSTRAINT", "UV_CONSTRAINT"})
+# (PIP_<option>), and uv's where tox installs with uv (tox-uv; an override forces a version: read as a
+# constraint, what the tests' install may take).
+CONSTRAINT_VARIABLES = frozenset({"PIP_CONSTRAINT", "UV_CONSTRAINT", "UV_OVERRIDE"})
 # install_command's own substitutions: what tox installs ({packages}) and its options ({opts}) come from
 # deps and the package; what is left is the command's own arguments (`-c FILE`, a literal requirement).
 _INSTALL_SUBSTITUTIONS = {"{opts}": "", "{packages}": "", "{envpython}": "python", "{env_python}": "python"}
@@ -143,18 +144,18 @@ def outside_deps_lines(content: str) -> Iterator[tuple[int, str]]:
     for (_section, key), lines in _values(content).items():
         if key not in INSTALL_KEYS:
             continue
-        first, joined = 0, ""
+        first, parts = 0, list[str]()
         for index, offset, line, _condition in lines:  # a line ending in `\` goes on on the next
             value = uncommented(line[offset:]).strip()
-            first, joined = (first if joined else index), f"{joined} {value}".strip()
-            if joined.endswith("\\"):
-                joined = joined[:-1]
+            first = first if parts else index
+            parts.append(value.removesuffix("\\"))
+            if value.endswith("\\"):
                 continue
-            for text in installed_with(key, [substituted(joined)]):
+            for text in installed_with(key, [substituted(" ".join(parts))]):
                 yield first + 1, text
-            joined = ""
-        if joined:
-            for text in installed_with(key, [substituted(joined)]):
+            parts = []
+        if parts:
+            for text in installed_with(key, [substituted(" ".join(parts))]):
                 yield first + 1, text
 
 
@@ -165,10 +166,15 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
 
 def substituted(text: str) -> str:
     """A value with the substitutions the file itself fixes made: {toxinidir} and {tox_root} (tox.ini's
-    folder, "."), {/} (the path separator), and {env:NAME:DEFAULT} where DEFAULT is a local path (the
+    folder, "."), {/} (the path separator), {envpython} ("python") and {envbindir}/ (the env's programs,
+    run by name), and {env:NAME:DEFAULT} where DEFAULT is a local path (the
     file the tests' install reads unless the CI job sets NAME; a URL default stays a substitution, left
     out: the tool reads no file from the network). Other substitutions stay."""
     text = text.replace("{toxinidir}", ".").replace("{tox_root}", ".").replace("{/}", "/")
+    for name in ("{envpython}", "{env_python}"):  # the env's own interpreter, and the folder it is in
+        text = text.replace(name, "python")
+    for name in ("{envbindir}/", "{env_bin_dir}/"):
+        text = text.replace(name, "")
     return _ENV_DEFAULT.sub(lambda m: m.group(0) if _URL.match(m.group(1)) else m.group(1), text)
 
 

@@ -313,3 +313,21 @@ def test_tox_values_continued_and_substituted_name_the_files_tox_reads(tmp_path:
         ["ci/reqs.txt"],
         ["ci/a.txt", "ci/b.txt", "ci/c.txt"],
     )
+
+
+def test_a_percent_encoded_nul_and_an_oversized_tox_ini_are_refused(tmp_path: Path) -> None:
+    # helper-5's review: `-c file:c%00.txt` decoded to a NUL byte and failed the run (exit 1); the walk
+    # read a tox.ini of any size (quadratic work on 12 MB of continued lines: minutes)
+    write(tmp_path, {"requirements.txt": "-c file:c%00.txt\n", "tox.ini": "[testenv]\n" + "#" * 300_000})
+    refused = sorted(str(r) for r in read_dependency_files(tmp_path).refused)
+    assert refused == [
+        "requirements.txt line 1: --constraint 'file:c%00.txt': holds a NUL byte",
+        "tox.ini: larger than 256000 bytes (config.CI_CONFIG_MAX_BYTES)",
+    ]
+
+
+def test_uv_overrides_in_setenv_are_read_as_constraints(tmp_path: Path) -> None:
+    tox = "[testenv]\nsetenv = UV_OVERRIDE = ci/o.txt\ndeps = pytest\ncommands = pytest\n"
+    write(tmp_path, {"tox.ini": tox, "ci/o.txt": "acme-sdk==1.4.0\n"})
+    assert read_dependency_files(tmp_path).files == ["ci/o.txt", "tox.ini"]
+    assert plan_install(tmp_path, Settings()).constraint_files == ["ci/o.txt"]

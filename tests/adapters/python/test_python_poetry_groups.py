@@ -119,6 +119,18 @@ def test_groups_read_the_legacy_dev_dependencies_and_every_group_without_python(
             "python -m uv pip install -c a.txt y",
             install_commands.Installs(requirement_lines=["-c a.txt", "y"]),
         ),
+        # helper-5's review: a flag that is also a prefix of a longer option is itself; uv's spellings
+        (
+            "pip install --no-build-isolation --no-deps a==1",
+            install_commands.Installs(requirement_lines=["a==1"]),
+        ),
+        ("uv pip install --reinstall --no-build b==1", install_commands.Installs(requirement_lines=["b==1"])),
+        (
+            "uv pip install --override o.txt --overrides=p.txt --constraints c.txt",
+            install_commands.Installs(
+                requirement_lines=["--constraint o.txt", "--constraint p.txt", "--constraint c.txt"]
+            ),
+        ),
         ("python -c pass", None),
         ("python -m pipx install x", None),
     ],
