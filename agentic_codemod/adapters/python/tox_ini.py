@@ -9,9 +9,11 @@ tox's factor conditions, read as tox 4 reads them (tox/config/loader/ini/factor.
     condition_holds / condition_takes      the same for one condition
     generic_env(envlist) -> EnvReading     the env [testenv] is read for, and whether envlist has it
     env_factors(section) -> factors        the factors of the env a [testenv:NAME] is read for
-    installed_with(key, value) -> lines    what a testenv's setenv, constraints or install_command line
-                                           adds to every install of the env (`-c FILE`, `-r FILE`, ...)
+    installed_with(key, lines) -> lines    what a testenv's setenv, constraints or install_command lines
+                                           add to every install of the env (`-c FILE`, `-r FILE`, ...)
     outside_deps_lines(content) -> (line, text)   those lines of every section, for the file walk
+    substituted(text) -> text              the substitutions the file itself fixes, made
+    unread(key, line) -> bool              a line the install reads through a substitution left unmade
 
 Lines are walked the way tox's ini reader sees them (a section header, `key = value` at column 0, indented
 continuation lines, full-line `#`/`;` comments). A deps line may start with factor conditions
@@ -85,21 +87,20 @@ INSTALL_KEYS = ("setenv", "set_env", "constraints", "install_command")
 CONSTRAINT_VARIABLES = frozenset({"PIP_CONSTRAINT", "UV_CONSTRAINT", "UV_OVERRIDE"})
 # install_command's own substitutions: what tox installs ({packages}) and its options ({opts}) come from
 # deps and the package; what is left is the command's own arguments (`-c FILE`, a literal requirement).
-_INSTALL_SUBSTITUTIONS = {"{opts}": "", "{packages}": "", "{envpython}": "python", "{env_python}": "python"}
-_INSTALL_SUBSTITUTION = re.compile("|".join(re.escape(k) for k in _INSTALL_SUBSTITUTIONS))
+_INSTALL_SUBSTITUTION = re.compile(r"\{opts\}|\{packages\}")
 _NO_FILE = "/dev/null"  # `PIP_CONSTRAINT = /dev/null`: no constraints in this env (an empty file)
 
 
 def installed_with(key: str, lines: list[str]) -> list[str]:
     """What the value lines of a testenv's `key` (an INSTALL_KEYS key: the lines that hold for the env, in
-    order, {toxinidir} already read as ".") add to every install of the env, as requirements-file lines:
+    order, already `substituted`) add to every install of the env, as requirements-file lines:
       setenv   the files PIP_CONSTRAINT / UV_CONSTRAINT name (whitespace-separated) as `-c FILE`, each
                variable as its last assignment sets it (`py38: PIP_CONSTRAINT = /dev/null` after the
                general one replaces it there); empty or /dev/null: none;
       constraints     each file as `-c FILE` (tox 4's own setting);
       install_command its own arguments (install_commands.parse: `-c FILE`, `-r FILE`, requirements).
-    A value with another substitution is not read, as deps' are not (`{env:NAME:DEFAULT}`: whatever the
-    CI job sets)."""
+    A value with a substitution left unmade is not read, as deps' are not (`{env:NAME}` without a local
+    default: whatever the CI job sets; `unread` names it)."""
     if key in ("setenv", "set_env"):
         assigned: dict[str, str] = {}
         for line in lines:
@@ -111,7 +112,7 @@ def installed_with(key: str, lines: list[str]) -> list[str]:
     found = []
     for line in lines:
         if key == "install_command":
-            line = _INSTALL_SUBSTITUTION.sub(lambda m: _INSTALL_SUBSTITUTIONS[m.group(0)], line)
+            line = _INSTALL_SUBSTITUTION.sub("", line)
         if "{" in line:
             continue
         if key == "constraints":
@@ -167,9 +168,9 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
 def substituted(text: str) -> str:
     """A value with the substitutions the file itself fixes made: {toxinidir} and {tox_root} (tox.ini's
     folder, "."), {/} (the path separator), {envpython} ("python") and {envbindir}/ (the env's programs,
-    run by name), and {env:NAME:DEFAULT} where DEFAULT is a local path (the
-    file the tests' install reads unless the CI job sets NAME; a URL default stays a substitution, left
-    out: the tool reads no file from the network). Other substitutions stay."""
+    run by name), and {env:NAME:DEFAULT} where DEFAULT is a local path (the file the tests' install reads
+    unless the CI job sets NAME; a URL default stays a substitution, left out: the tool reads no file from
+    the network). Other substitutions stay (a NAME the env's own setenv sets is not looked up there)."""
     text = text.replace("{toxinidir}", ".").replace("{tox_root}", ".").replace("{/}", "/")
     for name in ("{envpython}", "{env_python}"):  # the env's own interpreter, and the folder it is in
         text = text.replace(name, "python")
