@@ -7,7 +7,8 @@ A testenv often installs its test requirements with a command rather than `deps`
 build its own environment); what it names is installed by the tool's own pip instead:
 
     pip install ARGS / python -m pip install ARGS   requirement strings, -r/-c/-e FILE, --group NAME (other
-                                                    options left out with their values: --timeout 60)
+                                                    options left out with their values: --timeout 60;
+                                                    global ones too: `pip -q install`, `python -I -m pip`)
     pdm sync|install -G A,B --group C               groups A, B, C (a PEP 735 / PDM dev group or an extra);
                                                     `:all`: every extra
     uv sync|pip install --extra A --group B         extras A, groups B; --all-extras, --all-groups
@@ -86,6 +87,10 @@ def parse(tokens: list[str]) -> Installs | None:
         if all(re.fullmatch(r"-[A-Za-z]+", f) for f in flags) and module in (["pip"], ["uv"]):
             words = [*module, *words[len(flags) + 3 :]]
     tool, rest = (words[0], words[1:]) if words else ("", [])
+    if tool in ("pip", "pip3", "uv"):  # global options before the command (`pip -q install`, `uv -q pip`)
+        rest = _after_global_options(rest)
+        if tool == "uv" and rest[:1] == ["pip"]:
+            rest = ["pip", *_after_global_options(rest[1:])]
     if tool == "uv" and rest[:2] == ["pip", "install"]:
         return pip_lines(rest[2:])
     if tool in ("pip", "pip3") and rest[:1] == ["install"]:
@@ -119,6 +124,14 @@ def pip_lines(args: list[str]) -> Installs:
         elif not arg.startswith("-"):
             found.requirement_lines.append(arg)
     return found
+
+
+def _after_global_options(words: list[str]) -> list[str]:
+    """The words from the first that is not an option (or an option's value) on."""
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if "=" not in words[i] and takes_value(words[i]) else 1
+    return words[i:]
 
 
 def takes_value(option: str) -> bool:

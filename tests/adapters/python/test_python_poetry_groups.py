@@ -131,6 +131,13 @@ def test_groups_read_the_legacy_dev_dependencies_and_every_group_without_python(
                 requirement_lines=["--constraint o.txt", "--constraint p.txt", "--constraint c.txt"]
             ),
         ),
+        # global options before the command, with their values (helper-5's review: not read, green)
+        (
+            "python -m pip -q --timeout 60 install acme==1",
+            install_commands.Installs(requirement_lines=["acme==1"]),
+        ),
+        ("uv -q pip --python 3.11 install b==1", install_commands.Installs(requirement_lines=["b==1"])),
+        ("pip --log install.txt list", None),
         ("python -c pass", None),
         ("python -m pipx install x", None),
     ],
