@@ -86,7 +86,7 @@ class CiTestEnv:
     installs_at: tuple[tuple[int, str], ...] = ()
     # tox: deps, setenv constraints and install_command lines whose substitutions the tool does not
     # resolve (OpenStack's `-c{env:TOX_CONSTRAINTS_FILE:https://...}`): the repository's install reads
-    # them, the tests here do not (run.json installs.baseline.left_out, the merge request)
+    # them, the tests here do not (run.json installs.baseline.unread, the merge request)
     unread: tuple[str, ...] = ()
 
 
