@@ -480,3 +480,78 @@ def test_what_the_tests_install_asks_for_off_the_target_requires_a_human_whereve
     m = result.manifest
     assert result.code == 3 and m["status"] == "requires_human", m["reason"]
     assert f"still asks for acme-sdk off 2.1.0: {where}" in m["reason"]
+
+
+UV_PROJECT = (
+    '[project]\nname = "acme-app"\nversion = "0.1"\nrequires-python = ">=3.11"\n'
+    'dependencies = ["acme-sdk>=1.4,<2"]\n\n{tool}\n'
+    '[tool.pytest.ini_options]\npythonpath = ["src"]\ntestpaths = ["tests"]\n'
+)
+
+
+def _pyproject_task(tmp_path: Path, also_bump: str = "") -> Path:
+    task = tmp_path / f"pyproject-task{'-named' if also_bump else ''}.yml"
+    text = TASK.replace('"requirements/**"]', '"requirements/**", "pyproject.toml"]')
+    task.write_text(text.replace('to: "2.1.0"}', f'to: "2.1.0"{also_bump}}}'))
+    return task
+
+
+def test_the_dev_groups_and_envs_uv_pdm_and_hatch_install_are_bumped_with_the_project(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """A pin in [tool.uv] dev-dependencies, [tool.pdm.dev-dependencies] or a Hatch env was left as it was
+    beside a bumped [project] range: green, exit 0, and the merged tree's own `uv sync` (pdm install, hatch
+    env create) could not resolve (`acme-sdk>=2.1.0,<3` and `acme-sdk>=1.4,<2`). Now they are bumped too."""
+    tool = (
+        '[tool.uv]\ndev-dependencies = ["pytest", "acme-sdk>=1.4,<2"]\n'
+        '[tool.pdm.dev-dependencies]\ntest = ["pytest", "acme-sdk~=1.4"]\n'
+        '[tool.hatch.envs.default]\ndependencies = ["pytest", "acme-sdk>=1.4,<2"]\n'
+    )
+    repo = _repo(make_repo, "tool-tables", {"pyproject.toml": UV_PROJECT.replace("{tool}", tool)})
+    result = run_codemod(repo, _pyproject_task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    bumped = [line for line in result.artifact("changes.patch").read_text().splitlines() if line[:2] == "+d"]
+    assert bumped == [
+        '+dependencies = ["acme-sdk>=2.1.0,<3"]',
+        '+dev-dependencies = ["pytest", "acme-sdk>=2.1.0,<3"]',
+        '+dependencies = ["pytest", "acme-sdk>=2.1.0,<3"]',
+    ]
+    assert '+test = ["pytest", "acme-sdk~=2.1"]' in result.artifact("changes.patch").read_text()
+
+
+@pytest.mark.parametrize(
+    ("tool", "where"),
+    [
+        ('[tool.uv]\noverride-dependencies = ["acme-sdk==1.4.0"]\n',
+         "pyproject.toml [tool.uv] override-dependencies: acme-sdk==1.4.0"),
+        ('[tool.uv]\nconstraint-dependencies = ["acme-sdk<2"]\n',
+         "pyproject.toml [tool.uv] constraint-dependencies: acme-sdk<2"),
+        ('[tool.pdm.resolution.overrides]\nacme-sdk = "==1.4.0"\n',
+         "pyproject.toml [tool.pdm.resolution.overrides]: acme-sdk = '==1.4.0'"),
+        ('[tool.uv.sources]\nacme-sdk = { git = "https://example.invalid/acme-sdk", tag = "v1.4.0" }\n',
+         "pyproject.toml [tool.uv.sources]: acme-sdk = {'git': 'https://example.invalid/acme-sdk'"),
+    ],
+    ids=["uv-override", "uv-constraint", "pdm-override", "uv-git-source"],
+)  # fmt: skip
+def test_what_uv_and_pdm_apply_to_the_projects_install_off_the_target_requires_a_human(
+    make_repo, run_codemod, tmp_path: Path, tool: str, where: str
+):
+    """uv's and PDM's constraints and overrides, and a uv source that takes the SDK from git, are applied to
+    every install uv or PDM makes of the project, and the tool's own install reads none of them: each was
+    green, exit 0, its tests run on the index's 2.1.0 while the project's own install would take 1.4.0 (or
+    the git tag)."""
+    repo = _repo(make_repo, "resolver", {"pyproject.toml": UV_PROJECT.replace("{tool}", tool)})
+    result = run_codemod(repo, _pyproject_task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert f"still asks for acme-sdk off 2.1.0: {where}" in m["reason"]
+    assert all(v["phase"] == "baseline" for v in m["verifications"])  # never tested as the target
+    if "sources" not in where:  # named in also_bump, the constraint or override is bumped: green
+        result = run_codemod(repo, _pyproject_task(tmp_path, ", also_bump: [pyproject.toml]"))
+        assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
+        patch = result.artifact("changes.patch").read_text().splitlines()
+        added = [line for line in patch if line.startswith("+") and "acme" in line]
+        assert len(added) == 2 and not any("1.4" in line for line in added), added

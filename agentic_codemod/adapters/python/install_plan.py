@@ -48,6 +48,8 @@ from agentic_codemod.errors import CodemodError
 RUNTIME_FILE_ROLES = frozenset(
     {"base", "common", "main", "prod", "production", "runtime", "install", "requirements"}
 )
+# [tool.uv.sources] keys that take a package from somewhere else than an index.
+SOURCE_KINDS = frozenset({"git", "path", "url", "workspace"})
 # Runner -> the requirement that provides it, when the plan does not declare it already.
 RUNNER_PACKAGES = {"stestr": "stestr"}
 
@@ -145,7 +147,44 @@ def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str,
     found += _asked_in_files(root, files, canonical)
     for editable in plan.editables:
         found += _asked_by_editable(root, editable, canonical)
+    return found + _asked_by_resolver(_pyproject(root), canonical)
+
+
+def _asked_by_resolver(project: dict[str, Any], canonical: str) -> list[tuple[str, str, str | None]]:
+    """What uv and PDM apply to every install of the project besides its requirements (the tool's own
+    install does not read their settings, so a pin there would pass here and hold the project's install on
+    the old version): [tool.uv] constraint- and override-dependencies, [tool.pdm.resolution.overrides], and
+    a [tool.uv.sources] entry for the SDK other than an index (git, a path, a URL, a workspace member: no
+    version that can be read, so off target)."""
+    tool = _table(project, "tool")
+    uv = _table(tool, "uv")
+    found = [
+        _asked(f"pyproject.toml [tool.uv] {key}", text, requirement)
+        for key in ("constraint-dependencies", "override-dependencies")
+        for text in _string_items(uv.get(key))
+        if (requirement := pep508.parse(text)) is not None and _applies(requirement, canonical)
+    ]
+    overrides = _table(_table(_table(tool, "pdm"), "resolution"), "overrides")
+    for name, value in overrides.items():
+        if pep508.canonical(name) == canonical and isinstance(value, str):
+            requirement = pep508.parse(f"{name} {value}") if value.strip() else None
+            written = None if requirement is None or requirement.url else str(requirement.specifier)
+            found.append(("pyproject.toml [tool.pdm.resolution.overrides]", f"{name} = {value!r}", written))
+    for name, source in _table(uv, "sources").items():
+        if pep508.canonical(name) == canonical and not _index_only(source):
+            found.append(("pyproject.toml [tool.uv.sources]", f"{name} = {source}", None))
     return found
+
+
+def _index_only(source: Any) -> bool:
+    """Whether a [tool.uv.sources] value only names indexes (under markers): the version still comes from
+    the requirements. Anything else (git, path, url, workspace, a shape uv may add) is off target."""
+    entries = source if isinstance(source, list) else [source]
+    return all(isinstance(e, dict) and "index" in e and not e.keys() & SOURCE_KINDS for e in entries)
+
+
+def _string_items(array: Any) -> list[str]:
+    return [item for item in array if isinstance(item, str)] if isinstance(array, list) else []
 
 
 def _applies(requirement: Requirement, canonical: str) -> bool:

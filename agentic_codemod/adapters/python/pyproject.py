@@ -4,6 +4,15 @@
     [dependency-groups]                                          PEP 735 requirement strings  (pep735)
     [tool.poetry.dependencies], [tool.poetry.dev-dependencies],
     [tool.poetry.group.<name>.dependencies]                      Poetry constraints           (poetry)
+    [tool.uv] dev-, constraint-, override-dependencies,
+    [tool.pdm.dev-dependencies], [tool.hatch.envs.<name>]
+    dependencies and extra-dependencies                          PEP 508 requirement strings  (pep735)
+    [tool.pdm.resolution.overrides]                              name = "PEP 440 specifier"   (pdm-override)
+
+The tool tables are what uv (`uv sync`, `uv run`), PDM and Hatch install for the project's own
+environments: a pin there that the bump left would make the repository's install ask for the old version
+while the tests here ran on the new one. Entries that are not PEP 508 strings (PDM's `-e file:///...`, a
+Hatch matrix's `{matrix:...}`) declare nothing that can be read, as elsewhere.
 
 tomlkit edits the document in place and keeps every other byte. A string is replaced by a string of
 the same quoting whose source text differs only inside the specifier. Line numbers come from the same
@@ -23,6 +32,9 @@ from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration, Style
 
 LINE_MARKER = "agentic-codemod-line-marker"
+# [tool.uv]'s requirement arrays: the legacy dev group `uv sync` installs, and the resolver's constraints
+# and overrides, which apply to every uv install of the project.
+UV_ARRAYS = ("dev-dependencies", "constraint-dependencies", "override-dependencies")
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,8 @@ def declares_dependencies(content: str) -> bool:
             "optional-dependencies" in project,
             "dependency-groups" in doc,
             any(table for _, table in _poetry_tables(poetry)),
+            any(array for _, array in _tool_arrays(doc)),
+            _pdm_overrides(doc),
         )
     )
 
@@ -103,12 +117,41 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
     groups = _table(doc, "dependency-groups")
     arrays += [("pep735", f"dependency-groups.{name}", group) for name, group in groups.items()]
     arrays += [("pep518", "build-system.requires", _table(doc, "build-system").get("requires"))]
+    arrays += [("pep735", where, array) for where, array in _tool_arrays(doc)]
     slots = [
         slot for kind, where, array in arrays for slot in _requirement_slots(array, canonical, kind, where)
     ]
     for section, table in _poetry_tables(_table(_table(doc, "tool"), "poetry")):
         slots += _poetry_slots(table, canonical, section)
+    overrides = _pdm_overrides(doc)
+    slots += [
+        _Slot(overrides, key, key, "pdm-override", "pep440", "tool.pdm.resolution.overrides")
+        for key in overrides
+        if pep508.canonical(key) == canonical and isinstance(overrides[key], str)
+    ]
     return slots
+
+
+def _tool_arrays(doc: TOMLDocument) -> list[tuple[str, Any]]:
+    """(section, array) of the requirement-string arrays of uv's, PDM's and Hatch's own tables."""
+    tool = _table(doc, "tool")
+    uv, pdm, hatch = _table(tool, "uv"), _table(tool, "pdm"), _table(tool, "hatch")
+    arrays = [(f"tool.uv.{key}", uv.get(key)) for key in UV_ARRAYS]
+    arrays += [
+        (f"tool.pdm.dev-dependencies.{name}", group)
+        for name, group in _table(pdm, "dev-dependencies").items()
+    ]
+    arrays += [
+        (f"tool.hatch.envs.{name}.{key}", _table(envs, name).get(key))
+        for envs in [_table(hatch, "envs")]
+        for name in envs
+        for key in ("dependencies", "extra-dependencies")
+    ]
+    return arrays
+
+
+def _pdm_overrides(doc: TOMLDocument) -> dict[str, Any]:
+    return _table(_table(_table(_table(doc, "tool"), "pdm"), "resolution"), "overrides")
 
 
 def _requirement_slots(array: Any, canonical: str, kind: str, section: str) -> list[_Slot]:
@@ -169,6 +212,8 @@ def _span(value: str, slot: _Slot) -> tuple[int, int] | None:
         return None  # a Poetry git/path/url table
     if slot.style == "poetry":
         return _strip(value)
+    if slot.kind == "pdm-override":  # a bare specifier, or a URL (no version to edit)
+        return _strip(value) if _specifier_only(value) else None
     requirement = pep508.parse(value)
     return pep508.specifier_span(value, requirement) if requirement else None
 
@@ -207,6 +252,11 @@ def _line(content: str, canonical: str, index: int) -> int:
         if LINE_MARKER in line:
             return number
     raise AssertionError("line marker vanished from the TOML output")
+
+
+def _specifier_only(value: str) -> bool:
+    requirement = pep508.parse(f"x {value.strip()}") if value.strip() else None
+    return requirement is not None and not requirement.url and requirement.marker is None
 
 
 def _table(parent: Any, key: str) -> dict[str, Any]:

@@ -502,3 +502,63 @@ def test_a_pin_the_tests_tox_env_installs_with_a_command_is_a_test_declaration_t
     sdk = SdkSpec.model_validate({"name": "acme-sdk", "ecosystem": "python", "from": ">=1,<2", "to": "2.0.0"})
     with pytest.raises(RequiresHuman, match=r"tox\.ini \[testenv\] installs acme-sdk==1\.4\.0 with an"):
         declarations._check(None, sdk, found, declarations.pending(sdk, found))  # type: ignore[arg-type]
+
+
+def test_what_uv_pdm_and_hatch_install_for_the_project_are_declarations_with_roles(tmp_path: Path) -> None:
+    """The tool tables uv, PDM and Hatch install the project's own environments from: a pin there that the
+    bump left made the repository's install ask for the old version while the tests here ran on the new
+    one (a uv dev-dependency `acme-sdk>=1.4,<2` beside a bumped [project] range: green, exit 0, and
+    `uv sync` of the merged tree could not resolve). Dev groups and Hatch envs are bumped; uv's and PDM's
+    constraints and overrides are kept unless the task names pyproject.toml (install_plan.asked_for stops
+    the run where they exclude the target)."""
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": (
+                '[project]\nname = "a"\ndependencies = ["acme-sdk>=1.4,<2"]\n'
+                '[tool.uv]\ndev-dependencies = ["pytest", "acme-sdk>=1.4,<2"]\n'
+                'constraint-dependencies = ["acme-sdk<2"]\noverride-dependencies = ["acme-sdk==1.4.0"]\n'
+                '[tool.pdm.dev-dependencies]\ntest = ["-e file:///${PROJECT_ROOT}/sub", "acme-sdk~=1.4"]\n'
+                'lint = ["acme-sdk"]\n'
+                '[tool.pdm.resolution.overrides]\nacme-sdk = "==1.4.0"\nother = "==1"\n'
+                '[tool.hatch.envs.default]\ndependencies = ["acme_sdk<2"]\n'
+                '[tool.hatch.envs.hatch-test]\nextra-dependencies = ["acme-sdk==1.4.0"]\n'
+                '[[tool.hatch.envs.all.matrix]]\nsdk = ["1", "2"]\n'
+                '[tool.hatch.envs.all]\ndependencies = ["acme-sdk{matrix:sdk}"]\n'
+            ),
+        },
+    )
+    got = [(d.line, d.kind, d.role, d.specifier, d.section) for d in extract(tmp_path)]
+    assert got == [
+        (3, "pep621", "runtime", ">=1.4,<2", "project.dependencies"),
+        (5, "pep735", "dev", ">=1.4,<2", "tool.uv.dev-dependencies"),
+        (6, "pep735", "constraint", "<2", "tool.uv.constraint-dependencies"),
+        (7, "pep735", "constraint", "==1.4.0", "tool.uv.override-dependencies"),
+        (9, "pep735", "test", "~=1.4", "tool.pdm.dev-dependencies.test"),
+        (10, "pep735", "dev", "", "tool.pdm.dev-dependencies.lint"),
+        (12, "pdm-override", "constraint", "==1.4.0", "tool.pdm.resolution.overrides"),
+        (15, "pep735", "dev", "<2", "tool.hatch.envs.default.dependencies"),
+        (17, "pep735", "test", "==1.4.0", "tool.hatch.envs.hatch-test.extra-dependencies"),
+    ]
+    text = (tmp_path / "pyproject.toml").read_text()
+    for declaration in extract(tmp_path):
+        if declaration.specifier:
+            text = update_dependency(text, declaration, "2.1.0")
+    for old, new in [
+        ('"acme-sdk>=1.4,<2"]\n[tool.uv]', '"acme-sdk>=2.1.0,<3"]\n[tool.uv]'),
+        ('"pytest", "acme-sdk>=1.4,<2"', '"pytest", "acme-sdk>=2.1.0,<3"'),
+        ('"acme-sdk<2"]', '"acme-sdk<3"]'),
+        ('override-dependencies = ["acme-sdk==1.4.0"]', 'override-dependencies = ["acme-sdk==2.1.0"]'),
+        ('"acme-sdk~=1.4"', '"acme-sdk~=2.1"'),
+        ('acme-sdk = "==1.4.0"', 'acme-sdk = "==2.1.0"'),  # PDM's override: a bare specifier
+        ('"acme_sdk<2"', '"acme_sdk<3"'),
+        ('extra-dependencies = ["acme-sdk==1.4.0"]', 'extra-dependencies = ["acme-sdk==2.1.0"]'),
+    ]:
+        assert new in text, (old, text)
+    assert 'other = "==1"' in text and "{matrix:sdk}" in text and "${PROJECT_ROOT}" in text
+
+
+def test_a_pdm_override_with_a_url_has_no_version_to_edit(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": '[tool.pdm.resolution.overrides]\nacme-sdk = "file:///x/acme.whl"\n'})
+    [found] = extract(tmp_path)
+    assert (found.specifier, found.role) == ("", "constraint")
