@@ -10,7 +10,9 @@ Order of preference (first found wins; never several at once, never every requir
                                                        ci_config.py, install_commands.py)
     3. the nox session that runs the tests             its session.install() arguments
     4. group test / tests / testing                    its requirements: PEP 735 (include-group followed),
-                                                       else Poetry's, translated to PEP 508 (poetry_groups.py)
+                                                       else Poetry's, translated to PEP 508
+                                                       (poetry_groups.py), else PDM's dev group
+                                                       (by name; `-e` and URL entries left out, recorded)
     5. extra test / tests / testing                    its requirements, when the extra is readable
                                                        (pyproject.toml, setup.cfg), else `.[extra]`
     6. a test requirements file                        test-requirements.txt, requirements-test.txt,
@@ -18,6 +20,7 @@ Order of preference (first found wins; never several at once, never every requir
                                                        requirements/tests.txt, then requirements-test*.txt
                                                        and requirements/test*.txt (not *min*, *lock*)
     7. dev, as a last resort                           the dev group (PEP 735, Poetry's group or its legacy
+                                                       dev-dependencies, PDM's, uv's legacy [tool.uv]
                                                        dev-dependencies), the dev extra, requirements-dev.txt,
                                                        requirements/dev.txt
 
@@ -113,21 +116,26 @@ def choose(root: Path, project: dict[str, Any], installable: bool, settings: Set
 
 
 def _ci_source(root: Path, project: dict[str, Any], ci: ci_config.CiTestEnv) -> TestSource:
-    """deps, extras, and the groups its install commands name: a PEP 735 group, else a Poetry group,
-    else an extra of that name (pdm -G names either); ":all" is every extra."""
+    """deps, extras, and the groups its install commands name: a PEP 735 group, else a Poetry group, else
+    a PDM or uv dev group (tool_groups), else an extra of that name (pdm -G names either); ":all" is every
+    extra."""
     lines, extras, unknown = list(ci.requirement_lines), [], []
     for extra in ci.extras:
         named = _declared_extras(root, project) if extra == install_commands.ALL else [extra]
         extras += [e for e in named if e not in extras]
     pep735 = _table(project, "dependency-groups")
     poetry = poetry_groups.groups(project)
-    names = [*pep735, *poetry] if ci.all_groups else ci.groups
+    tools = tool_groups(project)
+    names = [*pep735, *poetry, *tools] if ci.all_groups else ci.groups
     for name in dict.fromkeys(names):
         if name in pep735:
             lines += _group_items(pep735, name, 0)
         elif name in poetry:
             lines += [e.requirement for e in poetry[name] if e.requirement is not None]
             unknown += [e.written for e in poetry[name] if e.requirement is None]
+        elif name in tools:
+            named, rest = _named_requirements(tools[name][1])
+            lines, unknown = lines + named, unknown + rest
         elif name in _declared_extras(root, project):
             extras += [] if name in extras else [name]
         else:
@@ -173,7 +181,37 @@ def _group(project: dict[str, Any], names: tuple[str, ...]) -> TestSource | None
             source = _linted(_poetry_label(project, name), lines, [], project, Path())
             unreadable = [e.written for e in entries if e.requirement is None]
             return TestSource(source.label, source.lines, [], [*source.left_out, *unreadable])
+    for name, (label, items) in tool_groups(project).items():
+        if pep508.canonical(name) in names:
+            lines, unreadable = _named_requirements(items)
+            source = _linted(label, lines, [], project, Path())
+            return TestSource(source.label, source.lines, [], [*source.left_out, *unreadable])
     return None
+
+
+def tool_groups(project: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
+    """The dev groups PDM and uv install for the project by their own tables (name: label, entries):
+    `[tool.pdm.dev-dependencies] X` and uv's legacy `[tool.uv] dev-dependencies` (the group `dev`)."""
+    tool = _table(project, "tool")
+    found = {
+        name: (f"[tool.pdm.dev-dependencies] {name}", [i for i in items if isinstance(i, str)])
+        for name, items in _table(_table(tool, "pdm"), "dev-dependencies").items()
+        if isinstance(items, list)
+    }
+    uv_dev = _table(tool, "uv").get("dev-dependencies")
+    if isinstance(uv_dev, list) and "dev" not in found:
+        found["dev"] = ("[tool.uv] dev-dependencies", [i for i in uv_dev if isinstance(i, str)])
+    return found
+
+
+def _named_requirements(items: list[str]) -> tuple[list[str], list[str]]:
+    """(requirements by name, the rest): PDM's `-e file:///${PROJECT_ROOT}/sub` and `x @ URL` entries are
+    left out, recorded, as Poetry's git and path entries are (the tool installs no URL from a group)."""
+    named, rest = [], []
+    for item in items:
+        requirement = pep508.parse(item)
+        (named if requirement is not None and not requirement.url else rest).append(item)
+    return named, rest
 
 
 def _poetry_label(project: dict[str, Any], name: str) -> str:

@@ -588,3 +588,86 @@ def test_what_the_tests_install_asks_for_of_the_sdk_read_as_the_install_reads_it
     assert ("pinned.txt line 1", "acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl", None) in asked_for(
         tmp_path, Settings(), "acme-sdk"
     )
+
+
+def test_what_uv_and_pdm_apply_to_every_install_is_asked_for(tmp_path: Path) -> None:
+    """[tool.uv] constraint- and override-dependencies and PDM's overrides apply to every install uv or
+    PDM makes of the project, and a [tool.uv.sources] entry takes the SDK from git, a path or a workspace
+    member instead of the index: none of them is read by the tool's own install, so each must be in what
+    the bump's last check reads (a uv override of 1.4.0 or a git source was green, exit 0)."""
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import Settings
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        '[project]\nname = "a"\nversion = "1"\ndependencies = ["acme-sdk>=2"]\n'
+        '[tool.uv]\nconstraint-dependencies = ["acme-sdk<2", "other<1"]\n'
+        'override-dependencies = ["acme-sdk==1.4.0; python_version < \'3\'", "Acme_SDK==1.4.0"]\n'
+        '[tool.uv.sources]\nacme-sdk = { git = "https://example.invalid/acme-sdk" }\n'
+        'other = { path = "../other" }\n'
+        '[tool.pdm.resolution.overrides]\nacme-sdk = ">=1,<2"\n'
+    )
+    asked = asked_for(tmp_path, Settings(), "acme-sdk")
+    assert asked == [
+        ("the tests' install", "acme-sdk>=2", ">=2"),
+        ("pyproject.toml [tool.uv] constraint-dependencies", "acme-sdk<2", "<2"),
+        ("pyproject.toml [tool.uv] override-dependencies", "Acme_SDK==1.4.0", "==1.4.0"),
+        ("pyproject.toml [tool.pdm.resolution.overrides]", "acme-sdk = '>=1,<2'", "<2,>=1"),
+        ("pyproject.toml [tool.uv.sources]", "acme-sdk = {'git': 'https://example.invalid/acme-sdk'}", None),
+    ]
+    # an index source picks where the version comes from, not which: nothing asked there
+    pyproject.write_text(
+        '[project]\nname = "a"\nversion = "1"\ndependencies = ["acme-sdk>=2"]\n'
+        '[tool.uv.sources]\nacme-sdk = [{ index = "internal", marker = "sys_platform == \'linux\'" }]\n'
+    )
+    assert asked_for(tmp_path, Settings(), "acme-sdk") == [("the tests' install", "acme-sdk>=2", ">=2")]
+    # any other kind of source beside it, a workspace member or a URL: no version, off target
+    for source in ("{ workspace = true }", '[{ index = "internal" }, { url = "https://x.invalid/a.whl" }]'):
+        pyproject.write_text(f"[tool.uv.sources]\nacme-sdk = {source}\n")
+        assert [w for w, _, v in asked_for(tmp_path, Settings(), "acme-sdk") if v is None] == [
+            "pyproject.toml [tool.uv.sources]"
+        ]
+
+
+PDM = '[build-system]\nrequires = ["pdm-backend"]\nbuild-backend = "pdm.backend"\n[project]\nname = "app"\n'
+
+
+def test_a_pdm_projects_test_group_is_its_test_source(tmp_path: Path) -> None:
+    """unearth's shape: the test requirements only in [tool.pdm.dev-dependencies] test (before: no test
+    source, pytest alone installed, the baseline failing on `import flask`). Requirements by name are
+    taken; PDM's editable and URL entries are left out, recorded, as Poetry's path entries are; lint-only
+    packages as everywhere."""
+    pyproject = PDM + (
+        "[tool.pdm.dev-dependencies]\n"
+        'test = ["pytest>=6.1", "flask>=2.1.2", "trustme>=0.9.0; python_version < \\"3.13\\"", "mypy",\n'
+        '        "-e file:///${PROJECT_ROOT}/plugins/sub", "sub @ file:///${PROJECT_ROOT}/plugins/sub"]\n'
+        'doc = ["furo"]\n'
+    )
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    assert plan_install(tmp_path, Settings()) == InstallPlan(
+        project=".",
+        requirements=["pytest>=6.1", "flask>=2.1.2", 'trustme>=0.9.0; python_version < "3.13"'],
+        test_source="[tool.pdm.dev-dependencies] test",
+        left_out=[
+            "mypy",
+            "-e file:///${PROJECT_ROOT}/plugins/sub",
+            "sub @ file:///${PROJECT_ROOT}/plugins/sub",
+        ],
+    )
+    # `pdm sync -G test` in the tox env that runs the tests names the same group
+    write(tmp_path, {"tox.ini": "[testenv]\ncommands_pre = pdm sync -G test\ncommands = pytest\n"})
+    plan = plan_install(tmp_path, Settings())
+    assert plan.test_source.startswith("tox.ini") and "flask>=2.1.2" in plan.requirements
+
+
+def test_uvs_legacy_dev_dependencies_are_the_dev_group_of_last_resort(tmp_path: Path) -> None:
+    pyproject = PDM.replace("pdm-backend", "hatchling").replace("pdm.backend", "hatchling.build")
+    pyproject += '[tool.uv]\ndev-dependencies = ["pytest>=8", "respx"]\n'
+    write(tmp_path, {"pyproject.toml": pyproject, "tests/test_app.py": ""})
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.test_source, plan.requirements) == ("[tool.uv] dev-dependencies", ["pytest>=8", "respx"])
+    # a test group wins, as PEP 735's does over dev
+    write(tmp_path, {"pyproject.toml": pyproject + '[tool.pdm.dev-dependencies]\ntests = ["pytest"]\n'})
+    assert plan_install(tmp_path, Settings()).test_source == "[tool.pdm.dev-dependencies] tests"
