@@ -207,7 +207,8 @@ def tool_groups(project: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
 def _named_requirements(items: list[str]) -> tuple[list[str], list[str]]:
     """(requirements by name, the rest): PDM's `-e file:///${PROJECT_ROOT}/sub` and `x @ URL` entries are
     left out, recorded, as Poetry's git and path entries are (the tool installs no URL from a group)."""
-    named, rest = [], []
+    named: list[str] = []
+    rest: list[str] = []
     for item in items:
         requirement = pep508.parse(item)
         (named if requirement is not None and not requirement.url else rest).append(item)
