@@ -24,6 +24,7 @@ a refused one is an InputError naming the file (or source) and line, raised befo
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -34,6 +35,8 @@ from packaging.requirements import Requirement
 
 from agentic_codemod.adapters.python import (
     pep508,
+    pyproject,
+    ranges,
     requirement_options,
     requirements_file,
     roles,
@@ -48,6 +51,10 @@ from agentic_codemod.errors import CodemodError
 RUNTIME_FILE_ROLES = frozenset(
     {"base", "common", "main", "prod", "production", "runtime", "install", "requirements"}
 )
+# The name a requirement-like string starts with, when the whole does not parse as PEP 508.
+LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+# At most this many uv workspace members are read for what they declare of the SDK.
+WORKSPACE_MAX_MEMBERS = 200
 # [tool.uv.sources] keys that take a package from somewhere else than an index.
 SOURCE_KINDS = frozenset({"git", "path", "url", "workspace"})
 # Runner -> the requirement that provides it, when the plan does not declare it already.
@@ -147,33 +154,51 @@ def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str,
     found += _asked_in_files(root, files, canonical)
     for editable in plan.editables:
         found += _asked_by_editable(root, editable, canonical)
-    return found + _asked_by_resolver(_pyproject(root), canonical)
+    return found + _asked_by_resolver(root, _pyproject(root), canonical)
 
 
-def _asked_by_resolver(project: dict[str, Any], canonical: str) -> list[tuple[str, str, str | None]]:
-    """What uv and PDM apply to every install of the project besides its requirements (the tool's own
-    install does not read their settings, so a pin there would pass here and hold the project's install on
-    the old version): [tool.uv] constraint- and override-dependencies, [tool.pdm.resolution.overrides], and
-    a [tool.uv.sources] entry for the SDK other than an index (git, a path, a URL, a workspace member: no
-    version that can be read, so off target)."""
+def _asked_by_resolver(
+    root: Path, project: dict[str, Any], canonical: str
+) -> list[tuple[str, str, str | None]]:
+    """What uv, PDM and Hatch install for the project by their own tables, which the tool's own install
+    does not read, so a pin there would pass here and hold the project's install on the old version:
+    every SDK entry of [tool.uv] dev-, constraint- and override-dependencies, [tool.pdm.dev-dependencies]
+    and [tool.hatch.envs.X] (with its overrides), whatever its marker (uv locks for every platform and
+    Python at once); [tool.pdm.resolution.overrides]; a [tool.uv.sources] entry for the SDK other than an
+    index (git, a path, a URL, a workspace member: no version that can be read, so off target); and what
+    the in-repository projects uv installs with the project declare (path sources, workspace members),
+    as for `-e ./plugin`. The bump has edited the entries it can; a URL entry it never edits."""
+    found: list[tuple[str, str, str | None]] = []
+    for where, array in [*pyproject.tool_arrays(project), *_hatch_overrides(project)]:
+        head, _, key = where.rpartition(".")
+        for text in _string_items(array):
+            requirement, where = pep508.parse(text), f"pyproject.toml [{head}] {key}"
+            if requirement is not None and pep508.matches(requirement, canonical):
+                found.append(_asked(where, text, requirement))
+            elif requirement is None and (lead := LEADING_NAME.match(text)) and _same(lead[1], canonical):
+                found.append((where, text.strip(), None))  # Hatch's `acme-sdk @ {root:uri}/...`: unread
     tool = _table(project, "tool")
-    uv = _table(tool, "uv")
-    found = [
-        _asked(f"pyproject.toml [tool.uv] {key}", text, requirement)
-        for key in ("constraint-dependencies", "override-dependencies")
-        for text in _string_items(uv.get(key))
-        if (requirement := pep508.parse(text)) is not None and _applies(requirement, canonical)
-    ]
     overrides = _table(_table(_table(tool, "pdm"), "resolution"), "overrides")
     for name, value in overrides.items():
         if pep508.canonical(name) == canonical and isinstance(value, str):
-            requirement = pep508.parse(f"{name} {value}") if value.strip() else None
-            written = None if requirement is None or requirement.url else str(requirement.specifier)
-            found.append(("pyproject.toml [tool.pdm.resolution.overrides]", f"{name} = {value!r}", written))
+            where = "pyproject.toml [tool.pdm.resolution.overrides]"
+            found.append((where, f"{name} = {value!r}", _pdm(value)))
+    uv = _table(tool, "uv")
     for name, source in _table(uv, "sources").items():
         if pep508.canonical(name) == canonical and not _index_only(source):
             found.append(("pyproject.toml [tool.uv.sources]", f"{name} = {source}", None))
+        if pep508.canonical(name) == canonical:
+            continue  # off target already
+        entries = source if isinstance(source, list) else [source]
+        for path in [e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)]:
+            found += _asked_by_editable(root, path, canonical)
+    for member in _workspace_members(root, _table(uv, "workspace")):
+        found += _asked_by_editable(root, member, canonical)
     return found
+
+
+def _same(name: str, canonical: str) -> bool:
+    return pep508.canonical(name) == canonical
 
 
 def _index_only(source: Any) -> bool:
@@ -181,6 +206,48 @@ def _index_only(source: Any) -> bool:
     the requirements. Anything else (git, path, url, workspace, a shape uv may add) is off target."""
     entries = source if isinstance(source, list) else [source]
     return all(isinstance(e, dict) and "index" in e and not e.keys() & SOURCE_KINDS for e in entries)
+
+
+def _pdm(value: str) -> str | None:
+    """A PDM override's value as a PEP 440 specifier ("" for `*`); None for a URL, or one not readable."""
+    if pyproject.is_url(value):
+        return None
+    try:
+        [admitted] = ranges.admitted(value, "poetry")
+    except ValueError:
+        return None
+    return str(admitted)
+
+
+def _hatch_overrides(project: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(where, entries) of what Hatch's env overrides add (`platform.linux.dependencies = [...]`,
+    `matrix.v.dependencies = [{value = "...", if = [...]}]`), each as if it always applied."""
+    envs = _table(_table(_table(project, "tool"), "hatch"), "envs")
+    found: list[tuple[str, Any]] = []
+    for name, env in envs.items():
+        overrides = _table(env, "overrides") if isinstance(env, dict) else {}
+        for by_source in overrides.values():
+            for options in by_source.values() if isinstance(by_source, dict) else []:
+                for key in ("dependencies", "extra-dependencies"):
+                    items = options.get(key) if isinstance(options, dict) else None
+                    entries = [i.get("value") if isinstance(i, dict) else i for i in _list(items)]
+                    found.append((f"tool.hatch.envs.{name}.overrides.{key}", entries))
+    return found
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _workspace_members(root: Path, workspace: dict[str, Any]) -> list[str]:
+    """The folders [tool.uv.workspace] members name (globs, inside the repository), at most
+    WORKSPACE_MAX_MEMBERS; `exclude` is not applied (a member too many is read, never one too few)."""
+    members: list[str] = []
+    for pattern in _string_items(workspace.get("members")):
+        if pattern.startswith("/") or {"..", "**"} & set(PurePosixPath(pattern).parts):
+            continue  # outside, or a walk of the whole tree
+        members += sorted(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_dir())
+    return list(dict.fromkeys(members))[:WORKSPACE_MAX_MEMBERS]
 
 
 def _string_items(array: Any) -> list[str]:

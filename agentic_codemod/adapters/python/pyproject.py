@@ -7,7 +7,8 @@
     [tool.uv] dev-, constraint-, override-dependencies,
     [tool.pdm.dev-dependencies], [tool.hatch.envs.<name>]
     dependencies and extra-dependencies                          PEP 508 requirement strings  (pep735)
-    [tool.pdm.resolution.overrides]                              name = "PEP 440 specifier"   (pdm-override)
+    [tool.pdm.resolution.overrides]                              name = "specifier", a bare
+                                                                 version or `*`               (pdm-override)
 
 The tool tables are what uv (`uv sync`, `uv run`), PDM and Hatch install for the project's own
 environments: a pin there that the bump left would make the repository's install ask for the old version
@@ -66,7 +67,7 @@ def declares_dependencies(content: str) -> bool:
             "optional-dependencies" in project,
             "dependency-groups" in doc,
             any(table for _, table in _poetry_tables(poetry)),
-            any(array for _, array in _tool_arrays(doc)),
+            any(array for _, array in tool_arrays(doc)),
             _pdm_overrides(doc),
         )
     )
@@ -83,14 +84,17 @@ def _declarations(content: str, canonical: str) -> list[Declaration]:
     found = []
     for index, slot in enumerate(slots):
         value = str(slot.container[slot.key])
+        line = _line(content, canonical, index)
+        why = _in_place(slot)
         found.append(
             Declaration(
                 slot.name,
                 _specifier(value, slot),
-                _line(content, canonical, index),
+                line,
                 slot.kind,
                 slot.style,
                 slot.section,
+                f"pyproject.toml line {line} ({slot.section}): {why}" if why else "",
             )
         )
     return found
@@ -117,7 +121,7 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
     groups = _table(doc, "dependency-groups")
     arrays += [("pep735", f"dependency-groups.{name}", group) for name, group in groups.items()]
     arrays += [("pep518", "build-system.requires", _table(doc, "build-system").get("requires"))]
-    arrays += [("pep735", where, array) for where, array in _tool_arrays(doc)]
+    arrays += [("pep735", where, array) for where, array in tool_arrays(doc)]
     slots = [
         slot for kind, where, array in arrays for slot in _requirement_slots(array, canonical, kind, where)
     ]
@@ -125,14 +129,14 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
         slots += _poetry_slots(table, canonical, section)
     overrides = _pdm_overrides(doc)
     slots += [
-        _Slot(overrides, key, key, "pdm-override", "pep440", "tool.pdm.resolution.overrides")
+        _Slot(overrides, key, key, "pdm-override", "poetry", "tool.pdm.resolution.overrides")
         for key in overrides
         if pep508.canonical(key) == canonical and isinstance(overrides[key], str)
     ]
     return slots
 
 
-def _tool_arrays(doc: TOMLDocument) -> list[tuple[str, Any]]:
+def tool_arrays(doc: dict[str, Any]) -> list[tuple[str, Any]]:
     """(section, array) of the requirement-string arrays of uv's, PDM's and Hatch's own tables."""
     tool = _table(doc, "tool")
     uv, pdm, hatch = _table(tool, "uv"), _table(tool, "pdm"), _table(tool, "hatch")
@@ -210,10 +214,10 @@ def _span(value: str, slot: _Slot) -> tuple[int, int] | None:
     """Span of the specifier inside the value, or None when there is no version to edit."""
     if not isinstance(slot.container[slot.key], str):
         return None  # a Poetry git/path/url table
+    if slot.kind == "pdm-override":  # a specifier, or a URL (no version to edit)
+        return None if is_url(value) else _strip(value)
     if slot.style == "poetry":
         return _strip(value)
-    if slot.kind == "pdm-override":  # a bare specifier, or a URL (no version to edit)
-        return _strip(value) if _specifier_only(value) else None
     requirement = pep508.parse(value)
     return pep508.specifier_span(value, requirement) if requirement else None
 
@@ -254,9 +258,23 @@ def _line(content: str, canonical: str, index: int) -> int:
     raise AssertionError("line marker vanished from the TOML output")
 
 
-def _specifier_only(value: str) -> bool:
-    requirement = pep508.parse(f"x {value.strip()}") if value.strip() else None
-    return requirement is not None and not requirement.url and requirement.marker is None
+def is_url(value: str) -> bool:
+    """Whether a PDM override's value names where to get the package (file:, git+https:, https:)."""
+    return "://" in value or value.strip().lower().startswith(("file:", "git+", "hg+", "svn+", "bzr+"))
+
+
+def _in_place(slot: _Slot) -> str:
+    """Why the declaration's string cannot be edited in place ("" when it can): an escape sequence
+    before its version (`"acme\\u002Dsdk>=1.4"`) would move every offset the edit relies on."""
+    item = slot.container[slot.key]
+    if not isinstance(item, String):
+        return ""
+    delimiter = item.type.value
+    raw, value = item.as_string()[len(delimiter) : -len(delimiter)], str(item)
+    span = _span(value, slot)
+    if span is None or raw[: span[1]] == value[: span[1]]:
+        return ""
+    return "an escape sequence before its version, which the tool does not edit"
 
 
 def _table(parent: Any, key: str) -> dict[str, Any]:

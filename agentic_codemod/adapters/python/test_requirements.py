@@ -73,6 +73,7 @@ def check_test_requirement(entry: str) -> str | None:
 
 
 TEST_NAMES = ("test", "tests", "testing")
+UV_LEGACY_DEV = "[tool.uv] dev-dependencies"
 TEST_FILES = (
     "test-requirements.txt",
     "requirements-test.txt",
@@ -110,6 +111,8 @@ def choose(root: Path, project: dict[str, Any], installable: bool, settings: Set
         source = _group(project, names) or _extra(root, project, names, installable)
         if source is None:
             source = _test_file(root) if kind == "test" else _first_file(root, DEV_FILES)
+        if source is None and kind == "dev" and "dev" in (tools := tool_groups(project)):
+            source = _tool_group(*tools["dev"], project)  # uv's legacy list: after requirements-dev.txt
         if source is not None:
             return source
     return None
@@ -182,11 +185,19 @@ def _group(project: dict[str, Any], names: tuple[str, ...]) -> TestSource | None
             unreadable = [e.written for e in entries if e.requirement is None]
             return TestSource(source.label, source.lines, [], [*source.left_out, *unreadable])
     for name, (label, items) in tool_groups(project).items():
-        if pep508.canonical(name) in names:
-            lines, unreadable = _named_requirements(items)
-            source = _linted(label, lines, [], project, Path())
-            return TestSource(source.label, source.lines, [], [*source.left_out, *unreadable])
+        if pep508.canonical(name) in names and not label.startswith(UV_LEGACY_DEV):
+            return _tool_group(label, items, project)
     return None
+
+
+def _tool_group(label: str, items: list[str], project: dict[str, Any]) -> TestSource | None:
+    """A PDM or uv dev group as a test source; None when it holds nothing but lint tools (a dev group
+    of ruff and pre-commit says nothing of what the tests need: the next source is read)."""
+    lines, unreadable = _named_requirements(items)
+    source = _linted(label, lines, [], project, Path())
+    if not source.lines:
+        return None
+    return TestSource(source.label, source.lines, [], [*source.left_out, *unreadable])
 
 
 def tool_groups(project: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
@@ -200,7 +211,7 @@ def tool_groups(project: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
     }
     uv_dev = _table(tool, "uv").get("dev-dependencies")
     if isinstance(uv_dev, list) and "dev" not in found:
-        found["dev"] = ("[tool.uv] dev-dependencies", [i for i in uv_dev if isinstance(i, str)])
+        found["dev"] = (UV_LEGACY_DEV, [i for i in uv_dev if isinstance(i, str)])
     return found
 
 

@@ -16,7 +16,8 @@ from agentic_codemod.adapters.types import Versioning
 
 
 def style(kind: str) -> str:
-    return "poetry" if kind == "poetry" else "pep440"
+    # PDM's overrides take what Poetry's syntax reads: a specifier, a bare version (exactly it), `*`
+    return "poetry" if kind in ("poetry", "pdm-override") else "pep440"
 
 
 def is_version(text: str) -> bool:

@@ -562,3 +562,23 @@ def test_a_pdm_override_with_a_url_has_no_version_to_edit(tmp_path: Path) -> Non
     write(tmp_path, {"pyproject.toml": '[tool.pdm.resolution.overrides]\nacme-sdk = "file:///x/acme.whl"\n'})
     [found] = extract(tmp_path)
     assert (found.specifier, found.role) == ("", "constraint")
+
+
+def test_a_tool_table_string_with_an_escape_before_its_version_is_uneditable(tmp_path: Path) -> None:
+    """helper-6's review: the bump raised ValueError on `"acme\\u002Dsdk>=1.4,<2"` (the run failed, exit
+    1, with the exception's words); now the declaration says why it cannot be edited, and a run whose
+    pin excludes the target requires a human naming it (workflow/declarations.py)."""
+    write(
+        tmp_path, {"pyproject.toml": '[tool.uv]\ndev-dependencies = ["pytest", "acme\\u002Dsdk>=1.4,<2"]\n'}
+    )
+    [found] = extract(tmp_path)
+    assert (
+        found.uneditable
+        == "pyproject.toml line 2 (tool.uv.dev-dependencies): an escape sequence before its version, "
+        "which the tool does not edit"
+    )
+    write(tmp_path, {"pyproject.toml": '[tool.pdm.resolution.overrides]\nacme-sdk = "1.4.0"\n'})
+    [found] = extract(tmp_path)  # PDM's bare version: exactly it, bumped as written
+    text = (tmp_path / "pyproject.toml").read_text()
+    assert (found.specifier, found.uneditable) == ("1.4.0", "")
+    assert update_dependency(text, found, "2.1.0") == text.replace('"1.4.0"', '"2.1.0"')

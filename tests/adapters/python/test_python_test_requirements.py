@@ -613,6 +613,12 @@ def test_what_uv_and_pdm_apply_to_every_install_is_asked_for(tmp_path: Path) -> 
     assert asked == [
         ("the tests' install", "acme-sdk>=2", ">=2"),
         ("pyproject.toml [tool.uv] constraint-dependencies", "acme-sdk<2", "<2"),
+        # whatever its marker: uv locks for every platform and Python at once (helper-6's review)
+        (
+            "pyproject.toml [tool.uv] override-dependencies",
+            "acme-sdk==1.4.0; python_version < '3'",
+            "==1.4.0",
+        ),
         ("pyproject.toml [tool.uv] override-dependencies", "Acme_SDK==1.4.0", "==1.4.0"),
         ("pyproject.toml [tool.pdm.resolution.overrides]", "acme-sdk = '>=1,<2'", "<2,>=1"),
         ("pyproject.toml [tool.uv.sources]", "acme-sdk = {'git': 'https://example.invalid/acme-sdk'}", None),
@@ -671,3 +677,71 @@ def test_uvs_legacy_dev_dependencies_are_the_dev_group_of_last_resort(tmp_path: 
     # a test group wins, as PEP 735's does over dev
     write(tmp_path, {"pyproject.toml": pyproject + '[tool.pdm.dev-dependencies]\ntests = ["pytest"]\n'})
     assert plan_install(tmp_path, Settings()).test_source == "[tool.pdm.dev-dependencies] tests"
+
+
+def test_what_the_projects_own_tables_ask_for_the_bump_cannot_edit_is_read(tmp_path: Path) -> None:
+    """helper-6's review: a URL pin of the SDK in a PDM dev group, uv's dev list or a Hatch env (never
+    edited: it has no version), a Hatch env override, a PDM override spelt as a bare version, and what
+    an in-repository project uv installs (a path source, a workspace member) declares: each was green,
+    exit 0, or (the bare version) read as no version."""
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import Settings
+
+    files = {
+        "tests/test_a.py": "def test_a():\n    pass\n",
+        "pyproject.toml": '[project]\nname = "a"\nversion = "1"\ndependencies = ["acme-sdk>=2", "plugin"]\n'
+        '[tool.pdm.dev-dependencies]\ntest = ["acme-sdk @ git+https://example.invalid/sdk@v1.4.0"]\n'
+        '[tool.pdm.resolution.overrides]\nacme-sdk = "2.0.0"\n'
+        '[tool.hatch.envs.default]\ndependencies = ["acme-sdk @ {root:uri}/vendor/acme_sdk-1.4.0.whl"]\n'
+        "[tool.hatch.envs.test.overrides]\nplatform.linux.dependencies = ['acme-sdk<2']\n"
+        "matrix.v.extra-dependencies = [{ value = 'acme-sdk==1.4.0', if = ['1'] }]\n"
+        '[tool.uv.sources]\nplugin = { path = "plugins/plugin", editable = true }\n'
+        '[tool.uv.workspace]\nmembers = ["packages/*", "../outside", "**"]\n',
+        "plugins/plugin/pyproject.toml": '[project]\nname = "plugin"\ndependencies = ["acme-sdk<2"]\n',
+        "packages/one/pyproject.toml": '[project]\nname = "one"\ndependencies = ["acme-sdk==1.4.0"]\n',
+    }
+    write(tmp_path, files)
+    asked = asked_for(tmp_path, Settings(), "acme-sdk")
+    assert asked[1:] == [
+        (
+            "pyproject.toml [tool.pdm.dev-dependencies] test",
+            "acme-sdk @ git+https://example.invalid/sdk@v1.4.0",
+            None,
+        ),
+        (
+            "pyproject.toml [tool.hatch.envs.default] dependencies",
+            "acme-sdk @ {root:uri}/vendor/acme_sdk-1.4.0.whl",
+            None,
+        ),
+        ("pyproject.toml [tool.hatch.envs.test.overrides] dependencies", "acme-sdk<2", "<2"),
+        ("pyproject.toml [tool.hatch.envs.test.overrides] extra-dependencies", "acme-sdk==1.4.0", "==1.4.0"),
+        ("pyproject.toml [tool.pdm.resolution.overrides]", "acme-sdk = '2.0.0'", "==2.0.0"),
+        ("plugins/plugin/pyproject.toml line 3", "acme-sdk<2", "<2"),
+        ("packages/one/pyproject.toml line 3", "acme-sdk==1.4.0", "==1.4.0"),
+    ], asked
+
+
+def test_uvs_legacy_dev_list_comes_after_requirements_dev_and_a_lint_only_one_is_passed_over(
+    tmp_path: Path,
+) -> None:
+    """helper-6's review: `[tool.uv] dev-dependencies = ["ruff", "pre-commit"]` beside requirements-dev.txt
+    became the test source, empty once lint tools were left out: the tests lost their requirements
+    (exit 3, where d37197b was green)."""
+    pyproject = PDM.replace("pdm-backend", "hatchling").replace("pdm.backend", "hatchling.build")
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": pyproject + '[tool.uv]\ndev-dependencies = ["ruff>=0.5", "pre-commit"]\n',
+            "requirements-dev.txt": "pytest\nacme-plugin\n",
+            "tests/test_app.py": "",
+        },
+    )
+    assert plan_install(tmp_path, Settings()).test_source == "requirements-dev.txt"
+    (tmp_path / "requirements-dev.txt").unlink()
+    plan = plan_install(tmp_path, Settings())
+    assert (plan.test_source, plan.requirements) == ("", ["pytest"])  # nothing but lint: no source
+    write(
+        tmp_path,
+        {"pyproject.toml": pyproject + '[tool.pdm.dev-dependencies]\ntest = ["mypy"]\ndev = ["respx"]\n'},
+    )
+    assert plan_install(tmp_path, Settings()).test_source == "[tool.pdm.dev-dependencies] dev"
