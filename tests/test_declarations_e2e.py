@@ -491,7 +491,7 @@ UV_PROJECT = (
 
 def _pyproject_task(tmp_path: Path, also_bump: str = "") -> Path:
     task = tmp_path / f"pyproject-task{'-named' if also_bump else ''}.yml"
-    text = TASK.replace('"requirements/**"]', '"requirements/**", "pyproject.toml"]')
+    text = TASK.replace('"requirements/**"]', '"requirements/**", "pyproject.toml", "hatch.toml"]')
     task.write_text(text.replace('to: "2.1.0"}', f'to: "2.1.0"{also_bump}}}'))
     return task
 
@@ -499,21 +499,25 @@ def _pyproject_task(tmp_path: Path, also_bump: str = "") -> Path:
 def test_the_dev_groups_and_envs_uv_pdm_and_hatch_install_are_bumped_with_the_project(
     make_repo, run_codemod, tmp_path: Path
 ):
-    """A pin in [tool.uv] dev-dependencies, [tool.pdm.dev-dependencies] or a Hatch env was left as it was
-    beside a bumped [project] range: green, exit 0, and the merged tree's own `uv sync` (pdm install, hatch
-    env create) could not resolve (`acme-sdk>=2.1.0,<3` and `acme-sdk>=1.4,<2`). Now they are bumped too."""
+    """A pin in [tool.uv] dev-dependencies, [tool.pdm.dev-dependencies], a Hatch env or hatch.toml was left
+    as it was beside a bumped [project] range: green, exit 0, and the merged tree's own `uv sync` (pdm
+    install, hatch env create) could not resolve (`acme-sdk>=2.1.0,<3` and `acme-sdk>=1.4,<2`). Now they
+    are bumped too."""
     tool = (
         '[tool.uv]\ndev-dependencies = ["pytest", "acme-sdk>=1.4,<2"]\n'
         '[tool.pdm.dev-dependencies]\ntest = ["pytest", "acme-sdk~=1.4"]\n'
         '[tool.hatch.envs.default]\ndependencies = ["pytest", "acme-sdk>=1.4,<2"]\n'
     )
-    repo = _repo(make_repo, "tool-tables", {"pyproject.toml": UV_PROJECT.replace("{tool}", tool)})
-    result = run_codemod(repo, _pyproject_task(tmp_path))
+    hatch = '[envs.test]\ndependencies = ["pytest", "acme-sdk>=1.4,<2"]  # Hatch\'s own file\n'
+    files = {"pyproject.toml": UV_PROJECT.replace("{tool}", tool), "hatch.toml": hatch}
+    result = run_codemod(_repo(make_repo, "tool-tables", files), _pyproject_task(tmp_path))
 
     m = result.manifest
     assert result.code == 0 and m["status"] == "succeeded", m["reason"]
+    assert "hatch.toml" in m["candidate"]["files"] and "pyproject.toml" in m["candidate"]["files"]
     bumped = [line for line in result.artifact("changes.patch").read_text().splitlines() if line[:2] == "+d"]
     assert bumped == [
+        '+dependencies = ["pytest", "acme-sdk>=2.1.0,<3"]  # Hatch\'s own file',
         '+dependencies = ["acme-sdk>=2.1.0,<3"]',
         '+dev-dependencies = ["pytest", "acme-sdk>=2.1.0,<3"]',
         '+dependencies = ["pytest", "acme-sdk>=2.1.0,<3"]',
@@ -555,3 +559,19 @@ def test_what_uv_and_pdm_apply_to_the_projects_install_off_the_target_requires_a
         patch = result.artifact("changes.patch").read_text().splitlines()
         added = [line for line in patch if line.startswith("+") and "acme" in line]
         assert len(added) == 2 and not any("1.4" in line for line in added), added
+
+
+def test_a_pin_in_a_tool_table_the_bump_cannot_edit_in_place_requires_a_human_naming_its_line(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """helper-6's review: an escape sequence before the version (`"acme\\u002Dsdk>=1.4,<2"`) made the bump
+    raise: failed, exit 1, with the exception's words."""
+    tool = '[tool.uv]\ndev-dependencies = ["pytest", "acme\\u002Dsdk>=1.4,<2"]\n'
+    repo = _repo(make_repo, "escaped", {"pyproject.toml": UV_PROJECT.replace("{tool}", tool)})
+    result = run_codemod(repo, _pyproject_task(tmp_path))
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert (
+        "pyproject.toml line 8 (tool.uv.dev-dependencies): an escape sequence before its version"
+        in m["reason"]
+    )

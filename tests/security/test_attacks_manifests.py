@@ -107,19 +107,21 @@ def secret_file(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("spelling", ["absolute", "relative"])
+@pytest.mark.parametrize("name", ["requirements-test.txt", "hatch.toml"])
 def test_attack_symlinked_requirements_file_leading_out_of_the_repository(
-    make_repo, run_codemod, secret_file: Path, spelling: str
+    make_repo, run_codemod, secret_file: Path, spelling: str, name: str
 ) -> None:
+    """Also Hatch's own file, which the tool reads since it holds Hatch's envs."""
     repo = make_repo("symlinked")
     target = str(secret_file) if spelling == "absolute" else os.path.relpath(secret_file, repo)
-    commit_symlink(repo, "requirements-test.txt", target)
+    commit_symlink(repo, name, target)
     before = state_of(repo)
 
     result = run_codemod(repo, "acme-sdk-2-rules.yml")
 
     assert result.code == 2, result.manifest.get("reason")
     reason = result.manifest["reason"]
-    assert "requirements-test.txt: resolves outside the repository through a symlink" in reason
+    assert f"{name}: resolves outside the repository through a symlink" in reason
     assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
     assert not any(t["tool"] == "install_dependencies" for t in result.trace())  # pip was never started
     assert state_of(repo) == before

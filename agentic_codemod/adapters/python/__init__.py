@@ -23,6 +23,7 @@ FILE_PATTERNS: tuple[str, ...] = (
     "constraints*.txt",
     "*.pip",
     "pyproject.toml",
+    "hatch.toml",
     "setup.py",
     "setup.cfg",
     "tox.ini",

@@ -21,6 +21,7 @@ A refused file is never read: its contents reach no artifact.
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import urllib.parse
@@ -92,6 +93,9 @@ def read_dependency_files(root: Path) -> DependencyFiles:
     for pattern in (*FILE_PATTERNS, *LOCKFILES, *lockfiles_beside):  # update_lockfiles looks there too
         for path in sorted(walk.root.glob(pattern)):
             walk.visit(path.relative_to(walk.root).as_posix())
+        literal = walk.root / pattern  # glob passes over a dangling link of a plain name; a link is checked
+        if not glob.has_magic(pattern) and literal.is_symlink() and not literal.exists():
+            walk.visit(pattern)
     return DependencyFiles(files=sorted(walk.files), refused=walk.refused)
 
 

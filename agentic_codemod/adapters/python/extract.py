@@ -3,7 +3,8 @@
     find_dependency_files(root) -> ["poetry.lock", "pyproject.toml", "requirements.txt", ...]
     extract_dependencies(root, files, sdk) -> [Dependency(name, specifier, file, kind, line, role, ...), ...]
 
-Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735, Poetry, build-system),
+Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735, Poetry, build-system;
+uv's, PDM's and Hatch's tables), hatch.toml (Hatch's envs),
 setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini deps, and lockfiles (each
 locked version, role "lock"; refreshed by its own tool, never edited); and what the install
 commands of the tox env or nox session the tests run in install by name (uneditable). Pipfile declares
@@ -23,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from agentic_codemod.adapters.python import (
     LOCKFILES,
     ci_config,
+    hatch_toml,
     lockfile,
     pep508,
     pyproject,
@@ -37,6 +39,9 @@ from agentic_codemod.adapters.python.dependency_files import REQUIREMENTS_SUFFIX
 from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.errors import InputError, RequiresHuman
 from agentic_codemod.models import Dependency
+
+# Formats whose reasons for an uneditable declaration start at its line (`line 4 (section): why`).
+TOML_FORMATS: tuple[DependencyFormat, ...] = (pyproject, hatch_toml)
 
 
 def find_dependency_files(root: Path) -> list[str]:
@@ -73,7 +78,9 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
                 line=d.line,
                 role=_role(file, d, constraints, compiled, tox_env, tox_reading),
                 section=d.section,
-                uneditable=d.uneditable,
+                uneditable=f"{file} {d.uneditable}"
+                if module in TOML_FORMATS and d.uneditable
+                else d.uneditable,
             )
             for d in declarations
         ]
@@ -175,6 +182,8 @@ def file_format(file: str) -> DependencyFormat | None:
     name = PurePosixPath(file).name
     if name == "pyproject.toml":
         return pyproject
+    if name == "hatch.toml":
+        return hatch_toml
     if name == "setup.cfg":
         return setup_cfg
     if name == "setup.py":

@@ -169,10 +169,18 @@ def _asked_by_resolver(
     the in-repository projects uv installs with the project declare (path sources, workspace members),
     as for `-e ./plugin`. The bump has edited the entries it can; a URL entry it never edits."""
     found: list[tuple[str, str, str | None]] = []
-    for where, array in [*pyproject.tool_arrays(project), *_hatch_overrides(project)]:
+    hatch = _hatch_toml(root)
+    tables = [
+        (f"pyproject.toml [{w}", a) for w, a in [*pyproject.tool_arrays(project), *_hatch_overrides(project)]
+    ]
+    tables += [
+        (f"hatch.toml [{w}", a)
+        for w, a in [*pyproject.hatch_env_arrays(hatch, ""), *_overrides_of(hatch, "")]
+    ]
+    for where, array in tables:
         head, _, key = where.rpartition(".")
         for text in _string_items(array):
-            requirement, where = pep508.parse(text), f"pyproject.toml [{head}] {key}"
+            requirement, where = pep508.parse(text), f"{head}] {key}"
             if requirement is not None and pep508.matches(requirement, canonical):
                 found.append(_asked(where, text, requirement))
             elif requirement is None and (lead := LEADING_NAME.match(text)) and _same(lead[1], canonical):
@@ -220,9 +228,23 @@ def _pdm(value: str) -> str | None:
 
 
 def _hatch_overrides(project: dict[str, Any]) -> list[tuple[str, Any]]:
+    return _overrides_of(_table(_table(project, "tool"), "hatch"), "tool.hatch.")
+
+
+def _hatch_toml(root: Path) -> dict[str, Any]:
+    """hatch.toml's tables ({} when there is none or it does not parse: extraction names a broken one).
+    Read only after the dependency-file walk has refused one that leads outside the repository."""
+    try:
+        return tomlkit.parse((root / "hatch.toml").read_text(encoding="utf-8")).unwrap()
+    except (OSError, ValueError, tomlkit.exceptions.TOMLKitError):
+        return {}
+
+
+def _overrides_of(hatch: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
     """(where, entries) of what Hatch's env overrides add (`platform.linux.dependencies = [...]`,
-    `matrix.v.dependencies = [{value = "...", if = [...]}]`), each as if it always applied."""
-    envs = _table(_table(_table(project, "tool"), "hatch"), "envs")
+    `matrix.v.dependencies = [{value = "...", if = [...]}]`), each as if it always applied; `hatch`: the
+    table holding `envs`."""
+    envs = _table(hatch, "envs")
     found: list[tuple[str, Any]] = []
     for name, env in envs.items():
         overrides = _table(env, "overrides") if isinstance(env, dict) else {}
@@ -231,7 +253,7 @@ def _hatch_overrides(project: dict[str, Any]) -> list[tuple[str, Any]]:
                 for key in ("dependencies", "extra-dependencies"):
                     items = options.get(key) if isinstance(options, dict) else None
                     entries = [i.get("value") if isinstance(i, dict) else i for i in _list(items)]
-                    found.append((f"tool.hatch.envs.{name}.overrides.{key}", entries))
+                    found.append((f"{prefix}envs.{name}.overrides.{key}", entries))
     return found
 
 

@@ -22,6 +22,7 @@ edit: a declaration's value is swapped for a marker and the marker's line is rea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,18 +74,22 @@ def declares_dependencies(content: str) -> bool:
     )
 
 
-def find(content: str, canonical: str) -> list[Declaration]:
-    """Every declaration of the dependency, in line order."""
-    return sorted(_declarations(content, canonical), key=lambda d: d.line)
+SlotsOf = Callable[[TOMLDocument, str], list["_Slot"]]
 
 
-def _declarations(content: str, canonical: str) -> list[Declaration]:
-    """Every declaration of the dependency, in the order of `_slots`."""
-    slots = _slots(parse(content), canonical)
+def find(content: str, canonical: str, slots_of: SlotsOf | None = None) -> list[Declaration]:
+    """Every declaration of the dependency, in line order (`slots_of`: where a TOML file of another name
+    declares; hatch_toml.py)."""
+    return sorted(_declarations(content, canonical, slots_of or _slots), key=lambda d: d.line)
+
+
+def _declarations(content: str, canonical: str, slots_of: SlotsOf) -> list[Declaration]:
+    """Every declaration of the dependency, in the order of `slots_of`."""
+    slots = slots_of(parse(content), canonical)
     found = []
     for index, slot in enumerate(slots):
         value = str(slot.container[slot.key])
-        line = _line(content, canonical, index)
+        line = _line(content, canonical, index, slots_of)
         why = _in_place(slot)
         found.append(
             Declaration(
@@ -94,16 +99,17 @@ def _declarations(content: str, canonical: str) -> list[Declaration]:
                 slot.kind,
                 slot.style,
                 slot.section,
-                f"pyproject.toml line {line} ({slot.section}): {why}" if why else "",
+                f"line {line} ({slot.section}): {why}" if why else "",
             )
         )
     return found
 
 
-def rewrite(content: str, canonical: str, bump: Bump) -> str:
-    declarations = _declarations(content, canonical)
+def rewrite(content: str, canonical: str, bump: Bump, slots_of: SlotsOf | None = None) -> str:
+    slots_of = slots_of or _slots
+    declarations = _declarations(content, canonical, slots_of)
     doc = parse(content)
-    for slot, declaration in zip(_slots(doc, canonical), declarations, strict=True):
+    for slot, declaration in zip(slots_of(doc, canonical), declarations, strict=True):
         span = _span(str(slot.container[slot.key]), slot)
         new = bump(declaration) if span is not None else None
         if span is not None and new is not None:
@@ -123,7 +129,7 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
     arrays += [("pep518", "build-system.requires", _table(doc, "build-system").get("requires"))]
     arrays += [("pep735", where, array) for where, array in tool_arrays(doc)]
     slots = [
-        slot for kind, where, array in arrays for slot in _requirement_slots(array, canonical, kind, where)
+        slot for kind, where, array in arrays for slot in requirement_slots(array, canonical, kind, where)
     ]
     for section, table in _poetry_tables(_table(_table(doc, "tool"), "poetry")):
         slots += _poetry_slots(table, canonical, section)
@@ -139,26 +145,31 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
 def tool_arrays(doc: dict[str, Any]) -> list[tuple[str, Any]]:
     """(section, array) of the requirement-string arrays of uv's, PDM's and Hatch's own tables."""
     tool = _table(doc, "tool")
-    uv, pdm, hatch = _table(tool, "uv"), _table(tool, "pdm"), _table(tool, "hatch")
+    uv, pdm = _table(tool, "uv"), _table(tool, "pdm")
     arrays = [(f"tool.uv.{key}", uv.get(key)) for key in UV_ARRAYS]
     arrays += [
         (f"tool.pdm.dev-dependencies.{name}", group)
         for name, group in _table(pdm, "dev-dependencies").items()
     ]
-    arrays += [
-        (f"tool.hatch.envs.{name}.{key}", _table(envs, name).get(key))
-        for envs in [_table(hatch, "envs")]
+    return arrays + hatch_env_arrays(_table(tool, "hatch"), "tool.hatch.")
+
+
+def hatch_env_arrays(hatch: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
+    """(section, array) of each Hatch env's dependencies and extra-dependencies; `hatch`: the table
+    holding `envs` ([tool.hatch] in pyproject.toml, the whole of hatch.toml)."""
+    envs = _table(hatch, "envs")
+    return [
+        (f"{prefix}envs.{name}.{key}", _table(envs, name).get(key))
         for name in envs
         for key in ("dependencies", "extra-dependencies")
     ]
-    return arrays
 
 
 def _pdm_overrides(doc: TOMLDocument) -> dict[str, Any]:
     return _table(_table(_table(_table(doc, "tool"), "pdm"), "resolution"), "overrides")
 
 
-def _requirement_slots(array: Any, canonical: str, kind: str, section: str) -> list[_Slot]:
+def requirement_slots(array: Any, canonical: str, kind: str, section: str) -> list[_Slot]:
     if not isinstance(array, list):
         return []
     slots = []
@@ -243,10 +254,10 @@ def _replace(slot: _Slot, span: tuple[int, int], new: str) -> None:
     )
 
 
-def _line(content: str, canonical: str, index: int) -> int:
+def _line(content: str, canonical: str, index: int, slots_of: SlotsOf) -> int:
     """1-based line of the `index`-th declaration, found by writing a marker in its place."""
     doc = parse(content)
-    slot = _slots(doc, canonical)[index]
+    slot = slots_of(doc, canonical)[index]
     item = slot.container[slot.key]
     if isinstance(item, String):
         slot.container[slot.key] = String(item.type, LINE_MARKER, LINE_MARKER, item.trivia)

@@ -22,6 +22,7 @@ By where it is declared:
                          [tool.uv] constraint-, override-dependencies,
                          [tool.pdm.resolution.overrides]                      -> constraint
                          [tool.pdm.dev-dependencies] X, [tool.hatch.envs.X]   -> dev (or by X's words)
+    hatch.toml           [envs.X] dependencies, extra-dependencies            -> dev (or by X's words)
     setup.py / setup.cfg install_requires -> runtime, extras_require.X / pbr [extras] X -> extra (or by X's
                          words), tests_require -> test, setup_requires -> build
     tox.ini              [testenv] deps -> test; [testenv:lint|docs|type|...] -> dev; a deps line
@@ -114,8 +115,8 @@ def role(
         return "dev"
     if section.startswith("tool.pdm.dev-dependencies."):
         return _by_words(section.removeprefix("tool.pdm.dev-dependencies."), default="dev")
-    if section.startswith("tool.hatch.envs."):  # tool.hatch.envs.NAME.dependencies: by NAME's words
-        return _by_words(section.removeprefix("tool.hatch.envs.").rpartition(".")[0], default="dev")
+    if section.startswith(("tool.hatch.envs.", "envs.")):  # (tool.hatch.)envs.NAME.dependencies: by NAME
+        return _by_words(section.partition("envs.")[2].rpartition(".")[0], default="dev")
     return "runtime"
 
 

@@ -582,3 +582,29 @@ def test_a_tool_table_string_with_an_escape_before_its_version_is_uneditable(tmp
     text = (tmp_path / "pyproject.toml").read_text()
     assert (found.specifier, found.uneditable) == ("1.4.0", "")
     assert update_dependency(text, found, "2.1.0") == text.replace('"1.4.0"', '"2.1.0"')
+
+
+def test_hatch_toml_envs_are_declarations_like_pyprojects_hatch_tables(tmp_path: Path) -> None:
+    """helper-6's review: Hatch's own file was not read, so `[envs.default] dependencies =
+    ["acme-sdk>=1.4,<2"]` stayed beside a bumped [project] range (green, exit 0; `hatch run` of the merged
+    tree cannot resolve)."""
+    hatch = '# Hatch environments\n[envs.default]\ndependencies = ["pytest", "acme-sdk>=1.4,<2"]\n'
+    hatch += '[envs.hatch-test]\nextra-dependencies = ["acme_sdk==1.4.0"]\n'
+    hatch += '[envs.default.scripts]\ntest = "pytest"\n'
+    write(
+        tmp_path,
+        {"hatch.toml": hatch, "pyproject.toml": '[project]\nname = "a"\ndependencies = ["acme-sdk>=1.4"]\n'},
+    )
+    assert "hatch.toml" in find_dependency_files(tmp_path)
+    got = [(d.file, d.line, d.role, d.specifier, d.section) for d in extract(tmp_path)]
+    assert got == [
+        ("hatch.toml", 3, "dev", ">=1.4,<2", "envs.default.dependencies"),
+        ("hatch.toml", 5, "test", "==1.4.0", "envs.hatch-test.extra-dependencies"),
+        ("pyproject.toml", 3, "runtime", ">=1.4", "project.dependencies"),
+    ]
+    text = hatch
+    for declaration in [d for d in extract(tmp_path) if d.file == "hatch.toml"]:
+        text = update_dependency(text, declaration, "2.1.0")
+    assert text == hatch.replace("acme-sdk>=1.4,<2", "acme-sdk>=2.1.0,<3").replace(
+        "acme_sdk==1.4.0", "acme_sdk==2.1.0"
+    )

@@ -745,3 +745,23 @@ def test_uvs_legacy_dev_list_comes_after_requirements_dev_and_a_lint_only_one_is
         {"pyproject.toml": pyproject + '[tool.pdm.dev-dependencies]\ntest = ["mypy"]\ndev = ["respx"]\n'},
     )
     assert plan_install(tmp_path, Settings()).test_source == "[tool.pdm.dev-dependencies] dev"
+
+
+def test_what_hatch_toml_asks_for_the_bump_cannot_edit_is_read(tmp_path: Path) -> None:
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import Settings
+
+    hatch = '[envs.default]\ndependencies = ["acme-sdk @ {root:uri}/vendor/acme_sdk-1.4.0.whl"]\n'
+    hatch += "[envs.test.overrides]\nplatform.linux.dependencies = ['acme-sdk<2']\n"
+    write(
+        tmp_path,
+        {
+            "tests/test_a.py": "",
+            "pyproject.toml": '[project]\nname = "a"\nversion = "1"\n',
+            "hatch.toml": hatch,
+        },
+    )
+    assert asked_for(tmp_path, Settings(), "acme-sdk") == [
+        ("hatch.toml [envs.default] dependencies", "acme-sdk @ {root:uri}/vendor/acme_sdk-1.4.0.whl", None),
+        ("hatch.toml [envs.test.overrides] dependencies", "acme-sdk<2", "<2"),
+    ]
