@@ -93,6 +93,10 @@ CI_CONFIG_MAX_BYTES = 256_000  # a noxfile.py or tox.ini read for the test envir
 TOX_FACTOR_MAX_VARIANTS = 1_024  # env names one tox factor condition expands to ({a,b}-{c,d}: 4)
 TOX_FACTOR_MAX_CHECKS = 100_000  # factor groups compared in one reading of a tox.ini, over its envs
 TOX_MAX_LINES = 50_000  # value lines one reading of a tox.ini reads, each time one is read for an env
+# uv workspace members read for what they declare of the SDK (adapters/python/uv_workspace.py): past
+# either, the members are not listed and the run requires a human.
+UV_WORKSPACE_MAX_MEMBERS = 200  # member folders
+UV_WORKSPACE_MAX_ENTRIES = 20_000  # directory entries listed to match the members' patterns
 TEST_COMMANDS_MAX_COMPARED = 20  # test commands of a tox env or nox session whose test counts are estimated
 NOX_ARG_MAX_CHARS = 4_096
 MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always one line

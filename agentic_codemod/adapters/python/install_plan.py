@@ -41,6 +41,7 @@ from agentic_codemod.adapters.python import (
     requirements_file,
     roles,
     test_requirements,
+    uv_workspace,
 )
 from agentic_codemod.adapters.python.dependency_files import check_requirement_lines, checked_dependency_files
 from agentic_codemod.adapters.python.test_command import detect_test_command
@@ -51,10 +52,10 @@ from agentic_codemod.errors import CodemodError
 RUNTIME_FILE_ROLES = frozenset(
     {"base", "common", "main", "prod", "production", "runtime", "install", "requirements"}
 )
+# What a Hatch env override adds to or sets as an env's dependencies.
+HATCH_OVERRIDE_KEYS = ("dependencies", "extra-dependencies", "set-dependencies", "set-extra-dependencies")
 # The name a requirement-like string starts with, when the whole does not parse as PEP 508.
 LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-# At most this many uv workspace members are read for what they declare of the SDK.
-WORKSPACE_MAX_MEMBERS = 200
 # [tool.uv.sources] keys that take a package from somewhere else than an index.
 SOURCE_KINDS = frozenset({"git", "path", "url", "workspace"})
 # Runner -> the requirement that provides it, when the plan does not declare it already.
@@ -166,8 +167,8 @@ def _asked_by_resolver(
     and [tool.hatch.envs.X] (with its overrides), whatever its marker (uv locks for every platform and
     Python at once); [tool.pdm.resolution.overrides]; a [tool.uv.sources] entry for the SDK other than an
     index (git, a path, a URL, a workspace member: no version that can be read, so off target); and what
-    the in-repository projects uv installs with the project declare (path sources, workspace members),
-    as for `-e ./plugin`. The bump has edited the entries it can; a URL entry it never edits."""
+    the in-repository projects uv installs with the project declare (path sources, workspace members:
+    uv_workspace.py). The bump has edited the entries it can; a URL entry it never edits."""
     found: list[tuple[str, str, str | None]] = []
     hatch = _hatch_toml(root)
     tables = [
@@ -199,10 +200,24 @@ def _asked_by_resolver(
             continue  # off target already
         entries = source if isinstance(source, list) else [source]
         for path in [e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)]:
-            found += _asked_by_editable(root, path, canonical)
-    for member in _workspace_members(root, _table(uv, "workspace")):
-        found += _asked_by_editable(root, member, canonical)
+            found += _asked_by_member(root, path, canonical)
+    members = uv_workspace.members(root, _table(uv, "workspace"))
+    found += [("pyproject.toml [tool.uv.workspace]", unread, None) for unread in members.unread]
+    for member in members.folders:
+        found += _asked_by_member(root, member, canonical)
     return found
+
+
+def _asked_by_member(root: Path, folder: str, canonical: str) -> list[tuple[str, str, str | None]]:
+    """A path source or workspace member inside the repository: its pyproject.toml (every extra and
+    group: uv locks them all), else, for a setup.py project, what `-e` of it would ask for."""
+    path = PurePosixPath(folder)
+    if path.is_absolute() or ".." in path.parts or not (root / folder).is_dir():
+        return []  # outside the repository, or a file (a wheel): nothing read there
+    asked = uv_workspace.asked_by_project(root, path.as_posix(), canonical)
+    return (
+        asked if (root / folder / "pyproject.toml").exists() else _asked_by_editable(root, folder, canonical)
+    )
 
 
 def _same(name: str, canonical: str) -> bool:
@@ -250,7 +265,7 @@ def _overrides_of(hatch: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
         overrides = _table(env, "overrides") if isinstance(env, dict) else {}
         for by_source in overrides.values():
             for options in by_source.values() if isinstance(by_source, dict) else []:
-                for key in ("dependencies", "extra-dependencies"):
+                for key in HATCH_OVERRIDE_KEYS:
                     items = options.get(key) if isinstance(options, dict) else None
                     entries = [i.get("value") if isinstance(i, dict) else i for i in _list(items)]
                     found.append((f"{prefix}envs.{name}.overrides.{key}", entries))
@@ -259,17 +274,6 @@ def _overrides_of(hatch: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def _workspace_members(root: Path, workspace: dict[str, Any]) -> list[str]:
-    """The folders [tool.uv.workspace] members name (globs, inside the repository), at most
-    WORKSPACE_MAX_MEMBERS; `exclude` is not applied (a member too many is read, never one too few)."""
-    members: list[str] = []
-    for pattern in _string_items(workspace.get("members")):
-        if pattern.startswith("/") or {"..", "**"} & set(PurePosixPath(pattern).parts):
-            continue  # outside, or a walk of the whole tree
-        members += sorted(p.relative_to(root).as_posix() for p in root.glob(pattern) if p.is_dir())
-    return list(dict.fromkeys(members))[:WORKSPACE_MAX_MEMBERS]
 
 
 def _string_items(array: Any) -> list[str]:

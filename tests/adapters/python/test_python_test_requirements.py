@@ -716,8 +716,9 @@ def test_what_the_projects_own_tables_ask_for_the_bump_cannot_edit_is_read(tmp_p
         ("pyproject.toml [tool.hatch.envs.test.overrides] dependencies", "acme-sdk<2", "<2"),
         ("pyproject.toml [tool.hatch.envs.test.overrides] extra-dependencies", "acme-sdk==1.4.0", "==1.4.0"),
         ("pyproject.toml [tool.pdm.resolution.overrides]", "acme-sdk = '2.0.0'", "==2.0.0"),
-        ("plugins/plugin/pyproject.toml line 3", "acme-sdk<2", "<2"),
-        ("packages/one/pyproject.toml line 3", "acme-sdk==1.4.0", "==1.4.0"),
+        ("plugins/plugin/pyproject.toml [project.dependencies]", "acme-sdk<2", "<2"),
+        ("pyproject.toml [tool.uv.workspace]", "workspace member pattern '**' (`**` is not listed)", None),
+        ("packages/one/pyproject.toml [project.dependencies]", "acme-sdk==1.4.0", "==1.4.0"),
     ], asked
 
 
@@ -765,3 +766,54 @@ def test_what_hatch_toml_asks_for_the_bump_cannot_edit_is_read(tmp_path: Path) -
         ("hatch.toml [envs.default] dependencies", "acme-sdk @ {root:uri}/vendor/acme_sdk-1.4.0.whl", None),
         ("hatch.toml [envs.test.overrides] dependencies", "acme-sdk<2", "<2"),
     ]
+
+
+def test_uv_workspace_members_are_listed_as_uv_does_without_following_a_link_or_walking_too_far(
+    tmp_path: Path,
+) -> None:
+    """helper-7's review of the first reading (Path.glob, then `-e` of each member): `members = ["."]`
+    crashed (IndexError, exit 1), `exclude` was not applied (a legacy member pinning the old version: exit
+    3), a member's requirements.txt with its own index refused the run, a member's dev group or extra
+    was not read (uv locks them: green, and `uv lock` unsatisfiable), `set-dependencies` of a Hatch
+    override was not read, and a glob through a loop of links hung the run."""
+    from agentic_codemod.adapters.python import uv_workspace
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import UV_WORKSPACE_MAX_ENTRIES, Settings
+
+    files = {
+        "tests/test_a.py": "",
+        "pyproject.toml": '[project]\nname = "a"\nversion = "1"\n'
+        'dependencies = ["acme-sdk>=2", "plug[sdk]"]\n[tool.uv.sources]\nplug = { path = "plug" }\n'
+        '[tool.uv.workspace]\nmembers = [".", "", "packages/*"]\nexclude = ["packages/legacy"]\n'
+        "[tool.hatch.envs.test.overrides]\nmatrix.python.set-dependencies = ['acme-sdk>=1.4,<2']\n",
+        "plug/pyproject.toml": '[project]\nname = "plug"\n'
+        '[project.optional-dependencies]\nsdk = ["acme-sdk<2"]\n',
+        "packages/one/pyproject.toml": '[project]\nname = "one"\n'
+        '[dependency-groups]\ndev = ["acme-sdk>=1.4,<2"]\n',
+        "packages/one/requirements.txt": "--extra-index-url https://download.pytorch.org/whl/cpu\ntorch\n",
+        "packages/legacy/pyproject.toml": '[project]\nname = "legacy"\ndependencies = ["acme-sdk==1.0"]\n',
+    }
+    write(tmp_path, files)
+    (tmp_path / "packages" / "linked").symlink_to(tmp_path / "plug")
+    assert asked_for(tmp_path, Settings(), "acme-sdk")[1:] == [
+        ("pyproject.toml [tool.hatch.envs.test.overrides] set-dependencies", "acme-sdk>=1.4,<2", "<2,>=1.4"),
+        ("plug/pyproject.toml [project.optional-dependencies.sdk]", "acme-sdk<2", "<2"),
+        ("packages/one/pyproject.toml [dependency-groups.dev]", "acme-sdk>=1.4,<2", "<2,>=1.4"),
+    ]
+    # a loop of links under a deep pattern: not followed, and the listing stops at its budget
+    loop = tmp_path / "d"
+    loop.mkdir()
+    for n in range(8):
+        (loop / f"l{n}").symlink_to("..")
+    assert uv_workspace.members(tmp_path, {"members": ["*/*/*/*/*/*/*/*/*/*/*/*"]}).folders == []
+    for n in range(UV_WORKSPACE_MAX_ENTRIES // 1000 + 1):
+        (tmp_path / "many" / f"g{n}").mkdir(parents=True)
+        for m in range(1000):
+            (tmp_path / "many" / f"g{n}" / f"p{m}").mkdir()
+    listed = uv_workspace.members(tmp_path, {"members": ["many/*/*"]})
+    assert (listed.folders, listed.unread) == (
+        [],
+        [f"workspace member pattern 'many/*/*' (past {UV_WORKSPACE_MAX_ENTRIES} entries)"],
+    )
+    listed = uv_workspace.members(tmp_path, {"members": ["many/g0/*"]})
+    assert listed.folders == [] and listed.unread == ["1000 workspace members (more than 200)"]
