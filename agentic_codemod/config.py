@@ -96,7 +96,10 @@ TOX_MAX_LINES = 50_000  # value lines one reading of a tox.ini reads, each time 
 # uv workspace members read for what they declare of the SDK (adapters/python/uv_workspace.py): past
 # either, the members are not listed and the run requires a human.
 UV_WORKSPACE_MAX_MEMBERS = 200  # member folders
-UV_WORKSPACE_MAX_ENTRIES = 20_000  # directory entries listed to match the members' patterns
+UV_WORKSPACE_MAX_ENTRIES = (
+    20_000  # directory entries listed (and folders looked at) to match the members' patterns
+)
+UV_WORKSPACE_MAX_DEPTH = 16  # path parts of one member pattern
 TEST_COMMANDS_MAX_COMPARED = 20  # test commands of a tox env or nox session whose test counts are estimated
 NOX_ARG_MAX_CHARS = 4_096
 MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always one line

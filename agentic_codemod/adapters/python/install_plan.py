@@ -56,8 +56,6 @@ RUNTIME_FILE_ROLES = frozenset(
 HATCH_OVERRIDE_KEYS = ("dependencies", "extra-dependencies", "set-dependencies", "set-extra-dependencies")
 # The name a requirement-like string starts with, when the whole does not parse as PEP 508.
 LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-# [tool.uv.sources] keys that take a package from somewhere else than an index.
-SOURCE_KINDS = frozenset({"git", "path", "url", "workspace"})
 # Runner -> the requirement that provides it, when the plan does not declare it already.
 RUNNER_PACKAGES = {"stestr": "stestr"}
 
@@ -194,7 +192,7 @@ def _asked_by_resolver(
             found.append((where, f"{name} = {value!r}", _pdm(value)))
     uv = _table(tool, "uv")
     for name, source in _table(uv, "sources").items():
-        if pep508.canonical(name) == canonical and not _index_only(source):
+        if pep508.canonical(name) == canonical and not uv_workspace.index_only(source):
             found.append(("pyproject.toml [tool.uv.sources]", f"{name} = {source}", None))
         if pep508.canonical(name) == canonical:
             continue  # off target already
@@ -209,26 +207,25 @@ def _asked_by_resolver(
 
 
 def _asked_by_member(root: Path, folder: str, canonical: str) -> list[tuple[str, str, str | None]]:
-    """A path source or workspace member inside the repository: its pyproject.toml (every extra and
-    group: uv locks them all), else, for a setup.py project, what `-e` of it would ask for."""
+    """A path source or workspace member: what its pyproject.toml asks for (every extra and group: uv
+    locks them all), and where that is not all it declares (setup.py, setup.cfg, dynamic dependencies),
+    what `-e` of it asks for. One outside the repository, a file (a wheel) or a link: not read, off target."""
     path = PurePosixPath(folder)
-    if path.is_absolute() or ".." in path.parts or not (root / folder).is_dir():
-        return []  # outside the repository, or a file (a wheel): nothing read there
-    asked = uv_workspace.asked_by_project(root, path.as_posix(), canonical)
-    return (
-        asked if (root / folder / "pyproject.toml").exists() else _asked_by_editable(root, folder, canonical)
-    )
+    where = f"pyproject.toml [tool.uv.sources] path {folder[:200]}"
+    if path.is_absolute() or ".." in path.parts:
+        return [(where, "outside the repository, or through its parent: not read", None)]
+    try:
+        folder_ok = uv_workspace.real_folder(root, path.as_posix())
+    except OSError as exc:
+        return [(where, f"cannot be read: {exc.strerror}", None)]
+    if not folder_ok:
+        return [(where, "not a folder of the repository (a file, a link, or missing): not read", None)]
+    asked, complete = uv_workspace.asked_by_project(root, path.as_posix(), canonical)
+    return asked if complete else asked + _asked_by_editable(root, path.as_posix(), canonical)
 
 
 def _same(name: str, canonical: str) -> bool:
     return pep508.canonical(name) == canonical
-
-
-def _index_only(source: Any) -> bool:
-    """Whether a [tool.uv.sources] value only names indexes (under markers): the version still comes from
-    the requirements. Anything else (git, path, url, workspace, a shape uv may add) is off target."""
-    entries = source if isinstance(source, list) else [source]
-    return all(isinstance(e, dict) and "index" in e and not e.keys() & SOURCE_KINDS for e in entries)
 
 
 def _pdm(value: str) -> str | None:

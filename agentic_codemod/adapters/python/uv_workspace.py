@@ -1,37 +1,43 @@
 """The in-repository projects uv installs with the project: `[tool.uv.workspace]` members and `path` sources.
 
     members(root, workspace) -> Members(folders, unread)     (pure: lists folders, runs nothing)
-    asked_by_project(root, folder, canonical) -> [(where, text, specifier | None)]
+    asked_by_project(root, folder, canonical) -> ([(where, text, specifier | None)], complete)
 
 uv locks a workspace as one: every member's dependencies, extras and groups are resolved together with
 the root's, so a member pinning the SDK below the target leaves the bumped repository unable to lock. What
 the tool cannot list for sure is `unread`, and the caller (install_plan.asked_for) takes each as off target
 (requires_human) rather than a member missed:
 
-    a pattern with `**`, or one past config.UV_WORKSPACE_MAX_ENTRIES directory entries listed, or more
-    than config.UV_WORKSPACE_MAX_MEMBERS members
+    a pattern outside the repository or through `..`, with `**`, of more than UV_WORKSPACE_MAX_DEPTH
+    parts, or naming what no file system holds (too long); a member that is a link (never followed: it
+    may lead out of the repository); a listing past UV_WORKSPACE_MAX_ENTRIES (each folder listed costs its
+    entries and one more); more than UV_WORKSPACE_MAX_MEMBERS members (config.py)
 
-Patterns are matched one path part at a time against folder names (fnmatch, as uv's glob does for `*`,
-`?` and `[...]`), never through a symlink: a member behind a link is not listed (uv would follow it, but
-a link may lead out of the repository, and reading there is what the tool never does); `exclude` is
-applied the same way. "." (the root itself) is the project already read.
+Patterns are matched one path part at a time against folder names (fnmatch: `*`, `?`, `[...]`, hidden
+folders too, as uv's glob); `exclude` against the whole relative path, where `*` crosses `/` as in uv.
+"." (the root itself) is the project already read.
 
-A member's declarations are its pyproject.toml's (every role but lock: uv locks its extras and groups
-too), read as a repository's pyproject.toml is; a member without one is left to the caller.
+A member's declarations are its pyproject.toml's, whatever their marker (uv locks every platform at
+once): [project] dependencies and optional-dependencies, [dependency-groups], uv's, PDM's and Hatch's
+tables, and its own [tool.uv.sources] entry for the SDK. `complete` is False where the pyproject.toml is
+not all it declares (no [project], or dynamic dependencies): the caller then reads it as `-e` of it.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from agentic_codemod.adapters.python import pep508, pyproject
-from agentic_codemod.config import UV_WORKSPACE_MAX_ENTRIES, UV_WORKSPACE_MAX_MEMBERS
+from agentic_codemod.config import UV_WORKSPACE_MAX_DEPTH, UV_WORKSPACE_MAX_ENTRIES, UV_WORKSPACE_MAX_MEMBERS
 
 Asked = tuple[str, str, "str | None"]
+# [tool.uv.sources] keys that take a package from somewhere else than an index.
+SOURCE_KINDS = frozenset({"git", "path", "url", "workspace"})
 
 
 @dataclass
@@ -43,97 +49,141 @@ class Members:
 def members(root: Path, workspace: dict[str, Any]) -> Members:
     found = Members()
     budget = [UV_WORKSPACE_MAX_ENTRIES]
-    excluded = [p for p in _strings(workspace.get("exclude")) if p.strip()]
-    for pattern in _strings(workspace.get("members")):
+    excluded = [_normal(p) for p in _strings(workspace.get("exclude")) if _normal(p)]
+    patterns = list(dict.fromkeys(_strings(workspace.get("members"))))
+    for pattern in patterns:
         parts = [p for p in PurePosixPath(pattern).parts if p != "."]
         if not parts:
             continue  # "." or "": the root, read as the project
-        if pattern.startswith("/") or ".." in parts:
-            continue  # outside the repository: never read (uv would refuse a member outside the root too)
-        if "**" in parts:
-            found.unread.append(f"workspace member pattern {pattern!r} (`**` is not listed)")
+        why = _unlisted(pattern, parts)
+        if why:
+            found.unread.append(f"workspace member pattern {pattern[:200]!r} ({why})")
             continue
-        matched = _match(root, parts, budget)
-        if matched is None:
+        try:
+            matched = _match(root, parts, budget)
+        except OSError as exc:  # a name no file system holds (too long), a folder that cannot be listed
             found.unread.append(
-                f"workspace member pattern {pattern!r} (past {UV_WORKSPACE_MAX_ENTRIES} entries)"
+                f"workspace member pattern {pattern[:200]!r} (cannot be listed: {exc.strerror})"
             )
+            continue
+        if matched is None:
+            found.unread.append(f"workspace members (past {UV_WORKSPACE_MAX_ENTRIES} entries listed)")
             break
-        for folder in matched:
-            if folder not in found.folders and not any(_is(folder, e) for e in excluded):
-                found.folders.append(folder)
+        folders, linked = matched
+        found.unread += [
+            f"workspace member {f} (a link, not followed)" for f in linked if not _excluded(f, excluded)
+        ]
+        found.folders += [f for f in folders if f not in found.folders and not _excluded(f, excluded)]
     if len(found.folders) > UV_WORKSPACE_MAX_MEMBERS:
         found.unread.append(f"{len(found.folders)} workspace members (more than {UV_WORKSPACE_MAX_MEMBERS})")
         found.folders = []
     return found
 
 
-def _match(root: Path, parts: list[str], budget: list[int]) -> list[str] | None:
-    """Folders under `root` whose path matches `parts` part by part, links not followed; None when the
-    listing would pass the budget of directory entries."""
-    level = [""]
+def _unlisted(pattern: str, parts: list[str]) -> str:
+    """Why a member pattern is not listed ("" when it is)."""
+    if pattern.startswith("/") or ".." in parts:
+        return "outside the repository, or through its parent: not read"
+    if "**" in parts:
+        return "`**` is not listed"
+    if len(parts) > UV_WORKSPACE_MAX_DEPTH:
+        return f"more than {UV_WORKSPACE_MAX_DEPTH} parts"
+    return ""
+
+
+def _match(root: Path, parts: list[str], budget: list[int]) -> tuple[list[str], list[str]] | None:
+    """(folders, links) under `root` whose path matches `parts` part by part, links not followed (a link
+    that matches is returned as one); None when the listing passes its budget: each folder listed costs
+    its entries and one more, each part without a wildcard one look."""
+    level, linked = [""], []
     for part in parts:
         following: list[str] = []
         for rel in level:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
             if not _magic(part):
                 child = f"{rel}/{part}" if rel else part
-                following += [child] if _real_folder(root, child) else []
+                kind = _kind(root / child)
+                following += [child] if kind == "folder" else []
+                linked += [child] if kind == "link" else []
                 continue
-            try:
-                with os.scandir(root / rel if rel else root) as listing:
-                    entries = sorted(listing, key=lambda e: e.name)
-            except OSError:
-                continue
+            with os.scandir(root / rel if rel else root) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
             budget[0] -= len(entries)
             if budget[0] < 0:
                 return None
-            following += [
-                f"{rel}/{e.name}" if rel else e.name
-                for e in entries
-                if e.is_dir(follow_symlinks=False) and fnmatch.fnmatchcase(e.name, part)
-            ]
+            for entry in entries:
+                if not fnmatch.fnmatchcase(entry.name, part):
+                    continue
+                child = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.is_symlink():
+                    linked.append(child)
+                elif entry.is_dir(follow_symlinks=False):
+                    following.append(child)
         level = following
-    return level
+    return level, linked
+
+
+def _kind(path: Path) -> str:
+    """ "folder", "link" or "" (nothing there, or a file) for one name, without following a link."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return ""
+    except NotADirectoryError:
+        return ""
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "folder" if stat.S_ISDIR(mode) else ""
 
 
 def _magic(part: str) -> bool:
     return any(c in part for c in "*?[")
 
 
-def _real_folder(root: Path, rel: str) -> bool:
+def real_folder(root: Path, rel: str) -> bool:
     """`rel` is a folder under `root` reached without a link on the way."""
     path = root
     for part in PurePosixPath(rel).parts:
         path = path / part
-        if path.is_symlink() or not path.is_dir():
+        if _kind(path) != "folder":
             return False
     return True
 
 
-def _is(folder: str, pattern: str) -> bool:
-    parts = [p for p in PurePosixPath(pattern).parts if p != "."]
-    mine = PurePosixPath(folder).parts
-    return len(parts) == len(mine) and all(
-        fnmatch.fnmatchcase(m, p) for m, p in zip(mine, parts, strict=True)
-    )
+def _normal(pattern: str) -> str:
+    return "/".join(p for p in PurePosixPath(pattern).parts if p != ".")
 
 
-def asked_by_project(root: Path, folder: str, canonical: str) -> list[Asked]:
-    """Every requirement on the SDK in the project at `folder`'s pyproject.toml, whatever its marker:
-    [project] dependencies and optional-dependencies, [dependency-groups], and uv's, PDM's and Hatch's
-    tables (a URL: None, off target). A link on the way, or a file that cannot be read: one entry, off
-    target. [] when the folder has no pyproject.toml."""
+def _excluded(folder: str, excluded: list[str]) -> bool:
+    """uv's exclude: the whole relative path against the pattern, where `*` crosses `/`."""
+    return any(fnmatch.fnmatchcase(folder, pattern) for pattern in excluded)
+
+
+def asked_by_project(root: Path, folder: str, canonical: str) -> tuple[list[Asked], bool]:
+    """(every requirement on the SDK in the project at `folder`'s pyproject.toml, whatever its marker, and
+    whether that is all it declares). Read: [project] dependencies and optional-dependencies,
+    [dependency-groups], uv's, PDM's and Hatch's tables (a URL: None, off target), and its own
+    [tool.uv.sources] entry for the SDK (other than an index: None). A link on the way, or a file that
+    cannot be read: one entry, off target. Not all: no pyproject.toml, no [project] table, or
+    dependencies it makes `dynamic` (setup.py, setup.cfg or a file declares them: the caller reads those)."""
     rel = f"{folder}/pyproject.toml"
-    path = root / rel
-    if not path.exists() and not path.is_symlink():
-        return []
-    if not _real_folder(root, folder) or path.is_symlink() or not path.is_file():
-        return [(rel, "a link or not a file: not read", None)]
     try:
-        doc = pyproject.parse(path.read_text(encoding="utf-8")).unwrap()
+        kind, real = _kind(root / rel), real_folder(root, folder)
+    except OSError as exc:
+        return [(rel, f"cannot be read: {exc.strerror}", None)], True
+    if not kind and not (root / rel).is_file():
+        return [], False
+    if not real or kind != "" or not (root / rel).is_file():
+        return [(rel, "a link or not a file: not read", None)], True
+    try:
+        doc = pyproject.parse((root / rel).read_text(encoding="utf-8")).unwrap()
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return [(rel, f"cannot be read: {exc}", None)]
+        return [(rel, f"cannot be read: {exc}", None)], True
     project = _table(doc, "project")
+    dynamic = _strings(project.get("dynamic"))
+    complete = bool(project) and not {"dependencies", "optional-dependencies"} & set(dynamic)
     arrays: list[tuple[str, Any]] = [("project.dependencies", project.get("dependencies"))]
     arrays += [
         (f"project.optional-dependencies.{k}", v) for k, v in _table(project, "optional-dependencies").items()
@@ -146,7 +196,20 @@ def asked_by_project(root: Path, folder: str, canonical: str) -> list[Asked]:
             if requirement is not None and pep508.matches(requirement, canonical):
                 written = None if requirement.url else str(requirement.specifier)
                 found.append((f"{rel} [{where}]", text.strip(), written))
-    return found
+    sources = _table(_table(_table(doc, "tool"), "uv"), "sources")
+    found += [
+        (f"{rel} [tool.uv.sources]", f"{name} = {source}", None)
+        for name, source in sources.items()
+        if pep508.canonical(name) == canonical and not index_only(source)
+    ]
+    return found, complete
+
+
+def index_only(source: Any) -> bool:
+    """Whether a [tool.uv.sources] value only names indexes (under markers): the version still comes from
+    the requirements. Anything else (git, path, url, workspace, a shape uv may add) is off target."""
+    entries = source if isinstance(source, list) else [source]
+    return all(isinstance(e, dict) and "index" in e and not e.keys() & SOURCE_KINDS for e in entries)
 
 
 def _table(parent: dict[str, Any], key: str) -> dict[str, Any]:

@@ -622,6 +622,12 @@ def test_what_uv_and_pdm_apply_to_every_install_is_asked_for(tmp_path: Path) -> 
         ("pyproject.toml [tool.uv] override-dependencies", "Acme_SDK==1.4.0", "==1.4.0"),
         ("pyproject.toml [tool.pdm.resolution.overrides]", "acme-sdk = '>=1,<2'", "<2,>=1"),
         ("pyproject.toml [tool.uv.sources]", "acme-sdk = {'git': 'https://example.invalid/acme-sdk'}", None),
+        # another package's path source outside the repository: what it asks for cannot be read
+        (
+            "pyproject.toml [tool.uv.sources] path ../other",
+            "outside the repository, or through its parent: not read",
+            None,
+        ),
     ]
     # an index source picks where the version comes from, not which: nothing asked there
     pyproject.write_text(
@@ -717,6 +723,11 @@ def test_what_the_projects_own_tables_ask_for_the_bump_cannot_edit_is_read(tmp_p
         ("pyproject.toml [tool.hatch.envs.test.overrides] extra-dependencies", "acme-sdk==1.4.0", "==1.4.0"),
         ("pyproject.toml [tool.pdm.resolution.overrides]", "acme-sdk = '2.0.0'", "==2.0.0"),
         ("plugins/plugin/pyproject.toml [project.dependencies]", "acme-sdk<2", "<2"),
+        (
+            "pyproject.toml [tool.uv.workspace]",
+            "workspace member pattern '../outside' (outside the repository, or through its parent: not read)",
+            None,
+        ),
         ("pyproject.toml [tool.uv.workspace]", "workspace member pattern '**' (`**` is not listed)", None),
         ("packages/one/pyproject.toml [project.dependencies]", "acme-sdk==1.4.0", "==1.4.0"),
     ], asked
@@ -798,6 +809,11 @@ def test_uv_workspace_members_are_listed_as_uv_does_without_following_a_link_or_
     assert asked_for(tmp_path, Settings(), "acme-sdk")[1:] == [
         ("pyproject.toml [tool.hatch.envs.test.overrides] set-dependencies", "acme-sdk>=1.4,<2", "<2,>=1.4"),
         ("plug/pyproject.toml [project.optional-dependencies.sdk]", "acme-sdk<2", "<2"),
+        (
+            "pyproject.toml [tool.uv.workspace]",
+            "workspace member packages/linked (a link, not followed)",
+            None,
+        ),
         ("packages/one/pyproject.toml [dependency-groups.dev]", "acme-sdk>=1.4,<2", "<2,>=1.4"),
     ]
     # a loop of links under a deep pattern: not followed, and the listing stops at its budget
@@ -813,7 +829,50 @@ def test_uv_workspace_members_are_listed_as_uv_does_without_following_a_link_or_
     listed = uv_workspace.members(tmp_path, {"members": ["many/*/*"]})
     assert (listed.folders, listed.unread) == (
         [],
-        [f"workspace member pattern 'many/*/*' (past {UV_WORKSPACE_MAX_ENTRIES} entries)"],
+        [f"workspace members (past {UV_WORKSPACE_MAX_ENTRIES} entries listed)"],
     )
     listed = uv_workspace.members(tmp_path, {"members": ["many/g0/*"]})
     assert listed.folders == [] and listed.unread == ["1000 workspace members (more than 200)"]
+
+
+def test_what_uv_installs_but_the_tool_cannot_read_is_off_target_never_dropped(tmp_path: Path) -> None:
+    """helper-8's review of uv_workspace: a member whose pyproject.toml holds only [build-system] beside a
+    setup.py, a member's own git source for the SDK, a wheel path source and an over-long pattern were
+    each dropped without a word (green) or raised (ENAMETOOLONG: exit 1); `*` of uv's exclude crosses `/`;
+    an empty folder listed cost nothing of the budget."""
+    from agentic_codemod.adapters.python import uv_workspace
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import UV_WORKSPACE_MAX_ENTRIES, Settings
+
+    pyproject = '[project]\nname = "a"\nversion = "1"\ndependencies = ["acme-sdk>=2", "wheel-dep"]\n'
+    pyproject += '[tool.uv.sources]\nwheel-dep = { path = "vendor/wheel_dep-1.0-py3-none-any.whl" }\n'
+    pyproject += (
+        '[tool.uv.workspace]\nmembers = ["packages/*", "' + "x" * 300 + '"]\nexclude = ["packages/old*"]\n'
+    )
+    files = {
+        "tests/test_a.py": "",
+        "pyproject.toml": pyproject,
+        "vendor/wheel_dep-1.0-py3-none-any.whl": "",
+        "packages/legacy/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\n',
+        "packages/legacy/setup.py": "from setuptools import setup\n"
+        'setup(name="legacy", install_requires=["acme-sdk<2"])\n',
+        "packages/git/pyproject.toml": '[project]\nname = "git"\ndependencies = ["acme-sdk"]\n'
+        '[tool.uv.sources]\nacme-sdk = { git = "https://example.invalid/sdk", tag = "v1.4.0" }\n',
+        "packages/old/sub/pyproject.toml": "",
+        "packages/old/pyproject.toml": '[project]\nname = "old"\ndependencies = ["acme-sdk==1.0"]\n',
+    }
+    write(tmp_path, files)
+    asked = asked_for(tmp_path, Settings(), "acme-sdk")
+    assert [(where, written) for where, _, written in asked[1:]] == [
+        ("pyproject.toml [tool.uv.sources] path vendor/wheel_dep-1.0-py3-none-any.whl", None),
+        ("pyproject.toml [tool.uv.workspace]", None),  # the over-long name: cannot be listed
+        ("packages/git/pyproject.toml [project.dependencies]", ""),
+        ("packages/git/pyproject.toml [tool.uv.sources]", None),
+        ("packages/legacy/setup.py line 2", "<2"),
+    ], asked
+    assert "cannot be listed: File name too long" in asked[2][1]
+    # every folder listed costs one at least: a pattern repeated over empty folders stops at the budget
+    for n in range(UV_WORKSPACE_MAX_ENTRIES // 2 + 1):
+        (tmp_path / "e" / f"d{n}").mkdir(parents=True)
+    listed = uv_workspace.members(tmp_path, {"members": ["e/*/*", "e/*/x/*"]})
+    assert listed.unread == [f"workspace members (past {UV_WORKSPACE_MAX_ENTRIES} entries listed)"]
