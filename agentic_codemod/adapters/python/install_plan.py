@@ -209,11 +209,14 @@ def _asked_by_resolver(
 def _asked_by_member(root: Path, folder: str, canonical: str) -> list[tuple[str, str, str | None]]:
     """A path source or workspace member: what its pyproject.toml asks for (every extra and group: uv
     locks them all), and where that is not all it declares (setup.py, setup.cfg, dynamic dependencies),
-    what `-e` of it asks for. One outside the repository, a file (a wheel) or a link: not read, off target."""
+    what `-e` of it asks for; a wheel, its METADATA's Requires-Dist. One outside the repository, another
+    file or a link: not read, off target."""
     path = PurePosixPath(folder)
     where = f"pyproject.toml [tool.uv.sources] path {folder[:200]}"
     if path.is_absolute() or ".." in path.parts:
         return [(where, "outside the repository, or through its parent: not read", None)]
+    if path.suffix == ".whl":
+        return uv_workspace.asked_by_wheel(root, path.as_posix(), canonical)
     try:
         folder_ok = uv_workspace.real_folder(root, path.as_posix())
     except OSError as exc:

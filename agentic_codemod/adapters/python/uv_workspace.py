@@ -28,12 +28,18 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from agentic_codemod.adapters.python import pep508, pyproject
-from agentic_codemod.config import UV_WORKSPACE_MAX_DEPTH, UV_WORKSPACE_MAX_ENTRIES, UV_WORKSPACE_MAX_MEMBERS
+from agentic_codemod.config import (
+    UV_WORKSPACE_MAX_DEPTH,
+    UV_WORKSPACE_MAX_ENTRIES,
+    UV_WORKSPACE_MAX_MEMBERS,
+    WHEEL_METADATA_MAX_BYTES,
+)
 
 Asked = tuple[str, str, "str | None"]
 # [tool.uv.sources] keys that take a package from somewhere else than an index.
@@ -203,6 +209,42 @@ def asked_by_project(root: Path, folder: str, canonical: str) -> tuple[list[Aske
         if pep508.canonical(name) == canonical and not index_only(source)
     ]
     return found, complete
+
+
+def asked_by_wheel(root: Path, rel: str, canonical: str) -> list[Asked]:
+    """What a wheel in the repository a path source names asks for of the SDK: its METADATA's
+    Requires-Dist lines, whatever their marker. Not a regular file reached without a link, not one
+    `*.dist-info/METADATA` at the top, past WHEEL_METADATA_MAX_BYTES or unreadable: off target (None)."""
+    where = f"{rel} (a wheel a path source names)"
+    parent = PurePosixPath(rel).parent.as_posix()
+    try:
+        inside = (parent == "." or real_folder(root, parent)) and _kind(root / rel) == ""
+    except OSError as exc:
+        return [(where, f"cannot be read: {exc.strerror}", None)]
+    if not inside or not (root / rel).is_file():
+        return [(where, "not a file of the repository (a link, or missing): not read", None)]
+    try:
+        with zipfile.ZipFile(root / rel) as archive:
+            names = [n for n in archive.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+            if len(names) != 1 or archive.getinfo(names[0]).file_size > WHEEL_METADATA_MAX_BYTES:
+                return [(where, "no single METADATA of a readable size: not read", None)]
+            with archive.open(names[0]) as metadata:
+                text = metadata.read(WHEEL_METADATA_MAX_BYTES + 1).decode("utf-8")
+    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, ValueError, RuntimeError) as exc:
+        return [(where, f"cannot be read: {exc}", None)]
+    found: list[Asked] = []
+    for line in text.split("\n\n", 1)[0].splitlines():  # the headers, before the description
+        name, _, value = line.partition(":")
+        requirement = pep508.parse(value) if name.strip().lower() == "requires-dist" else None
+        if requirement is not None and pep508.matches(requirement, canonical):
+            found.append(
+                (
+                    f"{rel} Requires-Dist",
+                    value.strip(),
+                    None if requirement.url else str(requirement.specifier),
+                )
+            )
+    return found
 
 
 def index_only(source: Any) -> bool:

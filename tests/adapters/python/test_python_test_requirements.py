@@ -864,7 +864,7 @@ def test_what_uv_installs_but_the_tool_cannot_read_is_off_target_never_dropped(t
     write(tmp_path, files)
     asked = asked_for(tmp_path, Settings(), "acme-sdk")
     assert [(where, written) for where, _, written in asked[1:]] == [
-        ("pyproject.toml [tool.uv.sources] path vendor/wheel_dep-1.0-py3-none-any.whl", None),
+        ("vendor/wheel_dep-1.0-py3-none-any.whl (a wheel a path source names)", None),  # not a zip
         ("pyproject.toml [tool.uv.workspace]", None),  # the over-long name: cannot be listed
         ("packages/git/pyproject.toml [project.dependencies]", ""),
         ("packages/git/pyproject.toml [tool.uv.sources]", None),
@@ -876,3 +876,27 @@ def test_what_uv_installs_but_the_tool_cannot_read_is_off_target_never_dropped(t
         (tmp_path / "e" / f"d{n}").mkdir(parents=True)
     listed = uv_workspace.members(tmp_path, {"members": ["e/*/*", "e/*/x/*"]})
     assert listed.unread == [f"workspace members (past {UV_WORKSPACE_MAX_ENTRIES} entries listed)"]
+
+
+def test_a_wheel_a_path_source_names_is_read_for_what_it_requires(tmp_path: Path) -> None:
+    """helper-8's review: `{ path = "vendor/plug-1.0-py3-none-any.whl" }` whose METADATA says
+    `Requires-Dist: acme-sdk<2` was dropped (green while `uv lock` of the bumped tree cannot resolve)."""
+    import zipfile
+
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import Settings
+
+    pyproject = '[project]\nname = "a"\nversion = "1"\ndependencies = ["acme-sdk>=2", "plug"]\n'
+    pyproject += '[tool.uv.sources]\nplug = { path = "vendor/plug-1.0-py3-none-any.whl" }\n'
+    write(tmp_path, {"tests/test_a.py": "", "pyproject.toml": pyproject})
+    (tmp_path / "vendor").mkdir()
+    metadata = "Metadata-Version: 2.1\nName: plug\nVersion: 1.0\nRequires-Dist: cog\n"
+    metadata += (
+        "Requires-Dist: acme-sdk<2; extra == 'sdk'\n\nRequires-Dist: acme-sdk==0.1 (the description)\n"
+    )
+    with zipfile.ZipFile(tmp_path / "vendor" / "plug-1.0-py3-none-any.whl", "w") as archive:
+        archive.writestr("plug-1.0.dist-info/METADATA", metadata)
+        archive.writestr("nested/x-1.dist-info/METADATA", "Requires-Dist: acme-sdk==0.2\n")
+    assert asked_for(tmp_path, Settings(), "acme-sdk")[1:] == [
+        ("vendor/plug-1.0-py3-none-any.whl Requires-Dist", "acme-sdk<2; extra == 'sdk'", "<2")
+    ]
