@@ -24,7 +24,6 @@ a refused one is an InputError naming the file (or source) and line, raised befo
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -52,10 +51,6 @@ from agentic_codemod.errors import CodemodError
 RUNTIME_FILE_ROLES = frozenset(
     {"base", "common", "main", "prod", "production", "runtime", "install", "requirements"}
 )
-# What a Hatch env override adds to or sets as an env's dependencies.
-HATCH_OVERRIDE_KEYS = ("dependencies", "extra-dependencies", "set-dependencies", "set-extra-dependencies")
-# The name a requirement-like string starts with, when the whole does not parse as PEP 508.
-LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 # Runner -> the requirement that provides it, when the plan does not declare it already.
 RUNNER_PACKAGES = {"stestr": "stestr"}
 
@@ -167,23 +162,12 @@ def _asked_by_resolver(
     index (git, a path, a URL, a workspace member: no version that can be read, so off target); and what
     the in-repository projects uv installs with the project declare (path sources, workspace members:
     uv_workspace.py). The bump has edited the entries it can; a URL entry it never edits."""
-    found: list[tuple[str, str, str | None]] = []
     hatch = _hatch_toml(root)
-    tables = [
-        (f"pyproject.toml [{w}", a) for w, a in [*pyproject.tool_arrays(project), *_hatch_overrides(project)]
-    ]
-    tables += [
-        (f"hatch.toml [{w}", a)
-        for w, a in [*pyproject.hatch_env_arrays(hatch, ""), *_overrides_of(hatch, "")]
-    ]
-    for where, array in tables:
-        head, _, key = where.rpartition(".")
-        for text in _string_items(array):
-            requirement, where = pep508.parse(text), f"{head}] {key}"
-            if requirement is not None and pep508.matches(requirement, canonical):
-                found.append(_asked(where, text, requirement))
-            elif requirement is None and (lead := LEADING_NAME.match(text)) and _same(lead[1], canonical):
-                found.append((where, text.strip(), None))  # Hatch's `acme-sdk @ {root:uri}/...`: unread
+    in_pyproject = [*pyproject.tool_arrays(project), *_hatch_overrides(project)]
+    in_hatch = [*pyproject.hatch_env_arrays(hatch, ""), *uv_workspace.hatch_overrides(hatch, "")]
+    arrays = [(_label("pyproject.toml", where), array) for where, array in in_pyproject]
+    arrays += [(_label("hatch.toml", where), array) for where, array in in_hatch]
+    found = uv_workspace.asked_in(arrays, canonical)
     tool = _table(project, "tool")
     overrides = _table(_table(_table(tool, "pdm"), "resolution"), "overrides")
     for name, value in overrides.items():
@@ -192,10 +176,10 @@ def _asked_by_resolver(
             found.append((where, f"{name} = {value!r}", _pdm(value)))
     uv = _table(tool, "uv")
     for name, source in _table(uv, "sources").items():
-        if pep508.canonical(name) == canonical and not uv_workspace.index_only(source):
-            found.append(("pyproject.toml [tool.uv.sources]", f"{name} = {source}", None))
         if pep508.canonical(name) == canonical:
-            continue  # off target already
+            off = not uv_workspace.index_only(source)
+            found += [("pyproject.toml [tool.uv.sources]", f"{name} = {source}", None)] if off else []
+            continue
         entries = source if isinstance(source, list) else [source]
         for path in [e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)]:
             found += _asked_by_member(root, path, canonical)
@@ -227,10 +211,6 @@ def _asked_by_member(root: Path, folder: str, canonical: str) -> list[tuple[str,
     return asked if complete else asked + _asked_by_editable(root, path.as_posix(), canonical)
 
 
-def _same(name: str, canonical: str) -> bool:
-    return pep508.canonical(name) == canonical
-
-
 def _pdm(value: str) -> str | None:
     """A PDM override's value as a PEP 440 specifier ("" for `*`); None for a URL, or one not readable."""
     if pyproject.is_url(value):
@@ -243,7 +223,13 @@ def _pdm(value: str) -> str | None:
 
 
 def _hatch_overrides(project: dict[str, Any]) -> list[tuple[str, Any]]:
-    return _overrides_of(_table(_table(project, "tool"), "hatch"), "tool.hatch.")
+    return uv_workspace.hatch_overrides(_table(_table(project, "tool"), "hatch"), "tool.hatch.")
+
+
+def _label(file: str, where: str) -> str:
+    """`pyproject.toml [tool.uv] override-dependencies` for tool.uv.override-dependencies."""
+    head, _, key = where.rpartition(".")
+    return f"{file} [{head}] {key}"
 
 
 def _hatch_toml(root: Path) -> dict[str, Any]:
@@ -253,31 +239,6 @@ def _hatch_toml(root: Path) -> dict[str, Any]:
         return tomlkit.parse((root / "hatch.toml").read_text(encoding="utf-8")).unwrap()
     except (OSError, ValueError, tomlkit.exceptions.TOMLKitError):
         return {}
-
-
-def _overrides_of(hatch: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
-    """(where, entries) of what Hatch's env overrides add (`platform.linux.dependencies = [...]`,
-    `matrix.v.dependencies = [{value = "...", if = [...]}]`), each as if it always applied; `hatch`: the
-    table holding `envs`."""
-    envs = _table(hatch, "envs")
-    found: list[tuple[str, Any]] = []
-    for name, env in envs.items():
-        overrides = _table(env, "overrides") if isinstance(env, dict) else {}
-        for by_source in overrides.values():
-            for options in by_source.values() if isinstance(by_source, dict) else []:
-                for key in HATCH_OVERRIDE_KEYS:
-                    items = options.get(key) if isinstance(options, dict) else None
-                    entries = [i.get("value") if isinstance(i, dict) else i for i in _list(items)]
-                    found.append((f"{prefix}envs.{name}.overrides.{key}", entries))
-    return found
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _string_items(array: Any) -> list[str]:
-    return [item for item in array if isinstance(item, str)] if isinstance(array, list) else []
 
 
 def _applies(requirement: Requirement, canonical: str) -> bool:

@@ -26,7 +26,9 @@ not all it declares (no [project], or dynamic dependencies): the caller then rea
 from __future__ import annotations
 
 import fnmatch
+import glob
 import os
+import re
 import stat
 import zipfile
 from dataclasses import dataclass, field
@@ -44,6 +46,10 @@ from agentic_codemod.config import (
 Asked = tuple[str, str, "str | None"]
 # [tool.uv.sources] keys that take a package from somewhere else than an index.
 SOURCE_KINDS = frozenset({"git", "path", "url", "workspace"})
+# What a Hatch env override adds to or sets as an env's dependencies.
+HATCH_OVERRIDE_KEYS = ("dependencies", "extra-dependencies", "set-dependencies", "set-extra-dependencies")
+# The name a requirement-like string starts with, when the whole does not parse as PEP 508.
+LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass
@@ -108,7 +114,7 @@ def _match(root: Path, parts: list[str], budget: list[int]) -> tuple[list[str], 
             budget[0] -= 1
             if budget[0] < 0:
                 return None
-            if not _magic(part):
+            if not glob.has_magic(part):
                 child = f"{rel}/{part}" if rel else part
                 kind = _kind(root / child)
                 following += [child] if kind == "folder" else []
@@ -135,17 +141,11 @@ def _kind(path: Path) -> str:
     """ "folder", "link" or "" (nothing there, or a file) for one name, without following a link."""
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return ""
-    except NotADirectoryError:
+    except (FileNotFoundError, NotADirectoryError):
         return ""
     if stat.S_ISLNK(mode):
         return "link"
     return "folder" if stat.S_ISDIR(mode) else ""
-
-
-def _magic(part: str) -> bool:
-    return any(c in part for c in "*?[")
 
 
 def real_folder(root: Path, rel: str) -> bool:
@@ -169,20 +169,21 @@ def _excluded(folder: str, excluded: list[str]) -> bool:
 
 def asked_by_project(root: Path, folder: str, canonical: str) -> tuple[list[Asked], bool]:
     """(every requirement on the SDK in the project at `folder`'s pyproject.toml, whatever its marker, and
-    whether that is all it declares). Read: [project] dependencies and optional-dependencies,
-    [dependency-groups], uv's, PDM's and Hatch's tables (a URL: None, off target), and its own
-    [tool.uv.sources] entry for the SDK (other than an index: None). A link on the way, or a file that
-    cannot be read: one entry, off target. Not all: no pyproject.toml, no [project] table, or
-    dependencies it makes `dynamic` (setup.py, setup.cfg or a file declares them: the caller reads those)."""
+    whether that is all it declares). `folder`: reached without a link (the caller checks). Read:
+    [project] dependencies and optional-dependencies, [dependency-groups], uv's, PDM's and Hatch's tables
+    with Hatch's overrides (asked_in), and its own [tool.uv.sources] entry for the SDK (other than an
+    index: None). A pyproject.toml that is a link, not a file or cannot be read: one entry, off target.
+    Not all: no pyproject.toml, no [project] table, or dependencies it makes `dynamic` (setup.py,
+    setup.cfg or a file declares them: the caller reads those)."""
     rel = f"{folder}/pyproject.toml"
     try:
-        kind, real = _kind(root / rel), real_folder(root, folder)
+        kind = _kind(root / rel)
     except OSError as exc:
         return [(rel, f"cannot be read: {exc.strerror}", None)], True
-    if not kind and not (root / rel).is_file():
-        return [], False
-    if not real or kind != "" or not (root / rel).is_file():
+    if kind:
         return [(rel, "a link or not a file: not read", None)], True
+    if not (root / rel).is_file():
+        return [], False
     try:
         doc = pyproject.parse((root / rel).read_text(encoding="utf-8")).unwrap()
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -195,13 +196,10 @@ def asked_by_project(root: Path, folder: str, canonical: str) -> tuple[list[Aske
         (f"project.optional-dependencies.{k}", v) for k, v in _table(project, "optional-dependencies").items()
     ]
     arrays += [(f"dependency-groups.{k}", v) for k, v in _table(doc, "dependency-groups").items()]
-    found: list[Asked] = []
-    for where, array in [*arrays, *pyproject.tool_arrays(doc)]:
-        for text in _strings(array):
-            requirement = pep508.parse(text)
-            if requirement is not None and pep508.matches(requirement, canonical):
-                written = None if requirement.url else str(requirement.specifier)
-                found.append((f"{rel} [{where}]", text.strip(), written))
+    arrays += pyproject.tool_arrays(doc) + hatch_overrides(
+        _table(_table(doc, "tool"), "hatch"), "tool.hatch."
+    )
+    found = asked_in([(f"{rel} [{where}]", array) for where, array in arrays], canonical)
     sources = _table(_table(_table(doc, "tool"), "uv"), "sources")
     found += [
         (f"{rel} [tool.uv.sources]", f"{name} = {source}", None)
@@ -209,6 +207,37 @@ def asked_by_project(root: Path, folder: str, canonical: str) -> tuple[list[Aske
         if pep508.canonical(name) == canonical and not index_only(source)
     ]
     return found, complete
+
+
+def asked_in(arrays: list[tuple[str, Any]], canonical: str) -> list[Asked]:
+    """(where, requirement, specifier) of each string on the SDK in the (where, array) pairs, whatever its
+    marker; a URL, or a string that does not parse but starts with the SDK's name (Hatch's
+    `acme-sdk @ {root:uri}/...`): None, off target."""
+    found: list[Asked] = []
+    for where, array in arrays:
+        for text in _strings(array):
+            requirement = pep508.parse(text)
+            if requirement is not None and pep508.matches(requirement, canonical):
+                found.append((where, text.strip(), None if requirement.url else str(requirement.specifier)))
+            elif requirement is None and (lead := LEADING_NAME.match(text)):
+                found += [(where, text.strip(), None)] if pep508.canonical(lead[1]) == canonical else []
+    return found
+
+
+def hatch_overrides(hatch: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
+    """(where, entries) of what Hatch's env overrides add or set (`platform.linux.dependencies = [...]`,
+    `matrix.v.dependencies = [{value = "...", if = [...]}]`), each as if it always applied; `hatch`: the
+    table holding `envs` ([tool.hatch] of a pyproject.toml, the whole of hatch.toml)."""
+    found: list[tuple[str, Any]] = []
+    for name, env in _table(hatch, "envs").items():
+        overrides = _table(env, "overrides") if isinstance(env, dict) else {}
+        for by_source in overrides.values():
+            for options in by_source.values() if isinstance(by_source, dict) else []:
+                for key in HATCH_OVERRIDE_KEYS:
+                    items = options.get(key) if isinstance(options, dict) else None
+                    entries = [i.get("value") if isinstance(i, dict) else i for i in _list(items)]
+                    found.append((f"{prefix}envs.{name}.overrides.{key}", entries))
+    return found
 
 
 def asked_by_wheel(root: Path, rel: str, canonical: str) -> list[Asked]:
@@ -257,6 +286,10 @@ def index_only(source: Any) -> bool:
 def _table(parent: dict[str, Any], key: str) -> dict[str, Any]:
     value = parent.get(key)
     return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _strings(value: Any) -> list[str]:
