@@ -5,7 +5,9 @@ outside (`-r /abs`, `-c ../..`), or chooses where packages come from (`--extra-i
 `--find-links`): the run ends 2 before pip reads anything, naming the file and line, and the outside
 file's contents reach no artifact. A hostile candidate adds a dependency file (requirements/test.txt,
 constraints.txt, Pipfile.lock) with an index of its own: the manifest gate fails it, and the index is
-never contacted. Each attack also checks that the user's --repo is unchanged.
+never contacted. A uv path source or workspace member leading out of the repository (a path, a link) is
+not read, and the run ends 3 before the target is tested. Each attack also checks that the user's --repo
+is unchanged.
 """
 
 from __future__ import annotations
@@ -352,4 +354,65 @@ def test_attack_a_tox_ini_whose_references_multiply_factor_conditions_is_refused
     assert "tox.ini: factor conditions joined across {[SECTION]KEY} references" in result.manifest["reason"]
     assert "config.TOX_FACTOR_MAX_VARIANTS" in result.manifest["reason"]
     assert not result.manifest.get("verifications")
+    assert state_of(repo) == before
+
+
+WORKSPACE = "pyproject.toml [tool.uv.workspace]"
+
+
+def outside_project(tmp_path: Path) -> Path:
+    """A project outside the repository: its pyproject.toml holds the secret and pins the SDK below the
+    target, which the run must neither read into an artifact nor take for a member it checked."""
+    folder = tmp_path / "outside-project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text(
+        f'[project]\nname = "outside"\nversion = "1"\ndescription = "{SECRET}"\n'
+        'dependencies = ["acme-sdk>=1.4,<2"]\n'
+    )
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("where", "reason"),
+    [
+        ("source-absolute", "pyproject.toml [tool.uv.sources] path {outside}: outside the repository"),
+        ("source-parent", "pyproject.toml [tool.uv.sources] path ../{name}: outside the repository"),
+        ("member-link", f"{WORKSPACE}: workspace member packages/evil (a link, not followed)"),
+        ("member-loop", f"{WORKSPACE}: workspace member packages/loop (a link, not followed)"),
+    ],
+    ids=["source-absolute", "source-parent", "member-link", "member-loop"],
+)
+def test_attack_uv_workspace_or_path_source_leading_out_of_the_repository(
+    make_repo, run_codemod, tmp_path: Path, where: str, reason: str
+) -> None:
+    """uv installs a path source and every workspace member with the project, and locks them as one. A
+    hostile repository points them out of itself: a path source to a project outside (absolute, or
+    through `..`), a member folder that is a symlink out, or a link back to its own folder that a walker
+    following links would list for ever. None of them is followed or read: the run ends needing a human
+    (exit 3), naming the table and the entry, before the target is tested; the outside project's text
+    reaches no artifact, and the repository is unchanged."""
+    outside = outside_project(tmp_path)
+    fill = {"outside": str(outside), "name": outside.name}
+    pyproject = (FIXTURES / "acme-app" / "pyproject.toml").read_text()
+    if where.startswith("source"):
+        path = str(outside) if where == "source-absolute" else f"../{outside.name}"
+        pyproject += f'\n[tool.uv.sources]\noutside = {{ path = "{path}" }}\n'
+    else:
+        pattern = "packages/*" if where == "member-link" else "packages/*/*/*/*/*/*/*/*"
+        pyproject += f'\n[tool.uv.workspace]\nmembers = ["{pattern}"]\n'
+    repo = make_repo(f"uv-{where}", {"pyproject.toml": pyproject, "packages/README.md": "members\n"})
+    assert (repo.parent / outside.name).is_dir()  # `../outside-project` names it from the repository
+    if where == "member-link":
+        commit_symlink(repo, "packages/evil", str(outside))
+    elif where == "member-loop":
+        commit_symlink(repo, "packages/loop", ".")
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    manifest = result.manifest
+    assert result.code == 3, manifest.get("reason")
+    assert reason.format(**fill) in manifest["reason"], manifest["reason"]
+    assert not [v for v in manifest.get("verifications", []) if v.get("phase") != "baseline"]
+    assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
     assert state_of(repo) == before
