@@ -15,6 +15,11 @@ class Artifact(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# Dependency.kind of a pin in a file that installs packages outside the dependency files (a Dockerfile, a
+# CI job: adapters/python/install_scripts.py): literal, and never edited.
+SCRIPT_KIND = "install-script"
+
+
 class Dependency(Artifact):
     """One declaration of a dependency in one file."""
 

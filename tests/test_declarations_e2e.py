@@ -575,3 +575,69 @@ def test_a_pin_in_a_tool_table_the_bump_cannot_edit_in_place_requires_a_human_na
         "pyproject.toml line 8 (tool.uv.dev-dependencies): an escape sequence before its version"
         in m["reason"]
     )
+
+
+DOCKERFILE = "FROM python:3.12-slim\nRUN pip install --no-cache-dir gunicorn acme-sdk==1.4.0\n"
+MINIMUM_JOB = "minimum:\n  script:\n    - pip install acme-sdk==1.4.0 pytest\n    - pytest\n"
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "where"),
+    [
+        ("Dockerfile", DOCKERFILE, "Dockerfile line 2 installs acme-sdk==1.4.0 in a container image"),
+        (
+            "environment.yml",
+            "dependencies:\n  - pip\n  - pip:\n      - acme-sdk>=1.4,<2\n",
+            "environment.yml line 4 installs acme-sdk>=1.4,<2 in a conda environment",
+        ),
+        (
+            ".pre-commit-config.yaml",
+            "repos:\n- repo: local\n  hooks:\n  - id: mypy\n    additional_dependencies: [acme-sdk~=1.4]\n",
+            ".pre-commit-config.yaml line 5 installs acme-sdk~=1.4 in a pre-commit hook",
+        ),
+    ],
+    ids=["dockerfile", "conda", "pre-commit"],
+)
+def test_a_pin_an_image_environment_or_hook_installs_off_the_target_requires_a_human(
+    make_repo, run_codemod, tmp_path: Path, file: str, text: str, where: str
+):
+    """The bump edited requirements.txt, the tests passed on the target and the run went green (exit 0),
+    with a Dockerfile (conda environment, pre-commit hook) that still installs the old version: after a
+    migration the merged repository's image would run the new code on the old SDK. The tool does not edit
+    these files (Dockerfile* is in the default deny list): the run stops before any edit, naming the line.
+    A pin there that admits the target changes nothing."""
+    files = {"requirements.txt": "acme-sdk==1.4.0\n", file: text}
+    result = run_codemod(_repo(make_repo, "image-pin", files), _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert where in m["reason"]
+    assert "have it read a dependency file" in m["reason"]  # the hint: what to do
+    assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""
+    admitting = {
+        **files,
+        file: text.replace("1.4.0", "2.1.0").replace("1.4,<2", "2.1").replace("~=1.4", ">=2"),
+    }
+    result = run_codemod(_repo(make_repo, "image-admits", admitting), _task(tmp_path))
+    assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
+    assert result.manifest["candidate"]["files"] == ["requirements.txt"]
+
+
+def test_a_ci_jobs_pin_is_kept_and_named_and_decides_nothing(make_repo, run_codemod, tmp_path: Path):
+    """A CI job may install an old version on purpose (a minimum-versions job): the run stays green and
+    the merge request names the pin; on a repository already on the target it is no doubt either."""
+    files = {"requirements.txt": "acme-sdk==1.4.0\n", ".gitlab-ci.yml": MINIMUM_JOB}
+    result = run_codemod(_repo(make_repo, "ci-pin", files), _task(tmp_path))
+
+    assert result.code == 0 and result.manifest["status"] == "succeeded", result.manifest["reason"]
+    assert result.manifest["candidate"]["files"] == ["requirements.txt"]
+    text = result.artifact("merge_request.md").read_text()
+    assert "left as it was: `.gitlab-ci.yml` line 3 `acme-sdk==1.4.0`, which excludes 2.1.0" in text
+    assert "installed by a CI job, which the tool does not edit" in text
+    on_target = {
+        **files,
+        "requirements.txt": "acme-sdk==2.1.0\n",
+        "Dockerfile": DOCKERFILE.replace("1.4.0", "2.1.0"),
+    }
+    result = run_codemod(_repo(make_repo, "ci-pin-on-target", on_target), _task(tmp_path))
+    assert result.code == 0 and result.manifest["status"] == "nothing_to_do", result.manifest["reason"]

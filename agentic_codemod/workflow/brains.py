@@ -14,6 +14,7 @@ from typing import Protocol
 from agentic_codemod import __version__
 from agentic_codemod.config import MR_ITEM_MAX_CHARS, MR_LOCKED_NAMES
 from agentic_codemod.models import (
+    SCRIPT_KIND,
     ChangePlan,
     Dependency,
     Finding,
@@ -190,9 +191,14 @@ def _kept_lines(state: RunState) -> str:
     return "".join(
         f"\n- left as it was: {code(d.file)}"
         + (f" line {d.line}" if d.line else "")
-        + f" {code(d.name + d.specifier)}, which excludes {sdk.to} (a test-minimum pin or constraints "
-        f"file, kept on purpose; an install that reads it still gets the old version: to have it bumped, "
-        f"name {code(d.file)} in the task's sdk.also_bump)"
+        + f" {code(d.name + d.specifier)}, which excludes {sdk.to} ("
+        + (
+            f"installed by {d.section}, which the tool does not edit: a job that tests an old version on "
+            "purpose keeps it; any other still installs the old version, so change it by hand)"
+            if d.kind == SCRIPT_KIND
+            else "a test-minimum pin or constraints file, kept on purpose; an install that reads it still "
+            f"gets the old version: to have it bumped, name {code(d.file)} in the task's sdk.also_bump)"
+        )
         for d in kept
     )
 

@@ -7,7 +7,8 @@
                                                     recompiled, a lock its tool moved past the tested `to`)
     kept_off_target(sdk, declarations) -> [Dependency]  (constraint declarations the bump leaves as they
                                                     are while they exclude `to`: the merge request names
-                                                    each, so a reviewer sees what was kept on purpose)
+                                                    each, so a reviewer sees what was kept on purpose;
+                                                    a CI job's pin among them)
 
 Bumped: declarations whose role is runtime, extra, test, dev or build (adapters/<ecosystem>/roles.py), and
 constraint ones (test-minimum pins, constraints files) only in files the task names in `sdk.also_bump`;
@@ -25,7 +26,8 @@ the bump, the review gates and publish.
 
 pending_declarations ends the run requires_human (exit 3), before anything is edited, when:
   - a declaration the bump would edit but cannot (a setup.py literal it cannot rewrite byte for byte, what
-    the nox session the tests run in installs) excludes `to`: the bump would leave it asking for `from`;
+    the nox session the tests run in installs, a pin in a Dockerfile, a conda environment or a pre-commit
+    hook) excludes `to`: the bump would leave it asking for `from`;
   - a computed setup.py install_requires may hold the runtime declaration and no other file declares it
     (or a computed value is the only place the SDK could be declared);
   - a declaration to bump has a range the tool cannot read;
@@ -51,7 +53,7 @@ from __future__ import annotations
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.types import Versioning
 from agentic_codemod.errors import RequiresHuman
-from agentic_codemod.models import Dependency
+from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.task import SdkSpec
 from agentic_codemod.workflow.state import RunState, need
 
@@ -127,7 +129,7 @@ def _check(state: RunState, sdk: SdkSpec, declarations: list[Dependency], found:
             "then run again",
         )
     editable = [d for d in declarations if bumped(sdk, d)]
-    computed = [d for d in declarations if d.uneditable]
+    computed = [d for d in declarations if d.uneditable and d.kind != SCRIPT_KIND]  # a pin is no computation
     runtime = [d for d in editable if d.role == "runtime"]
     blocking = [d for d in computed if (d.role == "runtime" and not runtime) or not editable]
     if blocking:
@@ -187,7 +189,7 @@ def kept_off_target(sdk: SdkSpec, declarations: list[Dependency]) -> list[Depend
         d
         for d in declarations
         if d.role == "constraint"
-        and not d.uneditable
+        and (not d.uneditable or _ci_pin(d))
         and not bumped(sdk, d)
         and v.has_version(d.specifier, d.kind)
         and _excludes(v, d, sdk.to)
@@ -218,11 +220,19 @@ def _pins(v: Versioning, d: Dependency, to: str) -> bool:
 
 def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
     """The declarations that decide which version gets installed: what the bump edits, lock entries, and
-    computed values nobody can read. Constraint files and test-minimum pins stay as they are on purpose."""
+    computed values nobody can read. Constraint files, test-minimum pins and CI jobs' own pins stay as they
+    are on purpose."""
     others = _others_copies(declarations)
     return [
-        d for d in declarations if d.uneditable or (d.role == "lock" and d not in others) or bumped(sdk, d)
+        d
+        for d in declarations
+        if (d.uneditable and not _ci_pin(d)) or (d.role == "lock" and d not in others) or bumped(sdk, d)
     ]
+
+
+def _ci_pin(d: Dependency) -> bool:
+    """A CI job's pin (install_scripts.py): it may test an old version on purpose."""
+    return d.kind == SCRIPT_KIND and d.role == "constraint"
 
 
 def doubts(sdk: SdkSpec, declarations: list[Dependency]) -> list[str]:
