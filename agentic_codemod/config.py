@@ -100,9 +100,9 @@ UV_WORKSPACE_MAX_ENTRIES = (
     20_000  # directory entries listed (and folders looked at) to match the members' patterns
 )
 UV_WORKSPACE_MAX_DEPTH = 16  # path parts of one member pattern
-# Files read for the SDK's pins outside the dependency files (adapters/python/install_scripts.py): past it,
-# the run requires a human.
-INSTALL_SCRIPTS_MAX_FILES = 200
+# Files and folders looked through for the files that install packages outside the dependency files
+# (adapters/install_scripts.py: Dockerfiles, conda environments, CI jobs): past it, the run requires a human.
+INSTALL_SCRIPTS_MAX_ENTRIES = 200_000
 WHEEL_METADATA_MAX_BYTES = 1_000_000  # a wheel's METADATA a path source names, read for its Requires-Dist
 TEST_COMMANDS_MAX_COMPARED = 20  # test commands of a tox env or nox session whose test counts are estimated
 NOX_ARG_MAX_CHARS = 4_096

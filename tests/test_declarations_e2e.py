@@ -585,6 +585,17 @@ MINIMUM_JOB = "minimum:\n  script:\n    - pip install acme-sdk==1.4.0 pytest\n  
     ("file", "text", "where"),
     [
         ("Dockerfile", DOCKERFILE, "Dockerfile line 2 installs acme-sdk==1.4.0 in a container image"),
+        # helper-9's review: the version from a variable, and conda's own spelling, were passed over (green)
+        (
+            "docker/api/Dockerfile",
+            "ARG ACME_SDK_VERSION=1.4.0\nRUN pip install \\\n    acme-sdk==${ACME_SDK_VERSION}  # pinned\n",
+            "docker/api/Dockerfile line 3 installs acme-sdk==${ACME_SDK_VERSION} in a container image",
+        ),
+        (
+            "ci/environment-py311.yml",
+            "dependencies:\n  - conda-forge::acme-sdk=1.4.0=pyhd8ed1ab_0\n",
+            "ci/environment-py311.yml line 2 installs conda-forge::acme-sdk=1.4.0=pyhd8ed1ab_0 in a conda",
+        ),
         (
             "environment.yml",
             "dependencies:\n  - pip\n  - pip:\n      - acme-sdk>=1.4,<2\n",
@@ -596,7 +607,7 @@ MINIMUM_JOB = "minimum:\n  script:\n    - pip install acme-sdk==1.4.0 pytest\n  
             ".pre-commit-config.yaml line 5 installs acme-sdk~=1.4 in a pre-commit hook",
         ),
     ],
-    ids=["dockerfile", "conda", "pre-commit"],
+    ids=["dockerfile", "arg-variable", "conda-build-string", "conda", "pre-commit"],
 )
 def test_a_pin_an_image_environment_or_hook_installs_off_the_target_requires_a_human(
     make_repo, run_codemod, tmp_path: Path, file: str, text: str, where: str
@@ -641,3 +652,17 @@ def test_a_ci_jobs_pin_is_kept_and_named_and_decides_nothing(make_repo, run_code
     }
     result = run_codemod(_repo(make_repo, "ci-pin-on-target", on_target), _task(tmp_path))
     assert result.code == 0 and result.manifest["status"] == "nothing_to_do", result.manifest["reason"]
+
+
+def test_a_pin_of_the_target_in_an_image_proves_nothing(make_repo, run_codemod, tmp_path: Path):
+    """helper-9's review: with requirements.txt admitting the target without pinning it, a Dockerfile's
+    `acme-sdk==2.1.0` counted as the proof that the repository is on the target: nothing_to_do, exit 0,
+    no test run. The image's pin is no part of the tests' install: the run is verify only, whose baseline
+    cannot install the old version beside requirements.txt's range here (requires_human, exit 3)."""
+    files = {"requirements.txt": "acme-sdk>=2.1,<3\n", "Dockerfile": DOCKERFILE.replace("1.4.0", "2.1.0")}
+    result = run_codemod(_repo(make_repo, "image-on-target", files), _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "cannot install the repository's dependencies with acme-sdk>=1,<2 for verification" in m["reason"]
+    assert json.loads(result.artifact("plan.json").read_text())["verify_only"]

@@ -220,13 +220,16 @@ def _pins(v: Versioning, d: Dependency, to: str) -> bool:
 
 def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
     """The declarations that decide which version gets installed: what the bump edits, lock entries, and
-    computed values nobody can read. Constraint files, test-minimum pins and CI jobs' own pins stay as they
-    are on purpose."""
+    computed values nobody can read. Constraint files and test-minimum pins stay as they are on purpose; a
+    pin in a Dockerfile, a conda environment, a hook or a CI job (SCRIPT_KIND) is no part of the tests'
+    install: one that excludes `to` has stopped the run already (or is a CI job's, kept on purpose), and
+    one that pins `to` proves nothing about what the tests run on."""
     others = _others_copies(declarations)
     return [
         d
         for d in declarations
-        if (d.uneditable and not _ci_pin(d)) or (d.role == "lock" and d not in others) or bumped(sdk, d)
+        if d.kind != SCRIPT_KIND
+        and (d.uneditable or (d.role == "lock" and d not in others) or bumped(sdk, d))
     ]
 
 

@@ -1,27 +1,26 @@
-"""SDK pins in the files that install packages outside the dependency files: container images, conda
-environments, pre-commit hooks and CI jobs.
+"""The SDK's pins in the files that install packages outside the dependency files: container images, conda
+environments, pre-commit hooks and CI jobs (which files and lines: adapters/install_scripts.py).
 
-    found(root, canonical) -> [Dependency]    every literal pin of the SDK there, each uneditable
+    found(root, canonical) -> [Dependency]    every pin of the SDK there, each uneditable
 
-A pin is a requirement written in a command or a list, with a literal version: `RUN pip install
-acme-sdk==1.4.0`, `additional_dependencies: ["acme-sdk>=1.4,<2"]`, a conda environment's `- acme-sdk=1.4`
-(conda's match spec: 1.4.*, read as `==1.4.*`). The tool never edits these files (Dockerfiles and CI
-configuration are in config.DEFAULT_DENY_GLOBS; a command is code), so each pin is uneditable, and what
-follows from it is by the file (SCRIPT_KINDS):
+A pin is a requirement with a version in a command or a list: `RUN pip install acme-sdk==1.4.0`,
+`additional_dependencies: ["acme-sdk>=1.4,<2"]`, a conda environment's `- acme-sdk=1.4`, `- acme-sdk 1.4.*`,
+`- acme-sdk=1.4.0=py_0` or `- acme-sdk[version='>=1.4']`, `conda install acme-sdk=1.4` (conda's `=1.4` and
+bare `1.4` mean every 1.4 release: read as `==1.4.*`). A version from a variable is read through the
+file's own literal assignments (a Dockerfile's `ARG` / `ENV`, a CI file's `NAME: value`; `${NAME:-1.4}`
+its default); one that stays a variable is a version nobody can read, which counts as excluding the target.
+A requirement without a version admits every version and is not a pin.
+
+The tool never edits these files (Dockerfiles and CI configuration are in config.DEFAULT_DENY_GLOBS; a
+command is code), so each pin is uneditable, and what follows from it is by the kind of file:
 
   - a container image, a conda environment, a pre-commit hook (role dev): a pin that excludes the target
     stops the run before any edit (requires_human, workflow/declarations.py). The merged repository would
     otherwise build its image, environment or hook on the old version, with code migrated to the new one,
-    while its tests here passed on the new one;
+    while its tests here passed on the new one. A pin that admits the target proves nothing (the tests'
+    install does not read it);
   - a CI job (role constraint): it may test an old version on purpose (a minimum-versions job). It is left
     as it is, and the merge request names it (declarations.kept_off_target).
-
-Not a literal pin, so not read: a requirement without a version (`pip install acme-sdk`), a version from a
-variable (`acme-sdk==${VERSION}`), `-r requirements.txt` (the dependency file is read as such). A comment
-line (`#` first) is passed over. Files: SCRIPT_KINDS' patterns, matched from the repository root (a
-`*/` pattern one folder down); a link is never followed, a file past CI_CONFIG_MAX_BYTES is not read
-(tools/rooted.py refuses both), and more than INSTALL_SCRIPTS_MAX_FILES such files stop the run
-(requires_human: a pin among those not read would be missed).
 """
 
 from __future__ import annotations
@@ -29,103 +28,103 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agentic_codemod.adapters import install_scripts
+from agentic_codemod.adapters.install_scripts import CONDA, Script
 from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.roles import Role
-from agentic_codemod.config import CI_CONFIG_MAX_BYTES, INSTALL_SCRIPTS_MAX_FILES
-from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.models import SCRIPT_KIND, Dependency
-from agentic_codemod.tools.rooted import RootedFS
 
-# What installs with each kind of file, its role, and the files (globs from the repository root).
-CONTAINER_FILES = ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "Containerfile")
-CONDA_FILES = ("environment.yml", "environment.yaml", "environment-*.yml", "environment-*.yaml")
-CI_FILES = (".gitlab-ci.yml", ".gitlab/ci/*.yml", ".github/workflows/*.yml", ".github/workflows/*.yaml")
-OTHER_CI_FILES = (".circleci/config.yml", ".travis.yml", "azure-pipelines.yml", "appveyor.yml", "Jenkinsfile")
-SCRIPT_KINDS: tuple[tuple[str, Role, tuple[str, ...]], ...] = (
-    ("a container image", "dev", (*CONTAINER_FILES, "Containerfile.*", "*/Dockerfile*", "*/Containerfile")),
-    ("a conda environment", "dev", (*CONDA_FILES, "*/environment.yml", "*/environment.yaml")),
-    ("a pre-commit hook", "dev", (".pre-commit-config.yaml",)),
-    ("a CI job", "constraint", (*CI_FILES, *OTHER_CI_FILES)),
-)
-CONDA = "a conda environment"
+ROLES: dict[str, Role] = {
+    install_scripts.IMAGE: "dev",
+    install_scripts.CONDA: "dev",
+    install_scripts.HOOK: "dev",
+    install_scripts.CI: "constraint",
+}
+SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
 
+_VAR = install_scripts.VARIABLE.pattern
+_VERSION = rf"(?:[0-9]|{_VAR})(?:[A-Za-z0-9.*+!_-]|{_VAR})*"
 _OP = r"(?:===|==|~=|!=|<=|>=|<|>)"
-_VERSION = r"[0-9][A-Za-z0-9.*+!_-]*"
-# name, extras, then one or more comparisons: `acme-sdk[x] >= 1.4, <2`. Not inside a longer word or path.
+_NAME = r"(?<![A-Za-z0-9._/$-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)"
+# PEP 508: name, extras, then one or more comparisons (`acme-sdk[x] >= 1.4, <2`), not inside a longer word.
 PIN = re.compile(
-    rf"(?<![A-Za-z0-9._/-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[A-Za-z0-9._,\s-]*\])?"
-    rf"\s*(?P<spec>{_OP}\s*{_VERSION}(?:\s*,\s*{_OP}\s*{_VERSION})*)(?![A-Za-z0-9.*+!_$\{{-])"
+    rf"{_NAME}(?P<extras>\[[A-Za-z0-9._,\s-]*\])?\s*(?P<spec>{_OP}\s*{_VERSION}(?:\s*,\s*{_OP}\s*{_VERSION})*)"
+    r"(?![A-Za-z0-9.*+!_$-])"
 )
-# conda's own match spec in an environment file: `acme-sdk=1.4` (1.4.*).
-CONDA_PIN = re.compile(
-    rf"(?<![A-Za-z0-9._/-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)=(?P<version>{_VERSION})(?![=A-Za-z0-9.*+!_$\{{-])"
+# conda's match spec on a command line: `acme-sdk=1.4`, `acme-sdk=1.4.0=py_0` (a build string after it).
+CONDA_PIN = re.compile(rf"{_NAME}=(?P<version>{_VERSION})(?:=[A-Za-z0-9_.*]+)?(?![=A-Za-z0-9.*+!_$-])")
+CONDA_COMMAND = re.compile(r"(?<![\w-])(?:conda|mamba|micromamba)(?![\w-])")
+# A conda environment's list item: `- [channel::]name` and the rest of the line.
+CONDA_ITEM = re.compile(r"\s*-\s*(?:[A-Za-z0-9_.-]+::)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<rest>.*)")
+CONDA_BRACKET = re.compile(r"""\[\s*version\s*=\s*(['"])(?P<spec>[^'"]*)\1""")
+# Literal assignments a version variable may take its value from.
+ASSIGNMENT = (
+    re.compile(
+        r"""\s*(?:ARG|ENV)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)["']?(?P<value>[^"'\s]+)["']?\s*"""
+    ),
+    re.compile(r"""\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*["']?(?P<value>[^"'\s]+)["']?\s*"""),
 )
+VARIABLE = re.compile(_VAR)
 
 
 def found(root: Path, canonical: str) -> list[Dependency]:
-    """Every literal pin of `canonical` in the install scripts of `root`, in file then line order;
-    RequiresHuman past INSTALL_SCRIPTS_MAX_FILES files."""
-    files = [(file, what, role) for what, role, patterns in SCRIPT_KINDS for file in _files(root, patterns)]
-    if len(files) > INSTALL_SCRIPTS_MAX_FILES:
-        raise RequiresHuman(
-            f"{len(files)} files install packages outside the dependency files (Dockerfiles, conda "
-            f"environments, CI jobs: {', '.join(f for f, _, _ in files[:5])} ...), more than the tool reads "
-            f"for pins of the SDK ({INSTALL_SCRIPTS_MAX_FILES}, config.INSTALL_SCRIPTS_MAX_FILES)",
-            hint="check those files for pins of the SDK by hand, or migrate this repository by hand",
-        )
-    fs = RootedFS(root, CI_CONFIG_MAX_BYTES)
-    pins: list[Dependency] = []
-    for file, what, role in files:
-        try:
-            text = fs.read_bytes(file).decode("utf-8", errors="replace")
-        except (OSError, ValueError):  # a link, a folder on the way that is one, too large: not read
-            continue
-        pins += _pins(text, file, what, role, canonical)
-    return pins
+    """Every pin of `canonical` in the install scripts of `root`, in file then line order (RequiresHuman
+    where one cannot be read for sure: adapters/install_scripts.py)."""
+    return [d for script in install_scripts.scripts(root) for d in _pins(script, canonical)]
 
 
-def _files(root: Path, patterns: tuple[str, ...]) -> list[str]:
-    seen: dict[str, None] = {}
-    for pattern in patterns:
-        for path in sorted(root.glob(pattern)):
-            rel = path.relative_to(root).as_posix()
-            if not rel.startswith(".git/"):
-                seen[rel] = None
-    return list(seen)
-
-
-def _pins(text: str, file: str, what: str, role: Role, canonical: str) -> list[Dependency]:
+def _pins(script: Script, canonical: str) -> list[Dependency]:
+    values = install_scripts.assignments(script)
     pins = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.lstrip().startswith("#"):
-            continue
-        for name, written, specifier in _on_line(line, what):
+    for number, line in script.lines:
+        for name, written, specifier in _on_line(line, script.kind):
             if pep508.canonical(name) != canonical:
                 continue
+            spec = install_scripts.resolved(specifier, values)[:SPECIFIER_MAX_CHARS]
             pins.append(
                 Dependency(
                     name=name,
-                    specifier=specifier,
-                    file=file,
+                    specifier=spec,
+                    file=script.file,
                     kind=SCRIPT_KIND,
                     line=number,
-                    role=role,
-                    section=what,
-                    uneditable=f"{file} line {number} installs {written[:200]} in {what}, which the tool "
-                    "does not edit",
+                    role=ROLES[script.kind],
+                    section=script.kind,
+                    uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, "
+                    "which the tool does not edit",
                 )
             )
     return pins
 
 
-def _on_line(line: str, what: str) -> list[tuple[str, str, str]]:
+def _on_line(line: str, kind: str) -> list[tuple[str, str, str]]:
     """(name, the pin as written, its specifier in PEP 440) of each pin on one line."""
-    pins = [(m["name"], m[0], re.sub(r"\s+", "", m["spec"])) for m in PIN.finditer(line)]
-    if what == CONDA:
-        pins += [(m["name"], m[0], _conda(m["version"])) for m in CONDA_PIN.finditer(line)]
+    pins = [(m["name"], m[0].strip(), re.sub(r"\s+", "", m["spec"])) for m in PIN.finditer(line)]
+    if kind == CONDA and not pins:
+        item = CONDA_ITEM.fullmatch(line)
+        spec = _conda_spec(item["rest"]) if item else None
+        pins += [(item["name"], line.strip().lstrip("- "), spec)] if item and spec else []
+    elif CONDA_COMMAND.search(line):
+        pins += [(m["name"], m[0], _fuzzy(m["version"])) for m in CONDA_PIN.finditer(line)]
     return pins
 
 
-def _conda(version: str) -> str:
+def _conda_spec(rest: str) -> str | None:
+    """A conda list item's version spec (after its name) in PEP 440; None where it names no version."""
+    bracket = CONDA_BRACKET.match(rest.strip())
+    if bracket:
+        return re.sub(r"\s+", "", bracket["spec"]) or None
+    text = rest.strip().split("=", 2) if rest.startswith("=") and not rest.startswith("==") else None
+    if text is not None:  # `=1.4` or `=1.4=py_0`
+        return _fuzzy(text[1].strip()) if len(text) > 1 and text[1].strip() else None
+    words = rest.split()
+    if not words:
+        return None
+    if re.match(_OP, words[0]):  # `>=1.4,<2` (a build string after a space is left out)
+        return words[0]
+    return _fuzzy(words[0]) if re.fullmatch(_VERSION, words[0]) else None
+
+
+def _fuzzy(version: str) -> str:
     """conda's `=1.4` (every 1.4 release: 1.4.*) in PEP 440."""
     return f"=={version}" if version.endswith("*") else f"=={version}.*"

@@ -178,3 +178,30 @@ def test_a_test_script_naming_its_files_gets_the_canary_named_too(
         assert v["passed"] and v["canary"] == "failed", v
         assert v["tests"]["passed"] == 2, v  # the two named files' tests; reports.test.js is not named
         assert v["command"][-1].startswith("test/c") and v["command"][-1].endswith(".test.js"), v["command"]
+
+
+@pytest.mark.parametrize(
+    ("pin", "code"), [("acme-sdk@1.0.0", 3), ('"acme-sdk@>=1 <2"', 0)], ids=["excludes", "admits"]
+)
+def test_a_pin_the_image_installs_off_the_target_requires_a_human(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object], pin: str, code: int
+) -> None:
+    """A Dockerfile installing the SDK by its own pin (`npm install -g acme-sdk@1.0.0`) was not read: the
+    bump edited package.json and the run was green (exit 0), leaving an image on the old version. The tool
+    does not edit Dockerfiles: a pin there that excludes the target stops the run before any edit."""
+    src = tmp_path / "image-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    (src / "Dockerfile").write_text(f"FROM node:22\nRUN npm ci && npm install -g {pin}\n")
+    repo = tmp_path / "image"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == code, m["reason"]  # type: ignore[attr-defined]
+    if code == 3:
+        assert "Dockerfile line 2 installs acme-sdk@1.0.0 in a container image" in m["reason"]
+        assert not m["verifications"]
+    else:
+        assert m["status"] == "succeeded" and sorted(m["candidate"]["files"]) == [
+            "package-lock.json",
+            "package.json",
+        ]

@@ -1,0 +1,78 @@
+"""The SDK's pins in the files that install packages outside package.json: container images, pre-commit hooks
+and CI jobs (which files and lines: adapters/install_scripts.py; conda environments hold no npm package).
+
+    found(root, sdk) -> [Dependency]    every pin of the SDK there, each uneditable
+
+A pin is `name@range` in a command that names an installer (`RUN npm install -g acme-sdk@1.4.0`, `yarn add
+acme-sdk@^1.4`, `npx acme-sdk@1.4.0`; quoted with spaces: `"acme-sdk@>=1.4 <2"`) or in a hook's list
+(`additional_dependencies: ["acme-sdk@1.4.0"]`). A version from a variable is read through the file's own
+literal assignments (adapters/install_scripts.py); one that stays a variable is a version nobody can read,
+which counts as excluding the target. A dist-tag (`@latest`, `@next`) or no `@` is no pin.
+
+As in the Python adapter (adapters/python/install_scripts.py): the tool never edits these files, so each pin
+is uneditable; in an image or a hook (role dev) one that excludes the target stops the run before any edit
+(requires_human), in a CI job (role constraint) it is left as it is and named in the merge request.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from agentic_codemod.adapters import install_scripts
+from agentic_codemod.adapters.install_scripts import CI, HOOK, IMAGE, Script
+from agentic_codemod.adapters.npm.roles import Role
+from agentic_codemod.models import SCRIPT_KIND, Dependency
+
+ROLES: dict[str, Role] = {IMAGE: "dev", HOOK: "dev", CI: "constraint"}
+SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
+
+_NAME = r"(?P<name>(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*)"
+_START = r"(?<![A-Za-z0-9._/@~-])"
+# `name@range` bare (up to a space or a shell or YAML delimiter), or quoted whole with spaces inside.
+PIN = re.compile(rf"{_START}{_NAME}@(?P<spec>[^\s'\"`;&|)(\],]+)")
+QUOTED_PIN = re.compile(rf"(?P<quote>['\"]){_NAME}@(?P<spec>[^'\"]+)(?P=quote)")
+# What a range starts with: a comparator, a caret or tilde, a digit, `v`, `x`, `*`, or a variable.
+RANGE_START = re.compile(r"\s*(?:[<>=~^*xX0-9]|v[0-9]|\$)")
+
+
+def found(root: Path, sdk: str) -> list[Dependency]:
+    """Every pin of `sdk` in the install scripts of `root`, in file then line order (RequiresHuman where one
+    cannot be read for sure: adapters/install_scripts.py)."""
+    scripts = install_scripts.scripts(root, frozenset(ROLES))
+    return [d for script in scripts for d in _pins(script, sdk)]
+
+
+def _pins(script: Script, sdk: str) -> list[Dependency]:
+    values = install_scripts.assignments(script)
+    pins = []
+    for number, line in script.lines:
+        for name, written, specifier in _on_line(line):
+            if name != sdk:
+                continue
+            pins.append(
+                Dependency(
+                    name=name,
+                    specifier=install_scripts.resolved(specifier, values)[:SPECIFIER_MAX_CHARS],
+                    file=script.file,
+                    kind=SCRIPT_KIND,
+                    line=number,
+                    role=ROLES[script.kind],
+                    section=script.kind,
+                    uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, "
+                    "which the tool does not edit",
+                )
+            )
+    return pins
+
+
+def _on_line(line: str) -> list[tuple[str, str, str]]:
+    """(name, the pin as written, its range) of each pin on one line."""
+    quoted = [(m["name"], m[0].strip("'\""), m["spec"].strip()) for m in QUOTED_PIN.finditer(line)]
+    spans = [m.span() for m in QUOTED_PIN.finditer(line)]
+    bare = [
+        (m["name"], m[0], m["spec"])
+        for m in PIN.finditer(line)
+        if not any(start <= m.start() < end for start, end in spans)
+    ]
+    return [(n, w, s) for n, w, s in quoted + bare if RANGE_START.match(s)]
