@@ -1,37 +1,46 @@
 """The files that install packages outside an ecosystem's dependency files, read for the adapters' readers of
-the SDK's pins there (adapters/<ecosystem>/install_scripts.py).
+the SDK's pins there (adapters/<ecosystem>/install_scripts.py, the Adapter's `install_script_pins`).
 
-    scripts(root, kinds) -> [Script(file, kind, lines, assignments)]   RequiresHuman where one cannot be
-                                                      read for sure
-    assignments(script) -> {NAME: value}              the file's own literal assignments (ARG, ENV, `NAME: v`)
-    resolved(text, values) -> text                   its variables replaced where the file fixes them
+    scripts(root, kinds, mentions) -> [Script(file, kind, lines, assignments)]   RequiresHuman where one
+                                                      that may pin the SDK cannot be read for sure
+    mentioning(pattern) -> mentions                   a test of a file's bytes (UTF-8, or UTF-16) for the
+                                                      SDK's name, a regular expression of the adapter's
+    assignments(script, before) -> {NAME: value}      the literal assignments in force at a line
+    resolved(text, values) -> text                    its variables replaced where the file fixes them
 
-Which files (KINDS, by file name; anywhere in the repository but in folders of other projects' code and
-tools' state, SKIPPED_FOLDERS; a folder that is a link is not entered):
+Which files (KINDS, by path; anywhere in the repository but in folders of other projects' code, tools'
+state and test data, SKIPPED_FOLDERS; a folder that is a link is not entered):
 
     a container image     Dockerfile, Containerfile, with any suffix (`Dockerfile.dev`, `dockerfile`),
-                          `*.Dockerfile`, `*.Containerfile`
-    a conda environment   a YAML file named environment* or env* (`environment-py311.yml`, `test_env.yaml`)
+                          `*.Dockerfile`, `*.Containerfile` (not `dockerfile_utils.py`, `Dockerfile.md`)
+    a conda environment   a YAML file named environment*, env*, conda*, or in envs/ or environments/;
+                          a conda recipe's meta.yaml
     a pre-commit hook     .pre-commit-config.yaml at the root
-    a CI job              `*gitlab-ci*.yml` and YAML under .gitlab/, .github/workflows/*, and at the root
-                          .circleci/config.yml, .travis.yml, azure-pipelines.yml, appveyor.yml, Jenkinsfile
+    a CI job              `*gitlab-ci*.yml` and YAML under .gitlab/, .github/workflows/*, .github/actions/,
+                          and at the root .circleci/config.yml, .travis.yml, azure-pipelines.yml,
+                          appveyor.yml, Jenkinsfile
 
 How each is read: through tools/rooted.py, never through a link (a link to a regular file inside the
-repository is read at its target); as logical lines (a line ending in `\\` goes on in the next), each
-physical line with its number and its comment cut off (`#` at the start or after a space). Of a container
-image or a CI job, only the logical lines that name an installer (INSTALLER: pip, uv, pipx, poetry, conda,
-npm, yarn, pnpm ...) are kept, and every line besides for the assignments a version variable may take; of a
-conda environment or a pre-commit hook (lists of packages), every line.
+repository is read at its target; one to nothing inside it is no file in the clone); only where its bytes
+mention the SDK (`mentions`, the adapter's test: a file that does not name it cannot pin it). Its text
+as logical lines: a line ending in `\\` goes on in the next, past blank and comment lines (as Docker
+reads a RUN); each physical line keeps its number, its comment cut off (`#` at the start or after a
+space, outside quotes). Of a container image or a CI job, the logical lines that name an installer
+(INSTALLER: pip, uv, pipx, poetry, conda, npm, yarn, pnpm ...) and the assignments (`ARG`/`ENV`, a CI
+file's `NAME: value`: a list of packages may sit in a variable) are kept; of a conda environment or a
+pre-commit hook (lists of packages), every line.
 
-Fail closed: a file that is a link out of the repository (or to nothing), past CI_CONFIG_MAX_BYTES, holding
-a NUL byte (UTF-16, binary), or a walk past INSTALL_SCRIPTS_MAX_ENTRIES entries ends the run
-requires_human, naming it: a pin in what was not read would be missed.
+Fail closed: a file that may pin the SDK and is a link out of the repository, past CI_CONFIG_MAX_BYTES, or
+holds a NUL byte (UTF-16, binary), a folder that cannot be listed, or a walk past
+INSTALL_SCRIPTS_MAX_ENTRIES entries ends the run requires_human, naming it: a pin in what was not read
+would be missed.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,16 +49,20 @@ from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.tools.rooted import RootedFS
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
+ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI})
 _YAML = r"\.ya?ml"
 _ANYWHERE = r"(?:.+/)?"
-# What a file named dockerfile_utils.py or Dockerfile.md is: code or documentation, no image.
-_CODE = "py|pyi|js|mjs|cjs|ts|go|rs|java|rb|sh|md|rst|txt|json|toml|cfg|ini|html|j2|jinja|tpl|tmpl"
+# What a file named dockerfile_utils.py, Dockerfile.md or dockerfile-layers.png is: no image.
+_NOT_IMAGE = (
+    "py|pyi|js|mjs|cjs|ts|go|rs|java|rb|c|h|sh|md|rst|txt|json|toml|cfg|ini|html|j2|jinja|tpl|tmpl|ya?ml"
+    "|png|jpe?g|gif|svg|pdf|ico|zip|gz|tgz|bz2|xz|whl|tar"
+)
 # (kind, a pattern the whole repository-relative path matches): the first that matches names the kind.
 KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         IMAGE,
         re.compile(
-            rf"(?i){_ANYWHERE}(?:(?:docker|container)file(?![^/]*\.(?:{_CODE})$)(?:[._-][^/]*)?"
+            rf"(?is){_ANYWHERE}(?:(?:docker|container)file(?![^/]*\.(?:{_NOT_IMAGE})$)(?:[._-][^/]*)?"
             r"|[^/]+\.(?:docker|container)file)"
         ),
     ),
@@ -57,7 +70,8 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         CI,
         re.compile(
-            rf"(?i){_ANYWHERE}[^/]*gitlab-ci[^/]*{_YAML}|\.gitlab/.+{_YAML}|\.github/workflows/[^/]+{_YAML}"
+            rf"(?is){_ANYWHERE}[^/]*gitlab-ci[^/]*{_YAML}|\.gitlab/.+{_YAML}"
+            rf"|\.github/workflows/[^/]+{_YAML}|\.github/actions/.+{_YAML}"
         ),
     ),
     (
@@ -66,27 +80,36 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"\.circleci/config{_YAML}|\.travis{_YAML}|azure-pipelines{_YAML}|appveyor{_YAML}|Jenkinsfile"
         ),
     ),
-    (CONDA, re.compile(rf"(?i){_ANYWHERE}(?:[^/]*[._-])?env(?:ironment)?(?:[._-][^/]*)?{_YAML}")),
+    (
+        CONDA,
+        re.compile(
+            rf"(?is){_ANYWHERE}(?:(?:[^/]*[._-])?(?:env|environment|conda)(?:[._-][^/]*)?{_YAML}"
+            rf"|(?:envs|environments)/[^/]+{_YAML}|(?:[^/]*recipe[^/]*)/meta{_YAML})"
+        ),
+    ),
 )
 LISTS = frozenset({CONDA, HOOK})  # files whose lines are lists of packages: every line is kept
-# Folders of other projects' code and of tools' state, never the repository's own install scripts.
+# Folders of other projects' code, tools' state and test data, never the repository's own installs.
 SKIPPED_FOLDERS = frozenset(
     {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache", "site-packages"}
+    | {"test", "tests", "testing", "fixtures", "testdata", "test_data", "__fixtures__"}
 )
 INSTALLER = re.compile(
-    r"(?i)(?<![\w.-])(?:pip[0-9.]*|uv|pipx|pipenv|poetry|pdm|conda|mamba|micromamba|easy_install|npm|npx|yarn"
-    r"|pnpm|pnpx|bun|bunx)(?![\w-])"
+    r"(?i)(?<![\w.-])(?:pip[0-9.]*|uvx?|pipx|pipenv|poetry|pdm|conda|mamba|micromamba|easy_install|npm|npx"
+    r"|yarn|pnpm|pnpx|bun|bunx)(?![\w-])"
 )
-COMMENT = re.compile(r"(?:^|(?<=\s))#.*")
-# A variable in a version: `$NAME`, `${NAME}`, `${NAME:-default}`.
-VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?-[^}\s]*)?\}|[A-Za-z_][A-Za-z0-9_]*)")
-# Literal assignments a version variable may take its value from: a Dockerfile's, a CI file's.
+# A variable in a version: `$NAME`, `${NAME}`, `${NAME:-default}`, GitHub's `${{ matrix.acme }}`.
+VARIABLE = re.compile(
+    r"\$(?:\{\{[^}\n]{0,200}\}\}|\{[A-Za-z_][A-Za-z0-9_]{0,64}(?::?-[^}\s]{0,100})?\}|[A-Za-z_][A-Za-z0-9_]{0,64})"
+)
+# Literal assignments a variable may take its value from: a Dockerfile's, a CI file's (an upper-case key).
 ASSIGNMENT = {
     IMAGE: re.compile(
-        r"""\s*(?:ARG|ENV)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)["']?(?P<value>[^"'\s]+)["']?\s*"""
+        r"""\s*(?:ARG|ENV)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)(?P<quote>["']?)(?P<value>.*?)(?P=quote)\s*"""
     ),
-    CI: re.compile(r"""\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*["']?(?P<value>[^"'\s]+)["']?\s*"""),
+    CI: re.compile(r"""\s*(?P<name>[A-Z_][A-Z0-9_]*)\s*:\s*(?P<quote>["']?)(?P<value>.*?)(?P=quote)\s*"""),
 }
+STAGE = re.compile(r"(?i)\s*FROM\s")  # a Dockerfile's stage starts here: its ARGs and ENVs start afresh
 
 
 @dataclass(frozen=True)
@@ -94,24 +117,38 @@ class Script:
     file: str  # repository-relative POSIX path
     kind: str  # IMAGE, CONDA, HOOK or CI
     lines: list[tuple[int, str]]  # (1-based physical line number, its text without the comment)
-    # Every line of a container image or CI job (where a version variable may be assigned), else none.
+    # Every line of a container image or CI job (for the assignments a variable may take), else none.
     assignments: list[tuple[int, str]]
 
 
-def scripts(root: Path, kinds: frozenset[str] = frozenset({IMAGE, CONDA, HOOK, CI})) -> list[Script]:
-    """Every install script of `root` of these kinds, with the lines a reader of pins looks at (module
-    docstring)."""
+def scripts(root: Path, kinds: frozenset[str], mentions: Callable[[bytes], bool]) -> list[Script]:
+    """Every install script of `root` of these kinds whose bytes `mentions` the SDK, with the lines a
+    reader of pins looks at (module docstring)."""
     fs = RootedFS(root, CI_CONFIG_MAX_BYTES)
     found = []
     for file, kind in _listed(root):
         if kind not in kinds:
             continue
-        physical = [
-            (n, COMMENT.sub("", line.rstrip("\r")))
-            for n, line in enumerate(_read(root, fs, file).split("\n"), 1)
-        ]
+        text = _read(root, fs, file, mentions)
+        if text is None:
+            continue
+        physical = [(n, _uncommented(line.rstrip("\r"))) for n, line in enumerate(text.split("\n"), 1)]
         found.append(Script(file, kind, _lines(physical, kind), [] if kind in LISTS else physical))
     return found
+
+
+def mentioning(pattern: str) -> Callable[[bytes], bool]:
+    """Whether a file's bytes name the SDK (`pattern`, case-insensitive), in UTF-8 or UTF-16: a file that
+    does not cannot pin it."""
+    compiled = re.compile(pattern, re.IGNORECASE)
+
+    def mentions(data: bytes) -> bool:
+        texts = [data.decode("utf-8", errors="ignore")]
+        if b"\0" in data:
+            texts += [data.decode(codec, errors="ignore") for codec in ("utf-16-le", "utf-16-be")]
+        return any(compiled.search(text) for text in texts)
+
+    return mentions
 
 
 def kind_of(file: str) -> str | None:
@@ -120,8 +157,16 @@ def kind_of(file: str) -> str | None:
 
 
 def _listed(root: Path) -> list[tuple[str, str]]:
+    def unlisted(exc: OSError) -> None:
+        where = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "a folder"
+        raise RequiresHuman(
+            f"{where} cannot be listed ({exc.strerror}): a Dockerfile, conda environment or CI job there "
+            "could pin the SDK",
+            hint="make the folder readable, or check it for pins of the SDK by hand",
+        )
+
     found, entries = [], 0
-    for top, folders, names in os.walk(root, followlinks=False):
+    for top, folders, names in os.walk(root, followlinks=False, onerror=unlisted):
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         entries += len(folders) + len(names)
         if entries > INSTALL_SCRIPTS_MAX_ENTRIES:
@@ -132,7 +177,7 @@ def _listed(root: Path) -> list[tuple[str, str]]:
                 hint="check them for pins of the SDK by hand, or migrate this repository by hand",
             )
         rel_top = Path(top).relative_to(root).as_posix()
-        for name in sorted(names):
+        for name in names:
             rel = name if rel_top == "." else f"{rel_top}/{name}"
             kind = kind_of(rel)
             if kind is not None:
@@ -140,20 +185,29 @@ def _listed(root: Path) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def _read(root: Path, fs: RootedFS, file: str) -> str:
-    """The file's text, read without following a link out of the repository; RequiresHuman otherwise."""
+def _read(root: Path, fs: RootedFS, file: str, mentions: Callable[[bytes], bool]) -> str | None:
+    """The file's text, or None where it cannot pin the SDK (it does not name it, or it is a link to
+    nothing inside the repository); RequiresHuman where it may and cannot be read for sure."""
     path, target = root / file, file
     if path.is_symlink():
-        real = path.resolve()
-        if not real.is_relative_to(root.resolve()) or not real.is_file():
-            raise _unread(file, "is a link out of the repository, or to nothing")
-        target = real.relative_to(root.resolve()).as_posix()
+        real, inside = path.resolve(), root.resolve()
+        if real.is_relative_to(inside) and not real.exists():
+            return None  # a link to a file the clone does not hold (a generated one): nothing installs it
+        if not real.is_relative_to(inside) or not real.is_file():
+            raise _unread(file, "is a link out of the repository, or to no regular file")
+        target = real.relative_to(inside).as_posix()
     try:
-        if (root / target).stat().st_size > CI_CONFIG_MAX_BYTES:
+        size = (root / target).stat().st_size
+        if size > CI_CONFIG_MAX_BYTES:
+            with open(root / target, "rb") as stream:  # only to look for the SDK's name
+                if not mentions(stream.read(CI_CONFIG_MAX_BYTES * 32)) and size <= CI_CONFIG_MAX_BYTES * 32:
+                    return None
             raise _unread(file, f"is larger than {CI_CONFIG_MAX_BYTES} bytes (config.CI_CONFIG_MAX_BYTES)")
         data = fs.read_bytes(target)
     except (OSError, ValueError) as exc:  # tools/rooted.py refused it (a link on the way, swapped, grown)
         raise _unread(file, f"cannot be read ({exc})") from exc
+    if not mentions(data):
+        return None
     if b"\0" in data:
         raise _unread(file, "holds NUL bytes (UTF-16 or binary)")
     return data.decode("utf-8", errors="replace")
@@ -161,38 +215,74 @@ def _read(root: Path, fs: RootedFS, file: str) -> str:
 
 def _unread(file: str, why: str) -> RequiresHuman:
     return RequiresHuman(
-        f"{file} installs packages outside the dependency files, and {why}: a pin of the SDK there "
-        "would be missed",
+        f"{file} installs packages outside the dependency files and may name the SDK, and {why}: a pin of "
+        "the SDK there would be missed",
         hint="make it a regular UTF-8 file inside the repository, or check it for pins of the SDK by hand",
     )
 
 
+def _uncommented(line: str) -> str:
+    """The line without its comment: from a `#` at its start or after a space, outside quotes."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
 def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
-    """The physical lines of the logical lines a reader looks at: every line of a list of packages, else
-    those of the logical lines that name an installer."""
+    """The physical lines a reader looks at: every line of a list of packages; else those of the logical
+    lines that name an installer, and the assignments."""
     if kind in LISTS:
         return physical
+    assignment = ASSIGNMENT.get(kind)
     kept: list[tuple[int, str]] = []
     logical: list[tuple[int, str]] = []
     for number, line in physical:
+        if logical and not line.strip():  # a blank or comment line inside a continuation: passed over
+            continue
         logical.append((number, line))
         if line.rstrip().endswith("\\") and number < len(physical):
             continue
-        if any(INSTALLER.search(part) for _, part in logical):
+        if any(INSTALLER.search(part) for _, part in logical) or (
+            assignment is not None and assignment.fullmatch(logical[0][1])
+        ):
             kept += logical
         logical = []
     return kept
 
 
-def assignments(script: Script) -> dict[str, str]:
-    """NAME -> literal value of the file's own assignments (the last one wins; none in a list of packages)."""
+def assignments(script: Script, before: int) -> dict[str, str]:
+    """NAME -> literal value of the file's assignments in force at line `before` (a Dockerfile's in its
+    stage, and those before the first FROM; the last one wins)."""
     pattern = ASSIGNMENT.get(script.kind)
     values: dict[str, str] = {}
-    for _, line in script.assignments if pattern else []:
-        match = pattern.fullmatch(line) if pattern else None
+    for number, line in script.assignments if pattern is not None else []:
+        if number >= before:
+            break
+        if script.kind == IMAGE and STAGE.match(line):
+            values = {k: v for k, v in values.items() if k in _global_args(script)}
+            continue
+        match = pattern.fullmatch(line) if pattern is not None else None
         if match and not VARIABLE.search(match["value"]):
             values[match["name"]] = match["value"]
     return values
+
+
+def _global_args(script: Script) -> set[str]:
+    """The ARGs a Dockerfile declares before its first FROM (each stage may take them again)."""
+    names = set()
+    for _, line in script.assignments:
+        if STAGE.match(line):
+            break
+        match = ASSIGNMENT[IMAGE].fullmatch(line)
+        if match:
+            names.add(match["name"])
+    return names
 
 
 def resolved(text: str, values: dict[str, str]) -> str:
@@ -200,6 +290,8 @@ def resolved(text: str, values: dict[str, str]) -> str:
     variable stays as written: a version nobody can read."""
 
     def value(match: re.Match[str]) -> str:
+        if match[0].startswith("${{"):
+            return match[0]
         name, _, default = match[0].strip("${}").partition("-")
         return values.get(name.rstrip(":")) or default or match[0]
 

@@ -295,6 +295,10 @@ class Adapter:
     # for, read as the install reads it (workflow/steps.py checks the bumped tree with it). None: the
     # ecosystem's declarations are all its install reads (npm's package.json).
     asked_for_by_tests: Callable[[Path, Settings, str], list[tuple[str, str, str | None]]] | None = None
+    # (root, sdk name) -> the SDK's pins in the files that install packages outside the dependency files
+    # (Dockerfiles, conda environments, pre-commit hooks, CI jobs; adapters/install_scripts.py), each
+    # uneditable, for recon to add to the declarations. None: the ecosystem reads none.
+    install_script_pins: Callable[[Path, str], list[Dependency]] | None = None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ def recon(state: RunState, brain: Brain) -> str:
     adapter, root = need(state.adapter), state.paths.worktree
     files = adapter.find_dependency_files(root)
     declarations = adapter.extract_dependencies(root, files, state.task.sdk.name)
+    if adapter.install_script_pins is not None:  # Dockerfiles, conda environments, hooks, CI jobs
+        declarations += adapter.install_script_pins(root, state.task.sdk.name)
     state.test_command = adapter.detect_test_command(root, state.settings)
     state.profile = RepoProfile(
         ecosystem=adapter.name,

@@ -16,6 +16,7 @@ LOCKFILES: tuple[str, ...] = ("package-lock.json", "npm-shrinkwrap.json")
 # Lockfiles of package managers not supported yet: recognised, and the run refused with their name.
 UNSUPPORTED_LOCKFILES: dict[str, str] = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "bun.lockb": "bun"}
 
+from agentic_codemod.adapters.npm import install_scripts  # noqa: E402
 from agentic_codemod.adapters.npm.dependency_files import (  # noqa: E402
     is_dependency_file,
     read_dependency_files,
@@ -48,6 +49,7 @@ ADAPTER = Adapter(
     read_dependency_files=read_dependency_files,
     find_dependency_files=find_dependency_files,
     extract_dependencies=extract_dependencies,
+    install_script_pins=install_scripts.found,
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
     locked_versions=locked_versions,

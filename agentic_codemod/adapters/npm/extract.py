@@ -6,9 +6,9 @@
 package.json files (the root and its workspaces): dependencies, devDependencies, peerDependencies,
 optionalDependencies and overrides (roles.py). package-lock.json / npm-shrinkwrap.json: every installed
 copy of the package (`packages["node_modules/…/<sdk>"].version`), role "lock", its exact version as the
-specifier; refreshed by npm, never edited. The pins in Dockerfiles, pre-commit hooks and CI jobs
-(install_scripts.py; uneditable). A file that cannot be parsed stops extraction (InputError naming the
-file): the dependency might be declared there.
+specifier; refreshed by npm, never edited. A file that cannot be parsed stops extraction (InputError
+naming the file): the dependency might be declared there. (The pins in Dockerfiles, hooks and CI jobs:
+install_scripts.py.)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod import json_input
-from agentic_codemod.adapters.npm import LOCKFILES, install_scripts, package_json, roles
+from agentic_codemod.adapters.npm import LOCKFILES, package_json, roles
 from agentic_codemod.adapters.npm.dependency_files import checked_dependency_files
 from agentic_codemod.errors import InputError
 from agentic_codemod.models import Dependency
@@ -39,7 +39,7 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             found += _manifest(root, file, sdk)
         elif name in LOCKFILES:
             found += _lock(root, file, sdk)
-    return found + install_scripts.found(root, sdk)
+    return found
 
 
 def _manifest(root: Path, file: str, sdk: str) -> list[Dependency]:

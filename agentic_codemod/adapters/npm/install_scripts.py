@@ -30,7 +30,7 @@ SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as
 _NAME = r"(?P<name>(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*)"
 _START = r"(?<![A-Za-z0-9._/@~-])"
 # `name@range` bare (up to a space or a shell or YAML delimiter), or quoted whole with spaces inside.
-PIN = re.compile(rf"{_START}{_NAME}@(?P<spec>[^\s'\"`;&|)(\],]+)")
+PIN = re.compile(rf"{_START}{_NAME}@(?P<spec>\$\{{\{{[^}}\n]{{0,200}}\}}\}}|[^\s'\"`;&|)(\],]+)")
 QUOTED_PIN = re.compile(rf"(?P<quote>['\"]){_NAME}@(?P<spec>[^'\"]+)(?P=quote)")
 # What a range starts with: a comparator, a caret or tilde, a digit, `v`, `x`, `*`, or a variable.
 RANGE_START = re.compile(r"\s*(?:[<>=~^*xX0-9]|v[0-9]|\$)")
@@ -39,14 +39,16 @@ RANGE_START = re.compile(r"\s*(?:[<>=~^*xX0-9]|v[0-9]|\$)")
 def found(root: Path, sdk: str) -> list[Dependency]:
     """Every pin of `sdk` in the install scripts of `root`, in file then line order (RequiresHuman where one
     cannot be read for sure: adapters/install_scripts.py)."""
-    scripts = install_scripts.scripts(root, frozenset(ROLES))
+    scripts = install_scripts.scripts(root, frozenset(ROLES), install_scripts.mentioning(re.escape(sdk)))
     return [d for script in scripts for d in _pins(script, sdk)]
 
 
 def _pins(script: Script, sdk: str) -> list[Dependency]:
-    values = install_scripts.assignments(script)
     pins = []
     for number, line in script.lines:
+        if sdk not in line:
+            continue
+        values = install_scripts.assignments(script, number)
         for name, written, specifier in _on_line(line):
             if name != sdk:
                 continue

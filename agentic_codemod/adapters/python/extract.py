@@ -7,9 +7,8 @@ Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735
 uv's, PDM's and Hatch's tables), hatch.toml (Hatch's envs),
 setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini deps, and lockfiles (each
 locked version, role "lock"; refreshed by its own tool, never edited); and what the install
-commands of the tox env or nox session the tests run in install by name (uneditable), and the pins in
-the files that install packages elsewhere: container images, conda environments, pre-commit hooks, CI jobs
-(install_scripts.py; uneditable). Pipfile declares nothing here.
+commands of the tox env or nox session the tests run in install by name (uneditable). Pipfile declares
+nothing here. (The pins in Dockerfiles, conda environments, hooks and CI jobs: install_scripts.py.)
 Roles come from roles.py; a requirements file reached through `-c` is a constraint file.
 
 Names compare PEP 503-normalised (`Acme_SDK` == `acme-sdk`); name and specifier are returned as written.
@@ -26,7 +25,6 @@ from agentic_codemod.adapters.python import (
     LOCKFILES,
     ci_config,
     hatch_toml,
-    install_scripts,
     lockfile,
     pep508,
     pyproject,
@@ -86,7 +84,7 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             )
             for d in declarations
         ]
-    return dependencies + _installed_by_commands(root, canonical) + install_scripts.found(root, canonical)
+    return dependencies + _installed_by_commands(root, canonical)
 
 
 def _installed_by_commands(root: Path, canonical: str) -> list[Dependency]:

@@ -25,14 +25,18 @@ command is code), so each pin is uneditable, and what follows from it is by the 
 
 from __future__ import annotations
 
+import posixpath
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters import install_scripts
 from agentic_codemod.adapters.install_scripts import CONDA, Script
-from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python import pep508, requirements_file
+from agentic_codemod.adapters.python.dependency_files import read_dependency_files
 from agentic_codemod.adapters.python.roles import Role
+from agentic_codemod.config import CI_CONFIG_MAX_BYTES
 from agentic_codemod.models import SCRIPT_KIND, Dependency
+from agentic_codemod.tools.rooted import RootedFS
 
 ROLES: dict[str, Role] = {
     install_scripts.IMAGE: "dev",
@@ -56,6 +60,12 @@ CONDA_PIN = re.compile(rf"{_NAME}=(?P<version>{_VERSION})(?:=[A-Za-z0-9_.*]+)?(?
 CONDA_COMMAND = re.compile(r"(?<![\w-])(?:conda|mamba|micromamba)(?![\w-])")
 # A conda environment's list item: `- [channel::]name` and the rest of the line.
 CONDA_ITEM = re.compile(r"\s*-\s*(?:[A-Za-z0-9_.-]+::)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<rest>.*)")
+POETRY_ADD = re.compile(r"(?<![\w-])poetry\s+add(?![\w-])")
+AT_PIN = re.compile(rf"{_NAME}@(?P<spec>[^\s'\"`;&|]+)")
+# An install line's requirement or constraint file: `-r X`, `--requirement=X`, `-c X`, `--constraint X`.
+REQUIREMENT_FILE = re.compile(
+    r"(?<![\w-])(?:-r|-c|--requirement|--constraint|--constraints)(?:=|\s+)(?P<path>[^\s;&|)]+)"
+)
 CONDA_BRACKET = re.compile(r"""\[\s*version\s*=\s*(['"])(?P<spec>[^'"]*)\1""")
 # Literal assignments a version variable may take its value from.
 ASSIGNMENT = (
@@ -69,32 +79,102 @@ VARIABLE = re.compile(_VAR)
 
 def found(root: Path, canonical: str) -> list[Dependency]:
     """Every pin of `canonical` in the install scripts of `root`, in file then line order (RequiresHuman
-    where one cannot be read for sure: adapters/install_scripts.py)."""
-    return [d for script in install_scripts.scripts(root) for d in _pins(script, canonical)]
+    where one that may pin it cannot be read for sure: adapters/install_scripts.py)."""
+    name = name_pattern(canonical)
+    mentions = install_scripts.mentioning(
+        f"{name}|{REQUIREMENT_FILE.pattern}"
+    )  # the SDK, or a file naming it
+    scripts = install_scripts.scripts(root, install_scripts.ALL_KINDS, mentions)
+    read = set(read_dependency_files(root).files)
+    fs = RootedFS(root, CI_CONFIG_MAX_BYTES)
+    return [d for script in scripts for d in _pins(root, fs, script, canonical, re.compile(name, re.I), read)]
 
 
-def _pins(script: Script, canonical: str) -> list[Dependency]:
-    values = install_scripts.assignments(script)
+def name_pattern(canonical: str) -> str:
+    """The name as any spelling PEP 503 folds to `canonical` writes it: `acme-sdk`, `Acme_SDK`, `acme.sdk`."""
+    return "[-_.]+".join(re.escape(part) for part in canonical.split("-"))
+
+
+def _pins(
+    root: Path, fs: RootedFS, script: Script, canonical: str, name: re.Pattern[str], read: set[str]
+) -> list[Dependency]:
     pins = []
     for number, line in script.lines:
-        for name, written, specifier in _on_line(line, script.kind):
-            if pep508.canonical(name) != canonical:
+        if not name.search(line) and not REQUIREMENT_FILE.search(line):
+            continue
+        values = install_scripts.assignments(script, number)
+        for found_name, written, specifier in _on_line(line, script.kind):
+            if pep508.canonical(found_name) != canonical:
                 continue
-            spec = install_scripts.resolved(specifier, values)[:SPECIFIER_MAX_CHARS]
             pins.append(
-                Dependency(
-                    name=name,
-                    specifier=spec,
-                    file=script.file,
-                    kind=SCRIPT_KIND,
-                    line=number,
-                    role=ROLES[script.kind],
-                    section=script.kind,
-                    uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, "
-                    "which the tool does not edit",
-                )
+                _pin(script, number, found_name, written, install_scripts.resolved(specifier, values))
             )
+        for file in _requirement_files(root, script, line, values, read):
+            pins += _in_requirements_file(fs, file, script, number, canonical)
     return pins
+
+
+def _pin(script: Script, number: int, name: str, written: str, specifier: str) -> Dependency:
+    return Dependency(
+        name=name,
+        specifier=specifier[:SPECIFIER_MAX_CHARS],
+        file=script.file,
+        kind=SCRIPT_KIND,
+        line=number,
+        role=ROLES[script.kind],
+        section=script.kind,
+        uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool "
+        "does not edit",
+    )
+
+
+def _requirement_files(
+    root: Path, script: Script, line: str, values: dict[str, str], read: set[str]
+) -> list[str]:
+    """The requirement and constraint files an install line names (`pip install -r X`, `-c X`) that the
+    adapter does not read as dependency files, as repository-relative paths: X from the script's folder
+    or the root (the usual build contexts), an absolute path in the image by its name there."""
+    found = []
+    folder = PurePosixPath(script.file).parent
+    for match in REQUIREMENT_FILE.finditer(line):
+        written = install_scripts.resolved(match["path"].strip("'\""), values)
+        path = PurePosixPath(written)
+        names = [path.name] if path.is_absolute() else [path.as_posix()]
+        for candidate in [(folder / n).as_posix() for n in names] + names:
+            normal = posixpath.normpath(candidate)
+            if normal.startswith("../") or normal in read or normal in found:
+                continue
+            if (root / normal).is_file() and not (root / normal).is_symlink():
+                found.append(normal)
+                break
+    return found
+
+
+def _in_requirements_file(
+    fs: RootedFS, file: str, script: Script, number: int, canonical: str
+) -> list[Dependency]:
+    """The SDK's pins in a requirements file an install script names, which no dependency file reaches."""
+    try:
+        declarations = requirements_file.find(
+            fs.read_bytes(file).decode("utf-8", errors="replace"), canonical
+        )
+    except (OSError, ValueError):
+        return []  # not a requirements file the tool can read: its own reading elsewhere says why
+    return [
+        Dependency(
+            name=d.name,
+            specifier=d.specifier[:SPECIFIER_MAX_CHARS],
+            file=file,
+            kind=SCRIPT_KIND,
+            line=d.line,
+            role=ROLES[script.kind],
+            section=script.kind,
+            uneditable=f"{file} line {d.line} pins {d.name}{d.specifier[:200]}, installed by {script.file} "
+            f"line {number} in {script.kind}, which the tool does not edit",
+        )
+        for d in declarations
+        if d.specifier
+    ]
 
 
 def _on_line(line: str, kind: str) -> list[tuple[str, str, str]]:
@@ -106,7 +186,13 @@ def _on_line(line: str, kind: str) -> list[tuple[str, str, str]]:
         pins += [(item["name"], line.strip().lstrip("- "), spec)] if item and spec else []
     elif CONDA_COMMAND.search(line):
         pins += [(m["name"], m[0], _fuzzy(m["version"])) for m in CONDA_PIN.finditer(line)]
+    if POETRY_ADD.search(line):  # `poetry add acme-sdk@1.4.0` (a bare version is that version)
+        pins += [(m["name"], m[0], _poetry(m["spec"])) for m in AT_PIN.finditer(line)]
     return pins
+
+
+def _poetry(spec: str) -> str:
+    return f"=={spec}" if re.fullmatch(r"[0-9][A-Za-z0-9.+!_-]*", spec) else spec
 
 
 def _conda_spec(rest: str) -> str | None:

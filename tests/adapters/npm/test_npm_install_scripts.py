@@ -60,11 +60,11 @@ def test_what_is_no_pin_of_the_sdk_is_not_read(tmp_path: Path, line: str) -> Non
     assert install_scripts.found(tmp_path, "acme-sdk") == []
 
 
-def test_they_come_with_the_package_json_declarations(tmp_path: Path) -> None:
+def test_recon_takes_them_beside_the_package_json_declarations(tmp_path: Path) -> None:
+    from agentic_codemod.adapters.npm import ADAPTER
+
     (tmp_path / "package.json").write_text('{"name": "app", "dependencies": {"acme-sdk": "^1.4.0"}}\n')
     (tmp_path / "Dockerfile").write_text("RUN npm install -g acme-sdk@1.4.0\n")
     found = extract_dependencies(tmp_path, find_dependency_files(tmp_path), "acme-sdk")
-    assert [(d.file, d.kind) for d in found] == [
-        ("package.json", "package.json"),
-        ("Dockerfile", SCRIPT_KIND),
-    ]
+    assert [(d.file, d.kind) for d in found] == [("package.json", "package.json")]
+    assert ADAPTER.install_script_pins is install_scripts.found

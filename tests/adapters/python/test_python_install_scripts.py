@@ -106,15 +106,18 @@ def test_pins_in_images_environments_hooks_and_ci_jobs_with_their_roles(tmp_path
     )
 
 
-def test_they_come_with_the_repositorys_declarations(tmp_path: Path) -> None:
+def test_recon_takes_them_beside_the_dependency_files_declarations(tmp_path: Path) -> None:
+    """The adapter's install_script_pins, which recon adds to extract_dependencies' declarations: the other
+    callers of extract_dependencies (an editable sub-project's, the publish and worktree gates') need only
+    what the bump edits, and never walk the tree for them."""
+    from agentic_codemod.adapters.python import ADAPTER
+
     write(
         tmp_path, {"requirements.txt": "acme-sdk==1.4.0\n", "Dockerfile": "RUN pip install acme-sdk==1.4.0\n"}
     )
     found = extract_dependencies(tmp_path, find_dependency_files(tmp_path), "acme-sdk")
-    assert [(d.file, d.kind, bool(d.uneditable)) for d in found] == [
-        ("requirements.txt", "requirements", False),
-        ("Dockerfile", SCRIPT_KIND, True),
-    ]
+    assert [(d.file, d.kind) for d in found] == [("requirements.txt", "requirements")]
+    assert ADAPTER.install_script_pins is install_scripts.found
     assert "Dockerfile" not in find_dependency_files(tmp_path)  # never a file the bump or pip reads
 
 
@@ -160,7 +163,13 @@ def test_which_files_install_packages(path: str, kind: str | None) -> None:
 def test_a_link_inside_the_repository_is_read_at_its_target(tmp_path: Path) -> None:
     write(tmp_path, {"build/envs/prod.yml": "dependencies:\n  - acme-sdk=1.4\n"})
     os.symlink("build/envs/prod.yml", tmp_path / "environment.yml")
-    assert pins(tmp_path) == [("environment.yml", 2, "dev", "==1.4.*")]
+    assert pins(tmp_path) == [
+        ("build/envs/prod.yml", 2, "dev", "==1.4.*"),  # in envs/: a conda environment of its own
+        ("environment.yml", 2, "dev", "==1.4.*"),
+    ]
+
+
+UNREAD = "installs packages outside the dependency files and may name the SDK"
 
 
 def _outside_link(root: Path) -> None:
@@ -173,17 +182,19 @@ def _outside_link(root: Path) -> None:
 @pytest.mark.parametrize(
     ("make", "why"),
     [
-        (_outside_link, "Dockerfile installs packages outside the dependency files, and is a link out of"),
+        (
+            _outside_link,
+            f"Dockerfile {UNREAD}, and is a link out of",
+        ),
         (
             lambda root: write(root, {"environment.yml": "#" * CI_CONFIG_MAX_BYTES + "\n- acme-sdk=1.4\n"}),
-            f"environment.yml installs packages outside the dependency files, and is larger than "
-            f"{CI_CONFIG_MAX_BYTES} bytes",
+            f"environment.yml {UNREAD}, and is larger than {CI_CONFIG_MAX_BYTES} bytes",
         ),
         (
             lambda root: (root / "Dockerfile").write_bytes(
                 "RUN pip install acme-sdk==1.4\n".encode("utf-16")
             ),
-            "Dockerfile installs packages outside the dependency files, and holds NUL bytes",
+            f"Dockerfile {UNREAD}, and holds NUL bytes",
         ),
     ],
     ids=["link-out", "too-large", "utf-16"],
@@ -211,3 +222,94 @@ def test_a_repository_too_large_to_look_through_stops_the_run(
 def test_a_file_inside_the_budget_is_read_whatever_its_utf8(tmp_path: Path) -> None:
     (tmp_path / "Dockerfile").write_bytes(b"RUN echo \xff\xfe\nRUN pip install acme-sdk==1.4.0\n")
     assert pins(tmp_path) == [("Dockerfile", 2, "dev", "==1.4.0")]
+
+
+# helper-10's review: each of these was green (exit 0) with the image on the old version, or a false alarm.
+MULTI_STAGE = """\
+ARG BASE=3.12
+FROM python:${BASE} AS app
+ARG SDK=1.4.0
+ARG PACKAGES="acme-sdk==1.4.1 gunicorn"
+RUN pip install --no-cache-dir \\
+    # the platform SDK
+
+    acme-sdk==${SDK} \\
+    -r /app/requirements.txt
+RUN pip install $PACKAGES && echo "build step # 3" && pip install acme-sdk==1.4.2
+FROM python:3.12 AS tools
+ARG SDK=2.0.0
+RUN pip install acme-sdk==${SDK}
+"""
+
+
+def test_continuations_variables_and_stages_as_docker_reads_them(tmp_path: Path) -> None:
+    write(tmp_path, {"docker/Dockerfile": MULTI_STAGE})
+    assert pins(tmp_path) == [
+        ("docker/Dockerfile", 4, "dev", "==1.4.1"),  # a list of packages in a variable
+        ("docker/Dockerfile", 8, "dev", "==1.4.0"),  # past a comment and a blank line, its own stage's SDK
+        ("docker/Dockerfile", 10, "dev", "==1.4.2"),  # `#` inside quotes is no comment
+        ("docker/Dockerfile", 13, "dev", "==2.0.0"),  # the next stage's SDK
+    ]
+
+
+def test_a_requirements_file_the_image_installs_is_read_where_no_dependency_file_reaches_it(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "acme-sdk==1.4.0\n",  # a dependency file: the bump's, not read again here
+            "services/api/Dockerfile": "COPY . /app\n"
+            "RUN pip install -r requirements.txt -c /app/constraints.txt\n"
+            "RUN pip install -r ../../requirements.txt\n",
+            "services/api/requirements.txt": "flask\nacme-sdk>=1.4,<2  # the SDK\n",
+            "services/api/constraints.txt": "acme_sdk==1.4.3\n",
+        },
+    )
+    found = install_scripts.found(tmp_path, "acme-sdk")
+    assert [(d.file, d.line, d.role, d.specifier) for d in found] == [
+        ("services/api/requirements.txt", 2, "dev", ">=1.4,<2"),
+        ("services/api/constraints.txt", 1, "dev", "==1.4.3"),  # /app/constraints.txt by its name
+    ]
+    assert found[0].uneditable == (
+        "services/api/requirements.txt line 2 pins acme-sdk>=1.4,<2, installed by services/api/Dockerfile "
+        "line 2 in a container image, which the tool does not edit"
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # GitHub's expressions are variables nobody can read here: a CI job's pin, named
+        (
+            {".github/workflows/ci.yml": "- run: pip install acme-sdk==${{ matrix.acme }}\n"},
+            [(".github/workflows/ci.yml", 1, "constraint", "==${{matrix.acme}}")],
+        ),
+        ({"Dockerfile": "RUN uvx --from acme-sdk==1.4.0 acme\n"}, [("Dockerfile", 1, "dev", "==1.4.0")]),
+        ({"Dockerfile": "RUN poetry add acme-sdk@1.4.0\n"}, [("Dockerfile", 1, "dev", "==1.4.0")]),
+        (
+            {"recipe/meta.yaml": "requirements:\n  run:\n    - acme-sdk >=1.4,<2\n"},
+            [("recipe/meta.yaml", 3, "dev", ">=1.4,<2")],
+        ),
+        ({"envs/py311.yml": "dependencies:\n  - acme-sdk=1.4\n"}, [("envs/py311.yml", 2, "dev", "==1.4.*")]),
+        # test data, images and files that do not name the SDK are not read at all, whatever they hold
+        ({"tests/fixtures/old/Dockerfile": "RUN pip install acme-sdk==1.2.0\n"}, []),
+        ({"docs/dockerfile-layers.png": "\0PNG acme-sdk==1.4\n"}, []),
+        ({"helm/values-env.yaml": "\0" * 10 + "#" * 300_000}, []),
+    ],
+    ids=["gha-matrix", "uvx", "poetry-add", "conda-recipe", "envs-folder", "test-data", "png", "unnamed"],
+)
+def test_more_places_and_spellings(tmp_path: Path, files: dict[str, str], expected: list[tuple]) -> None:
+    assert pins(write(tmp_path, files)) == expected
+
+
+def test_a_link_to_a_file_the_clone_does_not_hold_is_no_file(tmp_path: Path) -> None:
+    os.symlink("build/Dockerfile.generated", tmp_path / "Dockerfile")
+    assert pins(tmp_path) == []
+
+
+def test_a_hostile_line_is_read_in_linear_time(tmp_path: Path) -> None:
+    """A 255 KB line of `,a==1${A:-` took 54 s in one regex: its quantifiers are bounded now. Not a timing
+    test: a backtracking regex would not finish this test run."""
+    write(tmp_path, {"environment.yml": "- acme-sdk" + ",a==1${A:-" * 25_000 + "\n"})
+    assert pins(tmp_path) == []
