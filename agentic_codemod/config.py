@@ -102,7 +102,7 @@ UV_WORKSPACE_MAX_ENTRIES = (
 UV_WORKSPACE_MAX_DEPTH = 16  # path parts of one member pattern
 # Files and folders looked through for the files that install packages outside the dependency files
 # (adapters/install_scripts.py: Dockerfiles, conda environments, CI jobs): past it, the run requires a human.
-INSTALL_SCRIPTS_MAX_ENTRIES = 200_000
+INSTALL_SCRIPTS_MAX_ENTRIES = 1_000_000
 WHEEL_METADATA_MAX_BYTES = 1_000_000  # a wheel's METADATA a path source names, read for its Requires-Dist
 TEST_COMMANDS_MAX_COMPARED = 20  # test commands of a tox env or nox session whose test counts are estimated
 NOX_ARG_MAX_CHARS = 4_096
