@@ -9,7 +9,7 @@ the SDK's pins there (adapters/<ecosystem>/install_scripts.py, the Adapter's `in
     resolved(text, values) -> text                    its variables replaced where the file fixes them
 
 Which files (KINDS, by path; anywhere in the repository but in folders of other projects' code, tools'
-state and test data, SKIPPED_FOLDERS; a folder that is a link is not entered):
+state and test data (fixtures/, testdata/): SKIPPED_FOLDERS; a folder that is a link is not entered):
 
     a container image     Dockerfile, Containerfile, with any suffix (`Dockerfile.dev`, `dockerfile`),
                           `*.Dockerfile`, `*.Containerfile` (not `dockerfile_utils.py`, `Dockerfile.md`)
@@ -92,7 +92,7 @@ LISTS = frozenset({CONDA, HOOK})  # files whose lines are lists of packages: eve
 # Folders of other projects' code, tools' state and test data, never the repository's own installs.
 SKIPPED_FOLDERS = frozenset(
     {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache", "site-packages"}
-    | {"test", "tests", "testing", "fixtures", "testdata", "test_data", "__fixtures__"}
+    | {"fixtures", "testdata", "test_data", "__fixtures__"}
 )
 INSTALLER = re.compile(
     r"(?i)(?<![\w.-])(?:pip[0-9.]*|uvx?|pipx|pipenv|poetry|pdm|conda|mamba|micromamba|easy_install|npm|npx"
@@ -190,7 +190,10 @@ def _read(root: Path, fs: RootedFS, file: str, mentions: Callable[[bytes], bool]
     nothing inside the repository); RequiresHuman where it may and cannot be read for sure."""
     path, target = root / file, file
     if path.is_symlink():
-        real, inside = path.resolve(), root.resolve()
+        try:
+            real, inside = path.resolve(), root.resolve()
+        except (RuntimeError, OSError) as exc:  # a loop of links (3.11 raises RuntimeError)
+            raise _unread(file, f"is a link that cannot be followed ({exc})") from exc
         if real.is_relative_to(inside) and not real.exists():
             return None  # a link to a file the clone does not hold (a generated one): nothing installs it
         if not real.is_relative_to(inside) or not real.is_file():
@@ -253,6 +256,8 @@ def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
         ):
             kept += logical
         logical = []
+    if any(INSTALLER.search(part) for _, part in logical):  # the file ended inside a continuation
+        kept += logical
     return kept
 
 
@@ -261,28 +266,18 @@ def assignments(script: Script, before: int) -> dict[str, str]:
     stage, and those before the first FROM; the last one wins)."""
     pattern = ASSIGNMENT.get(script.kind)
     values: dict[str, str] = {}
+    before_any_stage: dict[str, str] | None = None  # a Dockerfile's ARGs before its first FROM
     for number, line in script.assignments if pattern is not None else []:
         if number >= before:
             break
         if script.kind == IMAGE and STAGE.match(line):
-            values = {k: v for k, v in values.items() if k in _global_args(script)}
+            before_any_stage = dict(values) if before_any_stage is None else before_any_stage
+            values = dict(before_any_stage)  # each stage starts afresh (and may take those again)
             continue
         match = pattern.fullmatch(line) if pattern is not None else None
         if match and not VARIABLE.search(match["value"]):
             values[match["name"]] = match["value"]
     return values
-
-
-def _global_args(script: Script) -> set[str]:
-    """The ARGs a Dockerfile declares before its first FROM (each stage may take them again)."""
-    names = set()
-    for _, line in script.assignments:
-        if STAGE.match(line):
-            break
-        match = ASSIGNMENT[IMAGE].fullmatch(line)
-        if match:
-            names.add(match["name"])
-    return names
 
 
 def resolved(text: str, values: dict[str, str]) -> str:

@@ -36,7 +36,9 @@ def recon(state: RunState, brain: Brain) -> str:
     files = adapter.find_dependency_files(root)
     declarations = adapter.extract_dependencies(root, files, state.task.sdk.name)
     if adapter.install_script_pins is not None:  # Dockerfiles, conda environments, hooks, CI jobs
-        declarations += adapter.install_script_pins(root, state.task.sdk.name)
+        declarations += adapter.install_script_pins(
+            root, adapter.versioning.canonical_name(state.task.sdk.name)
+        )
     state.test_command = adapter.detect_test_command(root, state.settings)
     state.profile = RepoProfile(
         ecosystem=adapter.name,

@@ -35,6 +35,7 @@ from agentic_codemod.adapters.python import pep508, requirements_file
 from agentic_codemod.adapters.python.dependency_files import read_dependency_files
 from agentic_codemod.adapters.python.roles import Role
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES
+from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.tools.rooted import RootedFS
 
@@ -64,26 +65,19 @@ POETRY_ADD = re.compile(r"(?<![\w-])poetry\s+add(?![\w-])")
 AT_PIN = re.compile(rf"{_NAME}@(?P<spec>[^\s'\"`;&|]+)")
 # An install line's requirement or constraint file: `-r X`, `--requirement=X`, `-c X`, `--constraint X`.
 REQUIREMENT_FILE = re.compile(
-    r"(?<![\w-])(?:-r|-c|--requirement|--constraint|--constraints)(?:=|\s+)(?P<path>[^\s;&|)]+)"
+    r"(?<![\w-])(?:(?:-r|-c)(?:=|\s*)|(?:--requirement|--constraints?)(?:=|\s+))(?P<path>[^\s;&|)=-][^\s;&|)]*)"
 )
+# What makes a file worth reading besides the SDK's name: a requirements or constraints file it installs.
+NAMES_A_FILE = r"(?:-r|-c|--requirement|--constraints?)[=\s]*[^\s;&|)]+\.(?:txt|in|pip)"
 CONDA_BRACKET = re.compile(r"""\[\s*version\s*=\s*(['"])(?P<spec>[^'"]*)\1""")
-# Literal assignments a version variable may take its value from.
-ASSIGNMENT = (
-    re.compile(
-        r"""\s*(?:ARG|ENV)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)["']?(?P<value>[^"'\s]+)["']?\s*"""
-    ),
-    re.compile(r"""\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*["']?(?P<value>[^"'\s]+)["']?\s*"""),
-)
-VARIABLE = re.compile(_VAR)
 
 
 def found(root: Path, canonical: str) -> list[Dependency]:
     """Every pin of `canonical` in the install scripts of `root`, in file then line order (RequiresHuman
     where one that may pin it cannot be read for sure: adapters/install_scripts.py)."""
+    canonical = pep508.canonical(canonical)
     name = name_pattern(canonical)
-    mentions = install_scripts.mentioning(
-        f"{name}|{REQUIREMENT_FILE.pattern}"
-    )  # the SDK, or a file naming it
+    mentions = install_scripts.mentioning(f"{name}|{NAMES_A_FILE}")  # the SDK, or a file that may name it
     scripts = install_scripts.scripts(root, install_scripts.ALL_KINDS, mentions)
     read = set(read_dependency_files(root).files)
     fs = RootedFS(root, CI_CONFIG_MAX_BYTES)
@@ -144,7 +138,11 @@ def _requirement_files(
             normal = posixpath.normpath(candidate)
             if normal.startswith("../") or normal in read or normal in found:
                 continue
-            if (root / normal).is_file() and not (root / normal).is_symlink():
+            try:
+                exists = (root / normal).is_file() or (root / normal).is_symlink()
+            except OSError:  # a path no file system holds (too long): no file of the repository
+                continue
+            if exists:
                 found.append(normal)
                 break
     return found
@@ -158,8 +156,13 @@ def _in_requirements_file(
         declarations = requirements_file.find(
             fs.read_bytes(file).decode("utf-8", errors="replace"), canonical
         )
-    except (OSError, ValueError):
-        return []  # not a requirements file the tool can read: its own reading elsewhere says why
+    except (OSError, ValueError) as exc:  # a link, too large, or no requirements text: read nowhere else
+        raise RequiresHuman(
+            f"{file}, which {script.file} line {number} installs in {script.kind}, cannot be read ({exc}): "
+            "a pin of the SDK there would be missed",
+            hint="make it a regular requirements file inside the repository under "
+            f"{CI_CONFIG_MAX_BYTES} bytes, or check it for pins of the SDK by hand",
+        ) from exc
     return [
         Dependency(
             name=d.name,

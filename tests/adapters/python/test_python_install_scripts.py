@@ -5,6 +5,7 @@ which role, what is not, and what cannot be read for sure."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -313,3 +314,64 @@ def test_a_hostile_line_is_read_in_linear_time(tmp_path: Path) -> None:
     test: a backtracking regex would not finish this test run."""
     write(tmp_path, {"environment.yml": "- acme-sdk" + ",a==1${A:-" * 25_000 + "\n"})
     assert pins(tmp_path) == []
+
+
+# helper-11's review of the fixes above.
+def test_the_name_is_read_however_the_task_spells_it(tmp_path: Path) -> None:
+    write(tmp_path, {"Dockerfile": "RUN pip install acme-sdk==1.4.0\n"})
+    for spelling in ("Acme-SDK", "acme_sdk", "Acme.Sdk"):
+        assert [d.specifier for d in install_scripts.found(tmp_path, spelling)] == ["==1.4.0"]
+
+
+def test_a_file_ending_inside_a_continuation_keeps_its_last_instruction(tmp_path: Path) -> None:
+    write(tmp_path, {"Dockerfile": "FROM python\nRUN pip install acme-sdk==1.4.0 \\\n# the end\n"})
+    assert pins(tmp_path) == [("Dockerfile", 2, "dev", "==1.4.0")]
+
+
+def test_a_stage_takes_the_args_declared_before_the_first_from_not_the_last_stages(tmp_path: Path) -> None:
+    run = "RUN pip install acme-sdk==${V}\n"
+    dockerfile = f"ARG V=1.0\nFROM a\nARG V=2.0\n{run}FROM b\nARG V\n{run}"
+    assert pins(write(tmp_path, {"Dockerfile": dockerfile})) == [
+        ("Dockerfile", 4, "dev", "==2.0"),
+        ("Dockerfile", 7, "dev", "==1.0"),
+    ]
+
+
+def test_the_repositorys_own_test_images_are_read(tmp_path: Path) -> None:
+    write(tmp_path, {"tests/integration/Dockerfile": "RUN pip install acme-sdk==1.4.0\n"})
+    assert pins(tmp_path) == [("tests/integration/Dockerfile", 1, "dev", "==1.4.0")]
+
+
+@pytest.mark.parametrize(
+    ("files", "link", "why"),
+    [
+        (
+            {
+                "docker/Dockerfile": "RUN pip install -r requirements.txt\n",
+                "docker/requirements.txt": "#" * 300_000,
+            },
+            None,
+            "docker/requirements.txt, which docker/Dockerfile line 1 installs in a container image, cannot",
+        ),
+        (
+            {},
+            ("Dockerfile", "Dockerfile"),
+            "Dockerfile installs packages outside the dependency files and may name",
+        ),
+    ],
+    ids=["requirements-too-large", "link-loop"],
+)
+def test_what_an_image_installs_and_cannot_be_read_stops_the_run(
+    tmp_path: Path, files: dict[str, str], link: tuple[str, str] | None, why: str
+) -> None:
+    write(tmp_path, files)
+    if link:
+        os.symlink(link[1], tmp_path / link[0])
+    with pytest.raises(RequiresHuman, match=re.escape(why)):
+        install_scripts.found(tmp_path, "acme-sdk")
+
+
+def test_a_path_no_file_system_holds_is_no_file(tmp_path: Path) -> None:
+    write(tmp_path, {"Dockerfile": f"RUN pip install -r {'a' * 300} -rdocker/req.txt acme-sdk==1.4\n"})
+    write(tmp_path, {"docker/req.txt": "acme-sdk<2\n"})
+    assert pins(tmp_path) == [("Dockerfile", 1, "dev", "==1.4"), ("docker/req.txt", 1, "dev", "<2")]
