@@ -6,8 +6,8 @@ outside (`-r /abs`, `-c ../..`), or chooses where packages come from (`--extra-i
 file's contents reach no artifact. A hostile candidate adds a dependency file (requirements/test.txt,
 constraints.txt, Pipfile.lock) with an index of its own: the manifest gate fails it, and the index is
 never contacted. A uv path source or workspace member leading out of the repository (a path, a link) is
-not read, and the run ends 3 before the target is tested. Each attack also checks that the user's --repo
-is unchanged.
+not read, and the run ends 3 before the target is tested; so is a Dockerfile, or a requirements file it
+installs, that is a link out. Each attack also checks that the user's --repo is unchanged.
 """
 
 from __future__ import annotations
@@ -414,5 +414,41 @@ def test_attack_uv_workspace_or_path_source_leading_out_of_the_repository(
     assert result.code == 3, manifest.get("reason")
     assert reason.format(**fill) in manifest["reason"], manifest["reason"]
     assert not [v for v in manifest.get("verifications", []) if v.get("phase") != "baseline"]
+    assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
+    assert state_of(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("links", "reason"),
+    [
+        (
+            {"Dockerfile": "{secret}"},
+            "Dockerfile installs packages outside the dependency files and may name the SDK, and is a link",
+        ),
+        (
+            {"docker/requirements.txt": "{secret}"},
+            "docker/requirements.txt, which docker/Dockerfile line 1 installs in a container image, cannot",
+        ),
+    ],
+    ids=["dockerfile-link", "requirements-the-image-installs"],
+)
+def test_attack_an_install_script_leading_out_of_the_repository(
+    make_repo, run_codemod, tmp_path: Path, links: dict[str, str], reason: str
+) -> None:
+    """The tool reads Dockerfiles (and the requirements files they install) for pins of the SDK. A hostile
+    repository makes one a symlink to a file outside it that names the SDK: it is never read, the run ends
+    needing a human (exit 3) before any install, and the outside file's text reaches no artifact."""
+    secret = tmp_path / "outside-install.txt"
+    secret.write_text(f"acme-sdk==1.4.0  # {SECRET}\n")
+    repo = make_repo("install-script-link", {"docker/Dockerfile": "RUN pip install -r requirements.txt\n"})
+    for name, target in links.items():
+        commit_symlink(repo, name, target.format(secret=secret))
+    before = state_of(repo)
+
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+
+    assert result.code == 3, result.manifest.get("reason")
+    assert reason in result.manifest["reason"]
+    assert not result.manifest.get("verifications")
     assert SECRET not in artifacts_text(result.run_dir, result.out, result.err)
     assert state_of(repo) == before
