@@ -6,6 +6,7 @@ the SDK's pins there (adapters/<ecosystem>/install_scripts.py, the Adapter's `in
     mentioning(pattern) -> mentions                   a test of a file's bytes (UTF-8, or UTF-16) for the
                                                       SDK's name, a regular expression of the adapter's
     assignments(script, before) -> {NAME: value}      the literal assignments in force at a line
+    pin(script, line, name, written, specifier) -> Dependency   one pin, uneditable, with its role
     resolved(text, values) -> text                    its variables replaced where the file fixes them
 
 Which files (KINDS, by path; anywhere in the repository but in folders of other projects' code, tools'
@@ -43,13 +44,19 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES, INSTALL_SCRIPTS_MAX_ENTRIES
 from agentic_codemod.errors import RequiresHuman
+from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.tools.rooted import RootedFS
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
 ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI})
+# A pin's role by the kind of file: what an image, environment or hook installs must admit the target
+# (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose (constraint).
+ROLES: dict[str, Literal["dev", "constraint"]] = {IMAGE: "dev", CONDA: "dev", HOOK: "dev", CI: "constraint"}
+SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
 _YAML = r"\.ya?ml"
 _ANYWHERE = r"(?:.+/)?"
 # What a file named dockerfile_utils.py, Dockerfile.md or dockerfile-layers.png is: no image.
@@ -291,3 +298,18 @@ def resolved(text: str, values: dict[str, str]) -> str:
         return values.get(name.rstrip(":")) or default or match[0]
 
     return VARIABLE.sub(value, text)
+
+
+def pin(script: Script, number: int, name: str, written: str, specifier: str) -> Dependency:
+    """One pin of the SDK in `script` at line `number`: uneditable, with the role its kind of file gives."""
+    return Dependency(
+        name=name,
+        specifier=specifier[:SPECIFIER_MAX_CHARS],
+        file=script.file,
+        kind=SCRIPT_KIND,
+        line=number,
+        role=ROLES[script.kind],
+        section=script.kind,
+        uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool "
+        "does not edit",
+    )

@@ -21,11 +21,9 @@ from pathlib import Path
 
 from agentic_codemod.adapters import install_scripts
 from agentic_codemod.adapters.install_scripts import CI, HOOK, IMAGE, Script
-from agentic_codemod.adapters.npm.roles import Role
-from agentic_codemod.models import SCRIPT_KIND, Dependency
+from agentic_codemod.models import Dependency
 
-ROLES: dict[str, Role] = {IMAGE: "dev", HOOK: "dev", CI: "constraint"}
-SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
+KINDS = frozenset({IMAGE, HOOK, CI})  # a conda environment holds no npm package
 
 _NAME = r"(?P<name>(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*)"
 _START = r"(?<![A-Za-z0-9._/@~-])"
@@ -39,7 +37,7 @@ RANGE_START = re.compile(r"\s*(?:[<>=~^*xX0-9]|v[0-9]|\$)")
 def found(root: Path, sdk: str) -> list[Dependency]:
     """Every pin of `sdk` in the install scripts of `root`, in file then line order (RequiresHuman where one
     cannot be read for sure: adapters/install_scripts.py)."""
-    scripts = install_scripts.scripts(root, frozenset(ROLES), install_scripts.mentioning(re.escape(sdk)))
+    scripts = install_scripts.scripts(root, KINDS, install_scripts.mentioning(re.escape(sdk)))
     return [d for script in scripts for d in _pins(script, sdk)]
 
 
@@ -53,16 +51,8 @@ def _pins(script: Script, sdk: str) -> list[Dependency]:
             if name != sdk:
                 continue
             pins.append(
-                Dependency(
-                    name=name,
-                    specifier=install_scripts.resolved(specifier, values)[:SPECIFIER_MAX_CHARS],
-                    file=script.file,
-                    kind=SCRIPT_KIND,
-                    line=number,
-                    role=ROLES[script.kind],
-                    section=script.kind,
-                    uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, "
-                    "which the tool does not edit",
+                install_scripts.pin(
+                    script, number, name, written, install_scripts.resolved(specifier, values)
                 )
             )
     return pins

@@ -33,19 +33,10 @@ from agentic_codemod.adapters import install_scripts
 from agentic_codemod.adapters.install_scripts import CONDA, Script
 from agentic_codemod.adapters.python import pep508, requirements_file
 from agentic_codemod.adapters.python.dependency_files import read_dependency_files
-from agentic_codemod.adapters.python.roles import Role
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES
 from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.tools.rooted import RootedFS
-
-ROLES: dict[str, Role] = {
-    install_scripts.IMAGE: "dev",
-    install_scripts.CONDA: "dev",
-    install_scripts.HOOK: "dev",
-    install_scripts.CI: "constraint",
-}
-SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
 
 _VAR = install_scripts.VARIABLE.pattern
 _VERSION = rf"(?:[0-9]|{_VAR})(?:[A-Za-z0-9.*+!_-]|{_VAR})*"
@@ -101,25 +92,13 @@ def _pins(
             if pep508.canonical(found_name) != canonical:
                 continue
             pins.append(
-                _pin(script, number, found_name, written, install_scripts.resolved(specifier, values))
+                install_scripts.pin(
+                    script, number, found_name, written, install_scripts.resolved(specifier, values)
+                )
             )
         for file in _requirement_files(root, script, line, values, read):
             pins += _in_requirements_file(fs, file, script, number, canonical)
     return pins
-
-
-def _pin(script: Script, number: int, name: str, written: str, specifier: str) -> Dependency:
-    return Dependency(
-        name=name,
-        specifier=specifier[:SPECIFIER_MAX_CHARS],
-        file=script.file,
-        kind=SCRIPT_KIND,
-        line=number,
-        role=ROLES[script.kind],
-        section=script.kind,
-        uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool "
-        "does not edit",
-    )
 
 
 def _requirement_files(
@@ -166,11 +145,11 @@ def _in_requirements_file(
     return [
         Dependency(
             name=d.name,
-            specifier=d.specifier[:SPECIFIER_MAX_CHARS],
+            specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
             file=file,
             kind=SCRIPT_KIND,
             line=d.line,
-            role=ROLES[script.kind],
+            role=install_scripts.ROLES[script.kind],
             section=script.kind,
             uneditable=f"{file} line {d.line} pins {d.name}{d.specifier[:200]}, installed by {script.file} "
             f"line {number} in {script.kind}, which the tool does not edit",
