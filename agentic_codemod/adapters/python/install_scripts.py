@@ -70,7 +70,7 @@ def found(root: Path, canonical: str) -> list[Dependency]:
     name = name_pattern(canonical)
     mentions = install_scripts.mentioning(f"{name}|{NAMES_A_FILE}")  # the SDK, or a file that may name it
     scripts = install_scripts.scripts(root, install_scripts.ALL_KINDS, mentions)
-    read = set(read_dependency_files(root).files)
+    read = set(read_dependency_files(root).files) if scripts else set()  # only where a script may name one
     fs = RootedFS(root, CI_CONFIG_MAX_BYTES)
     return [d for script in scripts for d in _pins(root, fs, script, canonical, re.compile(name, re.I), read)]
 
