@@ -16,7 +16,7 @@ class Artifact(BaseModel):
 
 
 # Dependency.kind of a pin in a file that installs packages outside the dependency files (a Dockerfile, a
-# CI job: adapters/python/install_scripts.py): literal, and never edited.
+# CI job: adapters/install_scripts.py and each adapter's install_scripts.py): literal, and never edited.
 SCRIPT_KIND = "install-script"
 
 
