@@ -5,7 +5,8 @@ the SDK's pins there (adapters/<ecosystem>/install_scripts.py, the Adapter's `in
                                                       that may pin the SDK cannot be read for sure
     mentioning(pattern) -> mentions                   a test of a file's bytes (UTF-8, or UTF-16) for the
                                                       SDK's name, a regular expression of the adapter's
-    assignments(script, before) -> {NAME: value}      the literal assignments in force at a line
+    Assignments(script).at(line) -> {NAME: value}     the literal assignments in force at a line (read once,
+                                                      going down the script)
     pin(script, line, name, written, specifier) -> Dependency   one pin, uneditable, with its role
     resolved(text, values) -> text                    its variables replaced where the file fixes them
 
@@ -41,7 +42,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections import ChainMap
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -268,26 +270,39 @@ def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
     return kept
 
 
-def assignments(script: Script, before: int) -> dict[str, str]:
-    """NAME -> literal value of the file's assignments in force at line `before` (a Dockerfile's in its
-    stage, and those before the first FROM; the last one wins)."""
-    pattern = ASSIGNMENT.get(script.kind)
-    values: dict[str, str] = {}
-    before_any_stage: dict[str, str] | None = None  # a Dockerfile's ARGs before its first FROM
-    for number, line in script.assignments if pattern is not None else []:
-        if number >= before:
-            break
-        if script.kind == IMAGE and STAGE.match(line):
-            before_any_stage = dict(values) if before_any_stage is None else before_any_stage
-            values = dict(before_any_stage)  # each stage starts afresh (and may take those again)
-            continue
-        match = pattern.fullmatch(line) if pattern is not None else None
+class Assignments:
+    """The literal assignments in force at each line of a script, read once as a reader goes down its
+    lines (`at`, for line numbers that never decrease): a Dockerfile's in their stage, over those before its
+    first FROM (each stage may take them again); the last one wins."""
+
+    def __init__(self, script: Script) -> None:
+        self._pattern = ASSIGNMENT.get(script.kind)
+        self._stages = script.kind == IMAGE
+        self._lines = iter(script.assignments if self._pattern is not None else [])
+        self._next: tuple[int, str] | None = next(self._lines, None)
+        self._before_any_stage: dict[str, str] = {}
+        self._in_a_stage = False
+        self._values: dict[str, str] = {}
+
+    def at(self, before: int) -> Mapping[str, str]:
+        """NAME -> value in force at line `before` (the assignments on the lines above it)."""
+        while self._next is not None and self._next[0] < before:
+            self._take(self._next[1])
+            self._next = next(self._lines, None)
+        return ChainMap(self._values, self._before_any_stage)
+
+    def _take(self, line: str) -> None:
+        if self._stages and STAGE.match(line):
+            if not self._in_a_stage:  # the first FROM: what came before it holds for every stage
+                self._before_any_stage, self._in_a_stage = self._values, True
+            self._values = {}  # each stage starts afresh
+            return
+        match = self._pattern.fullmatch(line) if self._pattern is not None else None
         if match and not VARIABLE.search(match["value"]):
-            values[match["name"]] = match["value"]
-    return values
+            self._values[match["name"]] = match["value"]
 
 
-def resolved(text: str, values: dict[str, str]) -> str:
+def resolved(text: str, values: Mapping[str, str]) -> str:
     """`text` with each variable the file fixes replaced by its value (or its `:-` default); any other
     variable stays as written: a version nobody can read."""
 

@@ -43,10 +43,11 @@ def found(root: Path, sdk: str) -> list[Dependency]:
 
 def _pins(script: Script, sdk: str) -> list[Dependency]:
     pins = []
+    assignments = install_scripts.Assignments(script)
     for number, line in script.lines:
         if sdk not in line:
             continue
-        values = install_scripts.assignments(script, number)
+        values = assignments.at(number)
         for name, written, specifier in _on_line(line):
             if name != sdk:
                 continue

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters import install_scripts
@@ -84,10 +85,11 @@ def _pins(
     root: Path, fs: RootedFS, script: Script, canonical: str, name: re.Pattern[str], read: set[str]
 ) -> list[Dependency]:
     pins = []
+    assignments = install_scripts.Assignments(script)
     for number, line in script.lines:
         if not name.search(line) and not REQUIREMENT_FILE.search(line):
             continue
-        values = install_scripts.assignments(script, number)
+        values = assignments.at(number)
         for found_name, written, specifier in _on_line(line, script.kind):
             if pep508.canonical(found_name) != canonical:
                 continue
@@ -102,7 +104,7 @@ def _pins(
 
 
 def _requirement_files(
-    root: Path, script: Script, line: str, values: dict[str, str], read: set[str]
+    root: Path, script: Script, line: str, values: Mapping[str, str], read: set[str]
 ) -> list[str]:
     """The requirement and constraint files an install line names (`pip install -r X`, `-c X`) that the
     adapter does not read as dependency files, as repository-relative paths: X from the script's folder

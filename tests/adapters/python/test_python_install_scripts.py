@@ -375,3 +375,21 @@ def test_a_path_no_file_system_holds_is_no_file(tmp_path: Path) -> None:
     write(tmp_path, {"Dockerfile": f"RUN pip install -r {'a' * 300} -rdocker/req.txt acme-sdk==1.4\n"})
     write(tmp_path, {"docker/req.txt": "acme-sdk<2\n"})
     assert pins(tmp_path) == [("Dockerfile", 1, "dev", "==1.4"), ("docker/req.txt", 1, "dev", "<2")]
+
+
+def test_a_later_stage_does_not_take_an_earlier_stages_args_without_global_ones(tmp_path: Path) -> None:
+    """With no ARG before the first FROM, the second stage's `${V}` is nobody's value, not the first's."""
+    run = "RUN pip install acme-sdk==${V}\n"
+    dockerfile = f"FROM a\nARG V=2.0\n{run}FROM b\nARG V=2.1\nFROM c\n{run}"
+    assert pins(write(tmp_path, {"Dockerfile": dockerfile})) == [
+        ("Dockerfile", 3, "dev", "==2.0"),
+        ("Dockerfile", 7, "dev", "==${V}"),
+    ]
+
+
+def test_many_pins_in_one_file_are_read_going_down_it_once(tmp_path: Path) -> None:
+    """9,000 pins in one Dockerfile took 10 s: the assignments were read again from the top for each
+    pin. Not a timing test: it checks every pin is found with the value in force at its line."""
+    lines = [f"ARG V=1.{i}\nRUN pip install acme-sdk==${{V}}\n" for i in range(4_000)]
+    found = pins(write(tmp_path, {"Dockerfile": "".join(lines)}))
+    assert len(found) == 4_000 and found[-1] == ("Dockerfile", 8_000, "dev", "==1.3999")
