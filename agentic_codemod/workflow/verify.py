@@ -2,8 +2,9 @@
 
 The command is the one the adapter fixed; nothing a model says reaches its command line. It runs on a
 disposable copy of the candidate, inside the sandbox (tools/sandbox.py), with the canary planted
-(oracle.py). A run passes only when the command exits cleanly, at least one test ran, the canary
-failed as it must, and no file of the candidate was written, replaced or deleted during the run.
+(oracle.py). A run passes only when at least one test ran, the canary failed as it must, the command
+exited as that failure makes an honest runner exit (1; never 0) with no other failure or error in its
+report, and no file of the candidate was written, replaced or deleted during the run.
 Reading the runners' reports and output is the ecosystem's (TestFacts.read_results); a JUnit report is
 copied for CI without the canary (tools/junit.py reads the format, naming no runner).
 """
@@ -52,8 +53,8 @@ def run_tests(
     keep_bytes: int | None = None,
 ) -> VerificationResult:
     """Run the test command on the disposable copy (made with `stamp`) inside `box`, with the canary
-    planted. Green needs: a clean exit (the canary's own failure aside), tests that ran, the canary
-    failed, and no candidate file written during the run (a data file the candidate does not change,
+    planted. Green needs: exit 1 with the canary's failure the only one reported, tests that ran, the
+    canary failed, and no candidate file written during the run (a data file the candidate does not change,
     rewritten with its own bytes, is only listed: see repo_copy.touched)."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     junit = reports_dir / "junit.xml"
@@ -81,7 +82,10 @@ def run_tests(
     if junit.exists() and canary is not None:  # for CI's test report: the repository's tests only
         without_canary(junit, canary.token, reports_dir.parent / f"junit-{phase}.xml")
     ran = counts is not None and (counts.passed + counts.failed + counts.errors) > 0
-    clean = result.exit_code == 0 or (
+    # The canary fails in every run that can be green, so an honest runner exits 1 (a failure) and reports
+    # no other failure or error. An exit 0 beside it says the exit status does not tell failures (a
+    # conftest's `atexit` calling os._exit(0), a hook setting session.exitstatus, `|| true`): never clean.
+    clean = (
         state == "failed"
         and result.exit_code == 1
         and counts is not None

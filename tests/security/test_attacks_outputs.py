@@ -284,3 +284,49 @@ def test_a_test_that_passed_at_baseline_and_is_skipped_after_the_change_is_never
     gate = next(g for g in m["gates"] if g["name"] == "test_ids")
     assert not gate["passed"]
     assert f"test_get_unknown_order_raises_order_not_found ({shown})" in gate["findings"][0]["message"]
+
+
+FAILS_ON_THE_NEW_VERSION = """import importlib.metadata
+
+
+def test_runs_on_the_old_version_only():
+    assert importlib.metadata.version("acme-sdk").startswith("1.")
+"""
+EXITS_0_AT_EXIT = """
+
+import atexit
+import os
+
+atexit.register(os._exit, 0)  # whatever failed, the process ends with exit 0
+"""
+SETS_THE_EXIT_STATUS_TO_0 = """
+
+
+def pytest_sessionfinish(session, exitstatus):
+    session.exitstatus = 0
+"""
+
+
+@pytest.mark.parametrize(
+    "hook", [EXITS_0_AT_EXIT, SETS_THE_EXIT_STATUS_TO_0], ids=["atexit", "sessionfinish"]
+)
+def test_a_run_that_exits_0_with_failures_in_its_report_is_never_green(
+    make_repo, run_codemod, hook: str
+) -> None:
+    """The repository's conftest makes the test process exit 0 whatever failed, and a test fails on the
+    new version only. Before, exit 0 was clean whatever the report said: the run succeeded (exit 0),
+    run.json listing the failing test beside `passed: true`, the merge request "green". The canary fails
+    in every run that can be green, so an honest runner exits 1: an exit 0 is never clean."""
+    conftest = (ROOT / "fixtures" / "acme-app" / "tests" / "conftest.py").read_text() + hook
+    repo = make_repo(
+        "exit-0", {"tests/conftest.py": conftest, "tests/test_old_only.py": FAILS_ON_THE_NEW_VERSION}
+    )
+    result = run_codemod(repo, TASK)
+    m = result.manifest
+    after = m["verifications"][-1]
+    assert after["exit_code"] == 0 and after["canary"] == "failed"  # the trick worked on the runner
+    assert "tests.test_old_only::test_runs_on_the_old_version_only" in after["tests"]["failing"]
+    assert not after["passed"] and m["classification"] != "green"
+    assert (result.code, m["status"]) == (1, "rejected"), m["reason"]
+    text = result.artifact("merge_request.md").read_text()
+    assert "verification is not green" in text and "verification is green" not in text
