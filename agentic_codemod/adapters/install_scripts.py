@@ -21,6 +21,10 @@ state and test data (fixtures/, testdata/): SKIPPED_FOLDERS; a folder that is a 
     a CI job              `*gitlab-ci*.yml` and YAML under .gitlab/, .github/workflows/*, .github/actions/,
                           and at the root .circleci/config.yml, .travis.yml, azure-pipelines.yml,
                           appveyor.yml, Jenkinsfile
+    a requirements file   below the root, named as pip's are (`docs/requirements.txt`,
+                          `examples/cli/requirements-dev.in`, `ci/constraints-min.txt`, `tools/lint.pip`,
+                          `docs/requirements/base.txt`): a docs build, an example or a job installs it
+                          (the root's own, and what they include, are the adapter's dependency files)
 
 How each is read: through tools/rooted.py, never through a link (a link to a regular file inside the
 repository is read at its target; one to nothing inside it is no file in the clone); only where its bytes
@@ -54,9 +58,11 @@ from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.tools.rooted import RootedFS
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
-ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI})
+REQUIREMENTS = "a requirements file"
+ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, REQUIREMENTS})
 # A pin's role by the kind of file: what an image, environment or hook installs must admit the target
 # (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose (constraint).
+# A requirements file's pins take the role its name gives (the adapter's reader: python/install_scripts.py).
 ROLES: dict[str, Literal["dev", "constraint"]] = {IMAGE: "dev", CONDA: "dev", HOOK: "dev", CI: "constraint"}
 SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
 _YAML = r"\.ya?ml"
@@ -96,8 +102,15 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"|(?:envs|environments)/[^/]+{_YAML}|(?:[^/]*recipe[^/]*)/meta{_YAML})"
         ),
     ),
+    (
+        REQUIREMENTS,  # below the root only: `.+/`
+        re.compile(
+            r"(?is).+/(?:[^/]*requirements[^/]*\.(?:txt|in|pip)|constraints?[^/]*\.(?:txt|in)|[^/]+\.pip"
+            r"|requirements/[^/]+\.(?:txt|in))"
+        ),
+    ),
 )
-LISTS = frozenset({CONDA, HOOK})  # files whose lines are lists of packages: every line is kept
+LISTS = frozenset({CONDA, HOOK, REQUIREMENTS})  # files whose lines are lists of packages: every line is kept
 # Folders of other projects' code, tools' state and test data, never the repository's own installs.
 SKIPPED_FOLDERS = frozenset(
     {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache", "site-packages"}
@@ -118,6 +131,7 @@ ASSIGNMENT = {
     ),
     CI: re.compile(r"""\s*(?P<name>[A-Z_][A-Z0-9_]*)\s*:\s*(?P<quote>["']?)(?P<value>.*?)(?P=quote)\s*"""),
 }
+HEADER_LINES = 12  # Script.header: as many first lines as roles.is_compiled reads
 STAGE = re.compile(r"(?i)\s*FROM\s")  # a Dockerfile's stage starts here: its ARGs and ENVs start afresh
 
 
@@ -128,6 +142,7 @@ class Script:
     lines: list[tuple[int, str]]  # (1-based physical line number, its text without the comment)
     # Every line of a container image or CI job (for the assignments a variable may take), else none.
     assignments: list[tuple[int, str]]
+    header: str = ""  # the file's first lines as written, comments kept (a compiled file says so there)
 
 
 def scripts(root: Path, kinds: frozenset[str], mentions: Callable[[bytes], bool]) -> list[Script]:
@@ -142,7 +157,8 @@ def scripts(root: Path, kinds: frozenset[str], mentions: Callable[[bytes], bool]
         if text is None:
             continue
         physical = [(n, _uncommented(line.rstrip("\r"))) for n, line in enumerate(text.split("\n"), 1)]
-        found.append(Script(file, kind, _lines(physical, kind), [] if kind in LISTS else physical))
+        header = "\n".join(text.split("\n", HEADER_LINES)[:HEADER_LINES])
+        found.append(Script(file, kind, _lines(physical, kind), [] if kind in LISTS else physical, header))
     return found
 
 

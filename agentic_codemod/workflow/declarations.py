@@ -5,6 +5,8 @@
     stale_locks(sdk, declarations) -> [Dependency]  (after the bump: lock entries still off `to`, each a
                                                     human item: a compiled requirements file nobody
                                                     recompiled, a lock its tool moved past the tested `to`)
+    stale_script_locks(sdk, declarations) -> [Dependency]  (the same, in compiled files the tool does not
+                                                    edit: one below the root no dependency file reaches)
     kept_off_target(sdk, declarations) -> [Dependency]  (constraint declarations the bump leaves as they
                                                     are while they exclude `to`: the merge request names
                                                     each, so a reviewer sees what was kept on purpose;
@@ -179,6 +181,21 @@ def stale_locks(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency
     ]
 
 
+def stale_script_locks(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
+    """The lock entries in files the tool does not edit (a compiled requirements file below the root that
+    no dependency file reaches: adapters/python/install_scripts.py) that lock another version than `to`:
+    whatever installs from them still gets the old version, until their tool recompiles them."""
+    v = _versioning(sdk)
+    return [
+        d
+        for d in declarations
+        if d.kind == SCRIPT_KIND
+        and d.role == "lock"
+        and v.has_version(d.specifier, d.kind)
+        and not _pins(v, d, sdk.to)
+    ]
+
+
 def kept_off_target(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
     """Test-minimum pins and constraints files the bump leaves as they are (the task does not name their
     file in sdk.also_bump) although they exclude `to`: an install that reads them still gets the old
@@ -234,7 +251,8 @@ def deciding(sdk: SdkSpec, declarations: list[Dependency]) -> list[Dependency]:
 
 
 def _ci_pin(d: Dependency) -> bool:
-    """A CI job's pin (install_scripts.py): it may test an old version on purpose."""
+    """A CI job's pin, or one in a minimum-pins or constraints file below the root (install_scripts.py): it
+    may keep an old version on purpose."""
     return d.kind == SCRIPT_KIND and d.role == "constraint"
 
 

@@ -25,7 +25,13 @@ from agentic_codemod.tools.snapshot import GitError, read_blob
 from agentic_codemod.workflow import baseline_run, codemod, environments, lock_changes
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, candidate_sha256_and_files, freeze
-from agentic_codemod.workflow.declarations import deciding, doubts, pending_declarations, stale_locks
+from agentic_codemod.workflow.declarations import (
+    deciding,
+    doubts,
+    pending_declarations,
+    stale_locks,
+    stale_script_locks,
+)
 from agentic_codemod.workflow.review_gates import judge_candidate
 from agentic_codemod.workflow.state import RunState, need
 from agentic_codemod.workflow.test_runs import timed_tests, untrusted
@@ -255,15 +261,25 @@ def _stale_locks(state: RunState, plan_: ChangePlan) -> None:
     compiled requirements file to recompile, or a lockfile its tool refreshed to a version never tested.
     A lockfile already reported as not refreshed is named once."""
     adapter, sdk, root = need(state.adapter), state.task.sdk, state.paths.worktree
-    files = need(state.profile).dependency_files
+    profile = need(state.profile)
     reported = {h.file for h in plan_.requires_human if h.reason.startswith("lockfile not refreshed")}
-    for d in stale_locks(sdk, adapter.extract_dependencies(root, files, sdk.name)):
+    for d in stale_locks(sdk, adapter.extract_dependencies(root, profile.dependency_files, sdk.name)):
         if d.file in reported:
             continue
         plan_.requires_human.append(
             HumanItem(
                 reason=f"{d.file} line {d.line} still locks {sdk.name} {d.specifier} after the bump to "
                 f"{sdk.to}: refresh or recompile it with its own tool so that it locks exactly {sdk.to}",
+                file=d.file,
+                line=d.line,
+            )
+        )
+    for d in stale_script_locks(sdk, profile.sdk_declarations):  # the bump does not edit these files
+        plan_.requires_human.append(
+            HumanItem(
+                reason=f"{d.file} line {d.line} locks {sdk.name} {d.specifier}, in {d.section} below the "
+                f"root that no dependency file reaches (compiled): recompile it with its own tool so that "
+                f"it locks exactly {sdk.to}",
                 file=d.file,
                 line=d.line,
             )

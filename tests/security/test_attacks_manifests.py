@@ -426,11 +426,16 @@ def test_attack_uv_workspace_or_path_source_leading_out_of_the_repository(
             "Dockerfile installs packages outside the dependency files and may name the SDK, and is a link",
         ),
         (
+            {"docker/deps.txt": "{secret}"},
+            "docker/deps.txt, which docker/Dockerfile line 2 installs in a container image, cannot",
+        ),
+        (  # a requirements file below the root is read whether or not an install line names it
             {"docker/requirements.txt": "{secret}"},
-            "docker/requirements.txt, which docker/Dockerfile line 1 installs in a container image, cannot",
+            "docker/requirements.txt installs packages outside the dependency files and may name the SDK, "
+            "and is a link",
         ),
     ],
-    ids=["dockerfile-link", "requirements-the-image-installs"],
+    ids=["dockerfile-link", "a-file-the-image-installs", "requirements-below-the-root"],
 )
 def test_attack_an_install_script_leading_out_of_the_repository(
     make_repo, run_codemod, tmp_path: Path, links: dict[str, str], reason: str
@@ -440,7 +445,10 @@ def test_attack_an_install_script_leading_out_of_the_repository(
     needing a human (exit 3) before any install, and the outside file's text reaches no artifact."""
     secret = tmp_path / "outside-install.txt"
     secret.write_text(f"acme-sdk==1.4.0  # {SECRET}\n")
-    repo = make_repo("install-script-link", {"docker/Dockerfile": "RUN pip install -r requirements.txt\n"})
+    repo = make_repo(
+        "install-script-link",
+        {"docker/Dockerfile": "RUN pip install -r requirements.txt\nRUN pip install -r deps.txt\n"},
+    )
     for name, target in links.items():
         commit_symlink(repo, name, target.format(secret=secret))
     before = state_of(repo)

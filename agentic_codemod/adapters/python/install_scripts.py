@@ -1,5 +1,6 @@
 """The SDK's pins in the files that install packages outside the dependency files: container images, conda
-environments, pre-commit hooks and CI jobs (which files and lines: adapters/install_scripts.py).
+environments, pre-commit hooks, CI jobs and requirements files below the root that no dependency file
+reaches (which files and lines: adapters/install_scripts.py).
 
     found(root, canonical) -> [Dependency]    every pin of the SDK there, each uneditable
 
@@ -20,7 +21,16 @@ command is code), so each pin is uneditable, and what follows from it is by the 
     while its tests here passed on the new one. A pin that admits the target proves nothing (the tests'
     install does not read it);
   - a CI job (role constraint): it may test an old version on purpose (a minimum-versions job). It is left
-    as it is, and the merge request names it (declarations.kept_off_target).
+    as it is, and the merge request names it (declarations.kept_off_target);
+  - a requirements file below the root (`docs/requirements.txt`, `examples/cli/requirements.txt`) that no
+    dependency file reaches and no install line above names: the role its path gives (roles.py: docs ->
+    dev, examples/cli -> runtime, `ci/constraints-min.txt` -> constraint). A docs build or an example
+    installs it beside the migrated code, so one that excludes the target stops the run like an image's;
+    a minimum-pins or constraints file is kept and named, like a CI job's. A pip-compile or uv pip compile
+    output (its header says so: referencing's docs/requirements.txt, Flask's examples/celery) is a lock:
+    one that locks another version than the target is a human's job after the bump, as a compiled file at
+    the root is (recompile it: workflow/steps.py _stale_locks), and the tests still run. The bump does not
+    edit these files: it would change what no test here installs.
 """
 
 from __future__ import annotations
@@ -31,8 +41,8 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters import install_scripts
-from agentic_codemod.adapters.install_scripts import CONDA, Script
-from agentic_codemod.adapters.python import pep508, requirements_file
+from agentic_codemod.adapters.install_scripts import CONDA, REQUIREMENTS, Script
+from agentic_codemod.adapters.python import pep508, requirements_file, roles
 from agentic_codemod.adapters.python.dependency_files import read_dependency_files
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES
 from agentic_codemod.errors import RequiresHuman
@@ -65,15 +75,26 @@ CONDA_BRACKET = re.compile(r"""\[\s*version\s*=\s*(['"])(?P<spec>[^'"]*)\1""")
 
 
 def found(root: Path, canonical: str) -> list[Dependency]:
-    """Every pin of `canonical` in the install scripts of `root`, in file then line order (RequiresHuman
-    where one that may pin it cannot be read for sure: adapters/install_scripts.py)."""
+    """Every pin of `canonical` in the install scripts of `root`, in file then line order, those of the
+    requirements files below the root last (RequiresHuman where one that may pin it cannot be read for
+    sure: adapters/install_scripts.py)."""
     canonical = pep508.canonical(canonical)
     name = name_pattern(canonical)
     mentions = install_scripts.mentioning(f"{name}|{NAMES_A_FILE}")  # the SDK, or a file that may name it
     scripts = install_scripts.scripts(root, install_scripts.ALL_KINDS, mentions)
     read = set(read_dependency_files(root).files) if scripts else set()  # only where a script may name one
     fs = RootedFS(root, CI_CONFIG_MAX_BYTES)
-    return [d for script in scripts for d in _pins(root, fs, script, canonical, re.compile(name, re.I), read)]
+    pins = [
+        d
+        for script in scripts
+        if script.kind != REQUIREMENTS
+        for d in _pins(root, fs, script, canonical, re.compile(name, re.I), read)
+    ]
+    installed = read | {d.file for d in pins}  # a requirements file an install line names is read there
+    for script in scripts:
+        if script.kind == REQUIREMENTS and script.file not in installed:
+            pins += _in_a_requirements_file_below_the_root(script, canonical)
+    return pins
 
 
 def name_pattern(canonical: str) -> str:
@@ -157,6 +178,30 @@ def _in_requirements_file(
             f"line {number} in {script.kind}, which the tool does not edit",
         )
         for d in declarations
+        if d.specifier
+    ]
+
+
+def _in_a_requirements_file_below_the_root(script: Script, canonical: str) -> list[Dependency]:
+    """The SDK's pins in a requirements file below the root that no dependency file reaches, with the role
+    its path gives; a pip-compile output's are lock entries (its header says so)."""
+    text = "\n".join(line for _, line in script.lines)
+    compiled = roles.is_compiled(script.header)
+    role = roles.role(script.file, requirements_file.KIND, "", constraints=frozenset(), compiled=compiled)
+    return [
+        Dependency(
+            name=d.name,
+            specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
+            file=script.file,
+            kind=SCRIPT_KIND,
+            line=d.line,
+            role=role,
+            section=script.kind,
+            uneditable=f"{script.file} line {d.line} pins {d.name}{d.specifier[:200]}, in {script.kind} "
+            "below the root that no dependency file reaches (a docs build, an example or a job installs "
+            "it), which the bump does not edit",
+        )
+        for d in requirements_file.find(text, canonical)
         if d.specifier
     ]
 
