@@ -712,3 +712,16 @@ def test_a_requirements_file_below_the_root_that_no_dependency_file_reaches_is_r
     text = result.artifact("merge_request.md").read_text()
     assert "left as it was: `ci/oldest/requirements-min.txt` line 1 `acme-sdk==1.4.0`, which excludes" in text
     assert "a minimum-pins or constraints file keeps an old version on purpose" in text
+
+
+def test_a_cap_alone_is_bumped_to_a_range_that_no_longer_admits_the_old_version(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """`acme-sdk<2` (a cap alone, as `numpy<2` is written) was bumped to `acme-sdk<3`: green, exit 0, and
+    a merged requirements.txt that an environment already holding 1.4 satisfies as it is, beside code
+    migrated to 2.x. The floor moves to the target with the cap."""
+    files = {"requirements.txt": "acme-sdk<2  # pinned by the platform team\n"}
+    result = run_codemod(_repo(make_repo, "cap-alone", files), _task(tmp_path))
+    assert (result.code, result.manifest["status"]) == (0, "succeeded"), result.manifest["reason"]
+    patch = result.artifact("changes.patch").read_text()
+    assert "+acme-sdk>=2.1.0,<3  # pinned by the platform team" in patch

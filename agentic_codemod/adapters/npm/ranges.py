@@ -14,11 +14,12 @@ Strategies (target 2.0.0; `auto` is `bump`):
               ~ and x-ranges), >=1.2.0 <2.0.0 -> >=1.2.0 <3.0.0; an exact pin cannot be widened: replaced
     pin       2.0.0 (=2.0.0 when the pin was written with =)
 
-In every strategy a cap (< or <=) that excludes the target is lifted to the next major of the target in
-the cap's precision (<2 -> <3, <2.0.0 -> <3.0.0, <=1.9.0 -> <3.0.0); a cap that admits it stays; no cap
-is ever added. An `npm:name@range` alias keeps its prefix. Hyphen ranges (1.2.3 - 1.9.0) are a
-ValueError: change them by hand. The result is checked with node-semver: a range that would not admit the
-target is a ValueError, never written.
+In every strategy a cap (< or <=) that excludes the target is lifted to the next major of the target in the
+cap's precision (<2 -> <3, <2.0.0 -> <3.0.0, <=1.9.0 -> <3.0.0); a cap that admits it stays; no cap is ever
+added. A cap alone gains a floor under bump (auto, and replace out of range): <2.0.0 -> >=2.0.0 <3.0.0,
+since <3.0.0 would leave every old version admitted. An `npm:name@range` alias keeps its prefix. Hyphen
+ranges (1.2.3 - 1.9.0) are a ValueError: change them by hand. The result is checked with node-semver: a
+range that would not admit the target is a ValueError, never written.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def new_range(written: str, target: str, strategy: str = "auto") -> str | None:
     elif strategy == "widen":
         new = _widen(text, alternatives, target)
     else:
-        new = _join(_rebuild(alternatives[-1], lambda c: _bump_clause(c, target)))
+        bumped = _rebuild(alternatives[-1], lambda c: _bump_clause(c, target))
+        new = _join(bumped) if _has_floor(bumped) else f">={target} {_join(bumped)}"
     result = lead + prefix + new + trail
     if not versioning.matches(target, result):
         raise ValueError(f"cannot rewrite {written!r} to admit {target} ({strategy})")
@@ -123,6 +125,14 @@ def _rebuild(pieces: list[str | _Clause], change: Callable[[_Clause], _Clause | 
             out.append(separators[index] or " ")
         out.append(clause)
     return [*out, separators[-1]]
+
+
+def _has_floor(pieces: list[str | _Clause]) -> bool:
+    """Whether a range bounds its versions from below: a cap alone (`<2.0.0`) admits every old version."""
+    return any(
+        isinstance(p, _Clause) and not all(part in WILDCARDS for part in p.parts) and p.op not in ("<", "<=")
+        for p in pieces
+    )
 
 
 def _bump_clause(clause: _Clause, target: str) -> _Clause | None:

@@ -16,10 +16,13 @@ what the declaration admits, and bump is the one strategy that keeps the written
     pin       ==<target> (Poetry: <target>)
 
 In every strategy a cap (< or <=) that excludes the target is lifted to the next major of the target,
-written with the cap's precision (<2 -> <3, <2.0 -> <3.0, <=1.9 -> <3.0); a cap that admits it stays; no
-cap is ever added; an exclusion `!=` of the target itself is dropped. Spacing, separators and every other
-clause stay as written. The result is checked with packaging: a range that would not admit the target is
-a ValueError, never written.
+written with the cap's precision (<2 -> <3, <2.0 -> <3.0, <=1.9 -> <3.0); a cap that admits it stays; no cap
+is ever added; an exclusion `!=` of the target itself is dropped. A range with no floor (a cap or an
+exclusion alone: `<2`, common as `numpy<2`) gains one under bump (and auto, and replace out of range): `<2`
+-> `>=2.0.0,<3`. Lifting the cap alone (`<3`) would leave every old version admitted, so an environment that
+already holds 1.4 keeps it beside code migrated to 2.0 (before: green, exit 0). Spacing, separators and
+every other clause stay as written. The result is checked with packaging: a range that would not admit the
+target is a ValueError, never written.
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ def new_range(written: str, style: str, target: str, strategy: str = "auto") -> 
     elif strategy == "widen":
         new = _widen(text, alternatives, style, version, target)
     else:  # auto, bump, replace (out of range)
-        new = _join(_bump(alternatives[-1], version, target))
+        bumped = _bump(alternatives[-1], version, target)
+        new = _join(bumped) if _has_floor(bumped) else f">={target},{_join(bumped)}"
     result = lead + new + trail
     if not any(version in spec for spec in admitted(result, style)):
         raise ValueError(f"cannot rewrite {written!r} to admit {target} ({strategy})")
@@ -167,6 +171,15 @@ def _bump_clause(clause: _Clause, version: Version, target: str) -> _Clause | No
     if op == ">":
         return _Clause(">=", clause.space, target)
     return _keep_or_lift(clause, version)
+
+
+def _has_floor(pieces: list[str | _Clause]) -> bool:
+    """Whether a range has a clause that bounds it from below (a floor, a pin, a compatible release): a
+    cap or an exclusion alone (`<2`, `!=1.3`) admits every old version below it."""
+    return any(
+        isinstance(p, _Clause) and p.ver != "*" and p.op in ("", "==", "===", "~=", ">=", ">", "^", "~")
+        for p in pieces
+    )
 
 
 def _keep_or_lift(clause: _Clause, version: Version) -> _Clause | None:

@@ -547,11 +547,11 @@ def test_what_uv_pdm_and_hatch_install_for_the_project_are_declarations_with_rol
     for old, new in [
         ('"acme-sdk>=1.4,<2"]\n[tool.uv]', '"acme-sdk>=2.1.0,<3"]\n[tool.uv]'),
         ('"pytest", "acme-sdk>=1.4,<2"', '"pytest", "acme-sdk>=2.1.0,<3"'),
-        ('"acme-sdk<2"]', '"acme-sdk<3"]'),
+        ('"acme-sdk<2"]', '"acme-sdk>=2.1.0,<3"]'),  # a cap alone gains a floor (ranges.py)
         ('override-dependencies = ["acme-sdk==1.4.0"]', 'override-dependencies = ["acme-sdk==2.1.0"]'),
         ('"acme-sdk~=1.4"', '"acme-sdk~=2.1"'),
         ('acme-sdk = "==1.4.0"', 'acme-sdk = "==2.1.0"'),  # PDM's override: a bare specifier
-        ('"acme_sdk<2"', '"acme_sdk<3"'),
+        ('"acme_sdk<2"', '"acme_sdk>=2.1.0,<3"'),
         ('extra-dependencies = ["acme-sdk==1.4.0"]', 'extra-dependencies = ["acme-sdk==2.1.0"]'),
     ]:
         assert new in text, (old, text)
