@@ -299,6 +299,10 @@ class Adapter:
     # (Dockerfiles, conda environments, pre-commit hooks, CI jobs; adapters/install_scripts.py), each
     # uneditable, for recon to add to the declarations. None: the ecosystem reads none.
     install_script_pins: Callable[[Path, str], list[Dependency]] | None = None
+    # (root, environment, sdk name) -> the repository's own files the tests would import in place of the
+    # SDK installed in the environment (a vendored copy of its package; python/shadowing.py), each named.
+    # None: the ecosystem's adapter checks this elsewhere or cannot.
+    shadowing: Callable[[Path, VerificationEnv, str], list[str]] | None = None
 
 
 @dataclass(frozen=True)

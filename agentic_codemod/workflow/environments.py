@@ -76,6 +76,23 @@ def install_baseline(state: RunState) -> None:
             f"outside the task's from range {sdk.from_range}: the baseline would not test the old version",
             hint="check the repository's pins and locks against the task's sdk.from",
         )
+    shadows = shadowing(state)
+    if shadows:
+        raise RequiresHuman(
+            f"the repository holds its own copy of what {sdk.name} installs, which its tests may import "
+            f"in place of the installed version: {', '.join(shadows[:5])}",
+            hint=f"remove the copy (or rename it) so that the tests import {sdk.name} from the environment; "
+            "a vendored SDK is migrated by hand",
+        )
+
+
+def shadowing(state: RunState) -> list[str]:
+    """The worktree's own files the tests would import in place of the SDK as the environment holds it
+    (the adapter's `shadowing`; none where the adapter has no such check)."""
+    adapter = need(state.adapter)
+    if adapter.shadowing is None:
+        return []
+    return adapter.shadowing(state.paths.worktree, need(state.env), state.task.sdk.name)
 
 
 def install_target(state: RunState) -> ProcessResult:

@@ -309,6 +309,13 @@ def apply_codemod(state: RunState) -> str:
 
 
 def run_verification(state: RunState, phase: str) -> str:
+    shadows = environments.shadowing(state)
+    if shadows:  # the base had none (install_baseline): an edit made them
+        raise CandidateRejected(
+            f"{phase}: the candidate holds its own copy of what {state.task.sdk.name} installs, which the "
+            f"tests may import in place of the installed version: {', '.join(shadows[:5])}",
+            hint="a change that adds a module of the SDK's name is never verified against the SDK",
+        )
     tested, changed = candidate_sha256_and_files(state.paths.worktree, state.base_commit)
     result = timed_tests(state, phase, changed)
     after = candidate_sha256(state.paths.worktree, state.base_commit)

@@ -34,7 +34,7 @@ FILE_PATTERNS: tuple[str, ...] = (
 # Lockfiles, refreshed only by their own tool during the bump (update.py); dependency files as well.
 LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 
-from agentic_codemod.adapters.python import install_scripts  # noqa: E402
+from agentic_codemod.adapters.python import install_scripts, shadowing  # noqa: E402
 from agentic_codemod.adapters.python.credentials import credentials  # noqa: E402
 from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
     is_dependency_file,
@@ -69,6 +69,7 @@ ADAPTER = Adapter(
     find_dependency_files=find_dependency_files,
     extract_dependencies=extract_dependencies,
     install_script_pins=install_scripts.found,
+    shadowing=shadowing.in_repository,
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
     locked_versions=locked_versions,

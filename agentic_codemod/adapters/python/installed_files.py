@@ -9,6 +9,9 @@ the host, after the bump's install and before any repository code runs in the en
                                                 whose dist-info is new since `before` (added or replaced);
                                                 OSError where a folder on the way to site-packages is a
                                                 link (the host would read and write where it leads)
+    listed(record) -> {path} | None             the paths a RECORD lists (None: not a regular, bounded,
+                                                UTF-8 CSV file)
+    dist_name(dist_info_folder) -> name         the canonical distribution name of a dist-info folder
 
 The bump reinstalls its pins (InstallPlan.reinstall), and an installer removes only what the old
 dist-info's RECORD lists before it writes the new files: a file the baseline's build backend added stays.
@@ -61,7 +64,7 @@ def unlisted(env_root: Path, name: str) -> str | None:
         (site, entry)
         for site in sites
         for entry in sorted(os.scandir(site), key=lambda e: e.name)
-        if entry.name.endswith(".dist-info") and _dist_name(entry.name) == name
+        if entry.name.endswith(".dist-info") and dist_name(entry.name) == name
     ]
     if not found:
         return None
@@ -71,16 +74,16 @@ def unlisted(env_root: Path, name: str) -> str | None:
     site, dist_info = found[0]
     if not dist_info.is_dir(follow_symlinks=False):  # a link to a folder elsewhere is not one
         return f"{dist_info.name} is not a folder of the environment's own"
-    listed = _listed(Path(dist_info.path) / "RECORD")
-    if listed is None:
+    paths = listed(Path(dist_info.path) / "RECORD")
+    if paths is None:
         return f"{dist_info.name}/RECORD cannot be read"
-    inside = [p for p in listed if ".." not in p.parts and not p.is_absolute()]
+    inside = [p for p in paths if ".." not in p.parts and not p.is_absolute()]
     folders = {parent for p in inside for parent in p.parents if parent.parts}  # where it lists files
     for folder in sorted(folders):
         if (site / folder).is_symlink():
             return f"{folder} is a link on the way to {name}'s files"
     for module in sorted(p for p in inside if _suffix(p.name)):
-        shadow = _before(site, module, listed, folders)
+        shadow = _before(site, module, paths, folders)
         if shadow is not None:
             return f"{shadow} is not in {name}'s RECORD, and Python imports it before {module}"
     return None
@@ -97,10 +100,10 @@ def fresh_bytecode(env_root: Path, name: str) -> None:
         (site, Path(entry.path))
         for site in site_packages(env_root)
         for entry in os.scandir(site)
-        if entry.name.endswith(".dist-info") and _dist_name(entry.name) == name
+        if entry.name.endswith(".dist-info") and dist_name(entry.name) == name
     ]
     for site, dist_info in found:
-        for module in sorted(_listed(dist_info / "RECORD") or ()):
+        for module in sorted(listed(dist_info / "RECORD") or ()):
             source = site / module
             if module.suffix != ".py" or ".." in module.parts or module.is_absolute():
                 continue
@@ -159,7 +162,7 @@ def written(env_root: Path, before: set[DistInfo], pins: list[str]) -> list[str]
     dependency added, or replaced by another version). OSError where a folder on the way to a
     site-packages is a link."""
     site_packages(env_root)
-    added = sorted({_dist_name(folder) for _, folder, _, _ in dist_infos(env_root) - before})
+    added = sorted({dist_name(folder) for _, folder, _, _ in dist_infos(env_root) - before})
     return list(dict.fromkeys([*pins, *added]))
 
 
@@ -196,11 +199,11 @@ def _before(
     return None
 
 
-def _dist_name(folder: str) -> str:
+def dist_name(folder: str) -> str:
     return canonicalize_name(folder[: -len(".dist-info")].rpartition("-")[0] or folder)
 
 
-def _listed(record: Path) -> set[PurePosixPath] | None:
+def listed(record: Path) -> set[PurePosixPath] | None:
     """The paths a RECORD lists; None where it is not a regular file of at most ENV_RECORD_MAX_BYTES (a
     link, a FIFO that would block the host's read) or not UTF-8 CSV."""
     data = read_regular(record, ENV_RECORD_MAX_BYTES)
