@@ -725,3 +725,24 @@ def test_a_cap_alone_is_bumped_to_a_range_that_no_longer_admits_the_old_version(
     assert (result.code, result.manifest["status"]) == (0, "succeeded"), result.manifest["reason"]
     patch = result.artifact("changes.patch").read_text()
     assert "+acme-sdk>=2.1.0,<3  # pinned by the platform team" in patch
+
+
+def test_nothing_to_do_is_never_claimed_while_the_tests_install_asks_for_the_old_version(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """requirements.txt already pins the target, and requirements-dev.txt (what the tests install) reads
+    constraints.txt, which pins 1.4.0: before, `nothing_to_do` without a test run, exit 0, though
+    `pip install -r requirements-dev.txt` cannot resolve. What the tests' install asks for is read first."""
+    files = {
+        "requirements.txt": "acme-sdk==2.1.0\n",
+        "requirements-dev.txt": "-r requirements.txt\n-c constraints.txt\npytest\n",
+        "constraints.txt": "acme-sdk==1.4.0\n",
+    }
+    result = run_codemod(_repo(make_repo, "proof-with-old-constraint", files), _task(tmp_path))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "the tests' install of this repository still asks for acme-sdk off 2.1.0" in m["reason"]
+    assert "constraints.txt" in m["reason"] and not m["verifications"]
+    on_target = {**files, "constraints.txt": "acme-sdk==2.1.0\n"}
+    result = run_codemod(_repo(make_repo, "proof-on-target", on_target), _task(tmp_path))
+    assert (result.code, result.manifest["status"]) == (0, "nothing_to_do"), result.manifest["reason"]

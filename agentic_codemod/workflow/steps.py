@@ -91,6 +91,7 @@ def plan(state: RunState, brain: Brain) -> str:
             )
             draft.steps = [f"verify on {task.sdk.name} {task.sdk.from_range} and {target}, editing nothing"]
             return draft.reason
+        _asked_off_target(state)  # no test runs: what the tests' install asks for must be on `to` too
         draft.nothing_to_do = True
         draft.reason = (
             f"every declaration of {task.sdk.name} already excludes {task.sdk.from_range} and admits "
