@@ -746,3 +746,36 @@ def test_nothing_to_do_is_never_claimed_while_the_tests_install_asks_for_the_old
     on_target = {**files, "constraints.txt": "acme-sdk==2.1.0\n"}
     result = run_codemod(_repo(make_repo, "proof-on-target", on_target), _task(tmp_path))
     assert (result.code, result.manifest["status"]) == (0, "nothing_to_do"), result.manifest["reason"]
+
+
+APPENDED_SETUP_PY = """\
+import sys
+
+from setuptools import setup
+
+install_requires = ["acme-sdk>=1.4,<2"]
+if sys.platform == "win32":
+    install_requires.append("pywin32")
+
+setup(
+    name="acme-app",
+    version="0.1",
+    package_dir={"": "src"},
+    packages=["acme_app"],
+    install_requires=install_requires,
+)
+"""
+
+
+def test_a_pin_in_a_computed_install_requires_is_not_passed_over_beside_a_bumped_requirements_file(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """setup.py builds install_requires from a list it appends to (computed), and requirements.txt pins
+    the SDK too: before, requirements.txt was bumped, green, exit 0, with setup.py still requiring <2 (the
+    merged `pip install -r requirements.txt -e .` cannot resolve). The string is read, uneditable."""
+    files = {"setup.py": APPENDED_SETUP_PY, "requirements.txt": "acme-sdk==1.4.0\n"}
+    result = run_codemod(_repo(make_repo, "appended", files), _task(tmp_path))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "setup.py line 5: acme-sdk>=1.4,<2 is a string of a computed install_requires" in m["reason"]
+    assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""

@@ -6,7 +6,9 @@ Literal means: a list, tuple or set of string literals, a dict of them for extra
 (`REQUIRES = [...]; setup(install_requires=REQUIRES)`, also `setup(**kwargs)` with a literal dict).
 Anything else (a call such as `open(...)` or `find_requirements()`, a comprehension, a name assigned twice
 or mutated) is computed: it comes back as a Declaration with `uneditable` naming the line, because the
-tool cannot know what it declares at run time.
+tool cannot know what it declares at run time; so does each string of the file that is a requirement on
+the SDK with a version (`["acme-sdk>=1.4,<2"]` before an `.append()`), uneditable, so that one excluding
+the target is not passed over while a requirements file is bumped.
 
 A declaration is edited in place: only the characters of its specifier inside the string literal's source
 change; quoting, prefixes, comments and every other byte stay. A string whose source is not its value
@@ -69,6 +71,7 @@ def _find(content: str, canonical: str) -> list[_Found]:
     reader = _Reader(tree)
     lines = LINE_RE.findall(content)
     found: list[_Found] = []
+    computed: list[str] = []
     for call in _setup_calls(tree):
         for section, value in reader.keywords(call):
             try:
@@ -77,12 +80,42 @@ def _find(content: str, canonical: str) -> list[_Found]:
                 reason = f"setup.py line {exc.line}: {section.split('.')[0]} is computed ({exc.what})"
                 declaration = Declaration(canonical, "", exc.line, KIND, "pep440", section, reason)
                 found.append(_Found(declaration, exc.line - 1, 0, 0))
+                computed.append(section)
                 continue
             for where, node in strings:
                 item = _declaration(lines, node, canonical, where)
                 if item is not None:
                     found.append(item)
+    if computed:
+        found += _literals_of_computed(tree, lines, canonical, computed[0], found)
     return sorted(found, key=lambda f: f.declaration.line)
+
+
+def _literals_of_computed(
+    tree: ast.AST, lines: list[str], canonical: str, section: str, known: list[_Found]
+) -> list[_Found]:
+    """The SDK's requirement strings of a setup.py whose values are computed, other than the literal
+    declarations found: `install_requires = ["acme-sdk>=1.4,<2"]` followed by an `.append()` is computed,
+    yet its string is what setup() declares. Each is uneditable (where it goes is known only at run
+    time), with the first computed section's role: one that excludes the target stops the run."""
+    seen = {(f.declaration.line, f.declaration.name) for f in known}
+    extra = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or len(node.value) > 300:
+            continue
+        item = _declaration(lines, node, canonical, section)
+        if item is None or not item.declaration.specifier or (node.lineno, item.declaration.name) in seen:
+            continue
+        written = f"{item.declaration.name}{item.declaration.specifier}"
+        reason = (
+            f"setup.py line {node.lineno}: {written} is a string of a computed "
+            f"{section.split('.')[0]}, which the tool cannot rewrite"
+        )
+        declaration = Declaration(
+            item.declaration.name, item.declaration.specifier, node.lineno, KIND, "pep440", section, reason
+        )
+        extra.append(_Found(declaration, node.lineno - 1, 0, 0))
+    return extra
 
 
 def _declaration(lines: list[str], node: ast.Constant, canonical: str, section: str) -> _Found | None:

@@ -85,11 +85,15 @@ def test_setup_py_is_edited_in_place_byte_for_byte(tmp_path: Path) -> None:
 def test_computed_setup_py_values_are_reported_with_their_line(
     tmp_path: Path, source: str, line: int, what: str
 ) -> None:
-    (dep,) = extract(write(tmp_path, {"setup.py": source}))
+    found = extract(write(tmp_path, {"setup.py": source}))
+    (dep,) = [d for d in found if not d.specifier]
     assert dep.line == line and dep.role == "runtime" and what in dep.uneditable
     assert dep.uneditable.startswith(f"setup.py line {line}: install_requires is computed")
     with pytest.raises(ValueError, match="is computed"):
         update_dependency(source, dep, "2.0.0")
+    for string in [d for d in found if d.specifier]:  # its strings are read too, uneditable
+        assert (string.specifier, string.role) == ("==1", "runtime")
+        assert "acme-sdk==1 is a string of a computed install_requires" in string.uneditable
 
 
 def test_a_string_with_escapes_is_found_but_not_edited(tmp_path: Path) -> None:
