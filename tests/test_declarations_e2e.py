@@ -779,3 +779,36 @@ def test_a_pin_in_a_computed_install_requires_is_not_passed_over_beside_a_bumped
     assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
     assert "setup.py line 5: acme-sdk>=1.4,<2 is a string of a computed install_requires" in m["reason"]
     assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""
+
+
+HELPERS_PYPROJECT = """\
+[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "acme-helpers"
+version = "0.1"
+dependencies = ["acme-sdk==1.4.0"]
+"""
+
+
+def test_what_a_local_editable_of_a_requirements_file_declares_is_asked_for(
+    make_repo, run_codemod, tmp_path: Path, build_backend: str
+):
+    """requirements.txt installs `-e ./libs/acme-helpers`, whose pyproject.toml pins acme-sdk==1.4.0:
+    before, requirements.txt was bumped and the bump forced 2.1.0 in beside it: green, exit 0, and a merged
+    `pip install -r requirements.txt` that cannot resolve. What the editable declares is read as the
+    tests' install reads it."""
+    files = {
+        "requirements.txt": "acme-sdk==1.4.0\n-e ./libs/acme-helpers\n",
+        "libs/acme-helpers/pyproject.toml": HELPERS_PYPROJECT,
+        "libs/acme-helpers/acme_helpers.py": "",
+    }
+    result = run_codemod(
+        _repo(make_repo, "editable-helpers", files), _task(tmp_path), "--find-links", build_backend
+    )
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "libs/acme-helpers/pyproject.toml line 8" in m["reason"] and "acme-sdk==1.4.0" in m["reason"]
+    assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate

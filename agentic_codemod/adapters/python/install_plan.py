@@ -24,6 +24,7 @@ a refused one is an InputError naming the file (or source) and line, raised befo
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -42,7 +43,11 @@ from agentic_codemod.adapters.python import (
     test_requirements,
     uv_workspace,
 )
-from agentic_codemod.adapters.python.dependency_files import check_requirement_lines, checked_dependency_files
+from agentic_codemod.adapters.python.dependency_files import (
+    SCHEME_RE,
+    check_requirement_lines,
+    checked_dependency_files,
+)
 from agentic_codemod.adapters.python.test_command import detect_test_command
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import CodemodError
@@ -136,7 +141,8 @@ def asked_for(root: Path, settings: Settings, canonical: str) -> list[tuple[str,
     here: the plan's own requirement strings (a tox env's or nox session's, a project's that cannot be
     installed itself), the lines of the requirement and constraint files it reads, followed through `-r`
     and `-c` (files a tool compiled are left to their own tool, workflow/declarations.stale_locks), and
-    what a local editable it installs declares (`-e ./plugin`: its pyproject.toml, setup.cfg, setup.py)."""
+    what a local editable it installs declares (`-e ./plugin` in a tox env, a nox session or one of those
+    files: its pyproject.toml, setup.cfg, setup.py)."""
     plan = plan_install(root, settings)
     where = plan.test_source or "the tests' install"
     found = [
@@ -262,6 +268,25 @@ def _asked_in_files(root: Path, paths: list[Path], canonical: str) -> list[tuple
             for line, text, requirement in requirements_file.requirements(content, canonical)
             if _applies(requirement, canonical)
         ]
+        for editable in _editables(root, path, content):  # `-e ./libs/helpers`: what it declares, too
+            found += _asked_by_editable(root, editable, canonical)
+    return found
+
+
+def _editables(root: Path, path: Path, content: str) -> list[str]:
+    """The local projects a requirements file installs as `-e PATH` (not a URL or VCS spec), as paths from
+    the root: from the file's own folder where one is there, else from the root (pip's working folder)."""
+    options, _problems = requirement_options.scan(content)
+    found = []
+    for option in options:
+        if option.name != "--editable" or SCHEME_RE.match(option.value):
+            continue
+        folder = path.parent.resolve().relative_to(root.resolve())
+        for candidate in (folder / option.value, PurePosixPath(option.value)):
+            where, _, extras = candidate.as_posix().partition("[")
+            if (root / where).is_dir():
+                found.append(posixpath.normpath(where) + (f"[{extras}" if extras else ""))
+                break
     return found
 
 
