@@ -606,8 +606,18 @@ MINIMUM_JOB = "minimum:\n  script:\n    - pip install acme-sdk==1.4.0 pytest\n  
             "repos:\n- repo: local\n  hooks:\n  - id: mypy\n    additional_dependencies: [acme-sdk~=1.4]\n",
             ".pre-commit-config.yaml line 5 installs acme-sdk~=1.4 in a pre-commit hook",
         ),
+        (
+            "Makefile",
+            "SDK := 1.4.0\ninstall:\n\tpip install acme-sdk==$(SDK)\n",
+            "Makefile line 3 installs acme-sdk==$(SDK) in a build script",
+        ),
+        (
+            "scripts/bootstrap.sh",
+            "#!/bin/sh\nset -e\npython -m pip install acme-sdk==1.4.0\n",
+            "scripts/bootstrap.sh line 3 installs acme-sdk==1.4.0 in a build script",
+        ),
     ],
-    ids=["dockerfile", "arg-variable", "conda-build-string", "conda", "pre-commit"],
+    ids=["dockerfile", "arg-variable", "conda-build-string", "conda", "pre-commit", "makefile", "shell"],
 )
 def test_a_pin_an_image_environment_or_hook_installs_off_the_target_requires_a_human(
     make_repo, run_codemod, tmp_path: Path, file: str, text: str, where: str

@@ -21,6 +21,11 @@ state and test data (fixtures/, testdata/): SKIPPED_FOLDERS; a folder that is a 
     a CI job              `*gitlab-ci*.yml` and YAML under .gitlab/, .github/workflows/*, .github/actions/,
                           and at the root .circleci/config.yml, .travis.yml, azure-pipelines.yml,
                           appveyor.yml, Jenkinsfile
+    a build script        Makefile, GNUmakefile, `*.mk`, `*.sh`, `*.bash` anywhere (`make install`,
+                          `scripts/setup.sh`)
+    a tox or nox env      the root's tox.ini (the install commands of its envs, `commands_pre = pip install
+                          ...`) and noxfile.py (its sessions' `session.install(...)`); the env or session
+                          the tests run in is read as declarations too (adapters/python/test_requirements.py)
     a requirements file   below the root, named as pip's are (`docs/requirements.txt`,
                           `examples/cli/requirements-dev.in`, `ci/constraints-min.txt`, `tools/lint.pip`,
                           `docs/requirements/base.txt`): a docs build, an example or a job installs it
@@ -58,12 +63,21 @@ from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.tools.rooted import RootedFS
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
-REQUIREMENTS = "a requirements file"
-ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, REQUIREMENTS})
-# A pin's role by the kind of file: what an image, environment or hook installs must admit the target
-# (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose (constraint).
+BUILD, ENVS, REQUIREMENTS = "a build script", "a tox or nox env", "a requirements file"
+ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS})
+# A pin's role by the kind of file: what an image, environment, hook or build script installs must admit
+# the target (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose
+# (constraint), and so may a build script whose path says so (`ci/test-oldest-deps.sh`: MINIMUM_WORDS).
 # A requirements file's pins take the role its name gives (the adapter's reader: python/install_scripts.py).
-ROLES: dict[str, Literal["dev", "constraint"]] = {IMAGE: "dev", CONDA: "dev", HOOK: "dev", CI: "constraint"}
+ROLES: dict[str, Literal["dev", "constraint"]] = {
+    IMAGE: "dev",
+    CONDA: "dev",
+    HOOK: "dev",
+    CI: "constraint",
+    BUILD: "dev",
+    ENVS: "dev",
+}
+MINIMUM_WORDS = frozenset({"min", "minimum", "minimal", "mins", "oldest", "lowest", "floor"})
 SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
 _YAML = r"\.ya?ml"
 _ANYWHERE = r"(?:.+/)?"
@@ -103,6 +117,11 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        BUILD,
+        re.compile(rf"(?is){_ANYWHERE}(?:(?:GNU)?makefile|[^/]+\.(?:mk|sh|bash))"),
+    ),
+    (ENVS, re.compile(r"tox\.ini|noxfile\.py")),  # a deps line is no install line: the adapter reads it
+    (
         REQUIREMENTS,  # below the root only: `.+/`
         re.compile(
             r"(?is).+/(?:[^/]*requirements[^/]*\.(?:txt|in|pip)|constraints?[^/]*\.(?:txt|in)|[^/]+\.pip"
@@ -122,7 +141,8 @@ INSTALLER = re.compile(
 )
 # A variable in a version: `$NAME`, `${NAME}`, `${NAME:-default}`, GitHub's `${{ matrix.acme }}`.
 VARIABLE = re.compile(
-    r"\$(?:\{\{[^}\n]{0,200}\}\}|\{[A-Za-z_][A-Za-z0-9_]{0,64}(?::?-[^}\s]{0,100})?\}|[A-Za-z_][A-Za-z0-9_]{0,64})"
+    r"\$(?:\{\{[^}\n]{0,200}\}\}|\{[A-Za-z_][A-Za-z0-9_]{0,64}(?::?-[^}\s]{0,100})?\}|[A-Za-z_][A-Za-z0-9_]{0,64}"
+    r"|\([A-Za-z_][A-Za-z0-9_]{0,64}\))"  # make's $(NAME)
 )
 # Literal assignments a variable may take its value from: a Dockerfile's, a CI file's (an upper-case key).
 ASSIGNMENT = {
@@ -130,7 +150,13 @@ ASSIGNMENT = {
         r"""\s*(?:ARG|ENV)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)(?P<quote>["']?)(?P<value>.*?)(?P=quote)\s*"""
     ),
     CI: re.compile(r"""\s*(?P<name>[A-Z_][A-Z0-9_]*)\s*:\s*(?P<quote>["']?)(?P<value>.*?)(?P=quote)\s*"""),
+    # a shell's `NAME=value` (`export` too), make's `NAME = value`, `:=`, `?=`
+    BUILD: re.compile(
+        r"""\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:[:?]?=)\s*(?P<quote>["']?)(?P<value>.*?)(?P=quote)\s*"""
+    ),
 }
+# What a nox session installs with: `session.install("acme-sdk==1.4.0")` (no installer's name on the line).
+NOX_INSTALL = re.compile(r"\.install\s*\(")
 HEADER_LINES = 12  # Script.header: as many first lines as roles.is_compiled reads
 STAGE = re.compile(r"(?i)\s*FROM\s")  # a Dockerfile's stage starts here: its ARGs and ENVs start afresh
 
@@ -276,7 +302,7 @@ def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
         logical.append((number, line))
         if line.rstrip().endswith("\\") and number < len(physical):
             continue
-        if any(INSTALLER.search(part) for _, part in logical) or (
+        if any(INSTALLER.search(part) or NOX_INSTALL.search(part) for _, part in logical) or (
             assignment is not None and assignment.fullmatch(logical[0][1])
         ):
             kept += logical
@@ -325,10 +351,17 @@ def resolved(text: str, values: Mapping[str, str]) -> str:
     def value(match: re.Match[str]) -> str:
         if match[0].startswith("${{"):
             return match[0]
-        name, _, default = match[0].strip("${}").partition("-")
+        name, _, default = match[0].strip("${}()").partition("-")
         return values.get(name.rstrip(":")) or default or match[0]
 
     return VARIABLE.sub(value, text)
+
+
+def role_of(script: Script) -> Literal["dev", "constraint"]:
+    """The role of a pin in `script`: by its kind, and a build script whose path names the oldest or
+    minimum versions (`ci/install-min-deps.sh`) keeps them on purpose, as a CI job may."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", script.file)}
+    return "constraint" if script.kind == BUILD and words & MINIMUM_WORDS else ROLES[script.kind]
 
 
 def pin(script: Script, number: int, name: str, written: str, specifier: str) -> Dependency:
@@ -339,7 +372,7 @@ def pin(script: Script, number: int, name: str, written: str, specifier: str) ->
         file=script.file,
         kind=SCRIPT_KIND,
         line=number,
-        role=ROLES[script.kind],
+        role=role_of(script),
         section=script.kind,
         uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool "
         "does not edit",

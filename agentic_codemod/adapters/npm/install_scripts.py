@@ -20,10 +20,10 @@ import re
 from pathlib import Path
 
 from agentic_codemod.adapters import install_scripts
-from agentic_codemod.adapters.install_scripts import CI, HOOK, IMAGE, Script
+from agentic_codemod.adapters.install_scripts import BUILD, CI, HOOK, IMAGE, Script
 from agentic_codemod.models import Dependency
 
-KINDS = frozenset({IMAGE, HOOK, CI})  # a conda environment holds no npm package
+KINDS = frozenset({IMAGE, HOOK, CI, BUILD})  # a conda environment holds no npm package
 
 _NAME = r"(?P<name>(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*)"
 _START = r"(?<![A-Za-z0-9._/@~-])"

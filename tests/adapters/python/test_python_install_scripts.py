@@ -155,6 +155,13 @@ def test_what_is_no_pin_of_the_sdk_is_not_read(tmp_path: Path, line: str) -> Non
         (".github/workflows/env-check.yml", scripts.CI),
         ("sub/.github/workflows/ci.yml", None),  # GitHub reads the root's only
         ("sub/.pre-commit-config.yaml", None),
+        ("Makefile", scripts.BUILD),
+        ("docs/GNUmakefile", scripts.BUILD),
+        ("mk/deps.mk", scripts.BUILD),
+        ("scripts/setup.sh", scripts.BUILD),
+        ("tox.ini", scripts.ENVS),
+        ("noxfile.py", scripts.ENVS),
+        ("sub/tox.ini", None),
         ("docs/requirements.txt", scripts.REQUIREMENTS),
         ("examples/cli/dev-requirements.in", scripts.REQUIREMENTS),
         ("ci/constraints-min.txt", scripts.REQUIREMENTS),
@@ -463,4 +470,31 @@ def test_a_requirements_file_an_install_line_names_is_read_once_with_the_scripts
     )
     assert [(d.file, d.role, d.section) for d in install_scripts.found(tmp_path, "acme-sdk")] == [
         ("docker/requirements.txt", "dev", scripts.IMAGE)
+    ]
+
+
+def test_build_scripts_and_the_install_commands_of_tox_and_nox_envs(tmp_path: Path) -> None:
+    """Before, a `pip install acme-sdk==1.4.0` in a Makefile, a shell script, a docs env's commands in
+    tox.ini or a docs session of noxfile.py stayed as it was beside a green run (exit 0). A tox deps line
+    is the adapter's own declaration (bumped), never a pin here; a script whose path names the oldest
+    versions keeps them on purpose."""
+    write(
+        tmp_path,
+        {
+            "Makefile": "SDK_VERSION := 1.4.0\ninstall:\n\tpip install acme-sdk==$(SDK_VERSION)\n",
+            "scripts/setup.sh": "#!/bin/sh\nexport ACME=1.4.1\n"
+            "python -m pip install \\\n  acme-sdk==${ACME}\n",
+            "ci/install-oldest-deps.sh": "pip install acme-sdk==1.0.0\n",
+            "tox.ini": "[testenv]\ndeps = acme-sdk==1.4.0\n"
+            "[testenv:docs]\ncommands_pre = pip install acme-sdk==1.4.2\n",
+            "noxfile.py": "import nox\n@nox.session\ndef docs(session):\n"
+            '    session.install("sphinx", "acme-sdk==1.4.3")\n',
+        },
+    )
+    assert pins(tmp_path) == [
+        ("Makefile", 3, "dev", "==1.4.0"),
+        ("ci/install-oldest-deps.sh", 1, "constraint", "==1.0.0"),
+        ("noxfile.py", 4, "dev", "==1.4.3"),
+        ("scripts/setup.sh", 4, "dev", "==1.4.1"),
+        ("tox.ini", 4, "dev", "==1.4.2"),
     ]
