@@ -616,8 +616,29 @@ MINIMUM_JOB = "minimum:\n  script:\n    - pip install acme-sdk==1.4.0 pytest\n  
             "#!/bin/sh\nset -e\npython -m pip install acme-sdk==1.4.0\n",
             "scripts/bootstrap.sh line 3 installs acme-sdk==1.4.0 in a build script",
         ),
+        (
+            "services/worker/pyproject.toml",
+            '[project]\nname = "worker"\nversion = "0.1"\ndependencies = ["acme-sdk==1.4.0"]\n',
+            "services/worker/pyproject.toml line 4 pins acme-sdk==1.4.0 (project.dependencies), in a project "
+            "below the root",
+        ),
+        (
+            "Pipfile",
+            '[packages]\nacme-sdk = "==1.4.0"\n',
+            "Pipfile line 2 pins acme-sdk==1.4.0 (project.dependencies), in a Pipfile",
+        ),
     ],
-    ids=["dockerfile", "arg-variable", "conda-build-string", "conda", "pre-commit", "makefile", "shell"],
+    ids=[
+        "dockerfile",
+        "arg-variable",
+        "conda-build-string",
+        "conda",
+        "pre-commit",
+        "makefile",
+        "shell",
+        "project-below-the-root",
+        "pipfile",
+    ],
 )
 def test_a_pin_an_image_environment_or_hook_installs_off_the_target_requires_a_human(
     make_repo, run_codemod, tmp_path: Path, file: str, text: str, where: str

@@ -26,6 +26,9 @@ state and test data (fixtures/, testdata/): SKIPPED_FOLDERS; a folder that is a 
     a tox or nox env      the root's tox.ini (the install commands of its envs, `commands_pre = pip install
                           ...`) and noxfile.py (its sessions' `session.install(...)`); the env or session
                           the tests run in is read as declarations too (adapters/python/test_requirements.py)
+    a project below       a pyproject.toml, setup.cfg, setup.py or hatch.toml below the root (a monorepo's
+      the root            other packages, `examples/app/`): the bump edits the root project's only
+    a Pipfile             the root's or one below it (pipenv reads it; its Pipfile.lock is a lockfile)
     a requirements file   below the root, named as pip's are (`docs/requirements.txt`,
                           `examples/cli/requirements-dev.in`, `ci/constraints-min.txt`, `tools/lint.pip`,
                           `docs/requirements/base.txt`): a docs build, an example or a job installs it
@@ -64,7 +67,8 @@ from agentic_codemod.tools.rooted import RootedFS
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
 BUILD, ENVS, REQUIREMENTS = "a build script", "a tox or nox env", "a requirements file"
-ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS})
+PROJECT, PIPFILE = "a project below the root", "a Pipfile"
+ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS, PROJECT, PIPFILE})
 # A pin's role by the kind of file: what an image, environment, hook or build script installs must admit
 # the target (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose
 # (constraint), and so may a build script whose path says so (`ci/test-oldest-deps.sh`: MINIMUM_WORDS).
@@ -121,6 +125,8 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(rf"(?is){_ANYWHERE}(?:(?:GNU)?makefile|[^/]+\.(?:mk|sh|bash))"),
     ),
     (ENVS, re.compile(r"tox\.ini|noxfile\.py")),  # a deps line is no install line: the adapter reads it
+    (PROJECT, re.compile(r"(?s).+/(?:pyproject\.toml|setup\.cfg|setup\.py|hatch\.toml)")),
+    (PIPFILE, re.compile(rf"(?s){_ANYWHERE}Pipfile")),
     (
         REQUIREMENTS,  # below the root only: `.+/`
         re.compile(
@@ -129,7 +135,9 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-LISTS = frozenset({CONDA, HOOK, REQUIREMENTS})  # files whose lines are lists of packages: every line is kept
+# Files whose lines are lists of packages (every line is kept), or that the adapter parses whole.
+LISTS = frozenset({CONDA, HOOK, REQUIREMENTS, PROJECT, PIPFILE})
+PARSED = frozenset({PROJECT, PIPFILE})  # files the adapter's own readers parse (TOML, setup.cfg, setup.py)
 # Folders of other projects' code, tools' state and test data, never the repository's own installs.
 SKIPPED_FOLDERS = frozenset(
     {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache", "site-packages"}
@@ -169,6 +177,7 @@ class Script:
     # Every line of a container image or CI job (for the assignments a variable may take), else none.
     assignments: list[tuple[int, str]]
     header: str = ""  # the file's first lines as written, comments kept (a compiled file says so there)
+    text: str = ""  # the whole text as written, of a file the adapter parses whole (PARSED)
 
 
 def scripts(root: Path, kinds: frozenset[str], mentions: Callable[[bytes], bool]) -> list[Script]:
@@ -184,7 +193,10 @@ def scripts(root: Path, kinds: frozenset[str], mentions: Callable[[bytes], bool]
             continue
         physical = [(n, _uncommented(line.rstrip("\r"))) for n, line in enumerate(text.split("\n"), 1)]
         header = "\n".join(text.split("\n", HEADER_LINES)[:HEADER_LINES])
-        found.append(Script(file, kind, _lines(physical, kind), [] if kind in LISTS else physical, header))
+        whole = text if kind in PARSED else ""
+        found.append(
+            Script(file, kind, _lines(physical, kind), [] if kind in LISTS else physical, header, whole)
+        )
     return found
 
 

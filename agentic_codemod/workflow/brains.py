@@ -12,7 +12,7 @@ from string import Template
 from typing import Protocol
 
 from agentic_codemod import __version__
-from agentic_codemod.adapters.install_scripts import REQUIREMENTS
+from agentic_codemod.adapters.install_scripts import CI
 from agentic_codemod.config import MR_ITEM_MAX_CHARS, MR_LOCKED_NAMES
 from agentic_codemod.models import (
     SCRIPT_KIND,
@@ -194,12 +194,11 @@ def _kept_lines(state: RunState) -> str:
         + (f" line {d.line}" if d.line else "")
         + f" {code(d.name + d.specifier)}, which excludes {sdk.to} ("
         + (
-            f"in {d.section} below the root that no dependency file reaches, which the tool does not edit: "
-            "a minimum-pins or constraints file keeps an old version on purpose; if this one does not, "
-            "change it by hand)"
-            if d.kind == SCRIPT_KIND and d.section == REQUIREMENTS
-            else f"installed by {d.section}, which the tool does not edit: a job that tests an old version "
+            f"installed by {d.section}, which the tool does not edit: a job that tests an old version "
             "on purpose keeps it; any other still installs the old version, so change it by hand)"
+            if d.kind == SCRIPT_KIND and d.section == CI
+            else f"in {d.section}, which the tool does not edit: a minimum-pins or constraints file keeps "
+            "an old version on purpose; if this one does not, change it by hand)"
             if d.kind == SCRIPT_KIND
             else "a test-minimum pin or constraints file, kept on purpose; an install that reads it still "
             f"gets the old version: to have it bumped, name {code(d.file)} in the task's sdk.also_bump)"

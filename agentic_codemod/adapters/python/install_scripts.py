@@ -37,12 +37,21 @@ from __future__ import annotations
 
 import posixpath
 import re
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters import install_scripts
-from agentic_codemod.adapters.install_scripts import CONDA, REQUIREMENTS, Script
-from agentic_codemod.adapters.python import pep508, requirements_file, roles
+from agentic_codemod.adapters.install_scripts import CONDA, PIPFILE, PROJECT, REQUIREMENTS, Script
+from agentic_codemod.adapters.python import (
+    hatch_toml,
+    pep508,
+    pyproject,
+    requirements_file,
+    roles,
+    setup_cfg,
+    setup_py,
+)
 from agentic_codemod.adapters.python.dependency_files import read_dependency_files
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES
 from agentic_codemod.errors import RequiresHuman
@@ -87,14 +96,104 @@ def found(root: Path, canonical: str) -> list[Dependency]:
     pins = [
         d
         for script in scripts
-        if script.kind != REQUIREMENTS
+        if script.kind not in (REQUIREMENTS, PROJECT, PIPFILE)  # parsed whole, below
         for d in _pins(root, fs, script, canonical, re.compile(name, re.I), read)
     ]
     installed = read | {d.file for d in pins}  # a requirements file an install line names is read there
     for script in scripts:
         if script.kind == REQUIREMENTS and script.file not in installed:
             pins += _in_a_requirements_file_below_the_root(script, canonical)
+        elif script.kind == PIPFILE or (script.kind == PROJECT and script.file not in read):
+            # (a Pipfile is a dependency file by name, for the manifest gate, but no reader of the bump's)
+            pins += [] if _test_data(script.file) else _in_a_project(script, canonical)
     return pins
+
+
+TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+
+
+def _test_data(file: str) -> bool:
+    """A project file inside a tests folder is what the tests read (tomlkit's tests/examples/pyproject.toml
+    pins pytest ^3.4 as a TOML sample), never a project the repository installs."""
+    return not TEST_FOLDERS.isdisjoint(part.lower() for part in PurePosixPath(file).parts[:-1])
+
+
+PARSERS = {
+    "pyproject.toml": pyproject,
+    "setup.cfg": setup_cfg,
+    "setup.py": setup_py,
+    "hatch.toml": hatch_toml,
+}
+
+
+def _in_a_project(script: Script, canonical: str) -> list[Dependency]:
+    """The SDK's pins in a project below the root (its pyproject.toml, setup.cfg, setup.py, hatch.toml, read
+    by the adapter's own readers), or a Pipfile's: each with the role its section gives, uneditable (the
+    bump edits the root project's declarations only). A file its reader cannot read is no pin: a project
+    below the root may well be test data."""
+    name = PurePosixPath(script.file).name
+    try:
+        found = (
+            _pipfile(script.text, canonical)
+            if script.kind == PIPFILE
+            else PARSERS[name].find(script.text, canonical)
+        )
+    except (ValueError, KeyError):
+        return []
+    pins = []
+    for d in found:
+        if not d.specifier:  # no version (or a computed value's marker): admits every version
+            continue
+        role = roles.role(script.file, d.kind, d.section, constraints=frozenset(), compiled=False)
+        pins.append(
+            Dependency(
+                name=d.name,
+                specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
+                file=script.file,
+                kind=SCRIPT_KIND,
+                line=d.line,
+                role=role,
+                section=script.kind,
+                uneditable=f"{script.file} line {d.line} pins {d.name}{d.specifier[:200]} "
+                f"({d.section or name}), in {script.kind}, which the bump does not edit",
+            )
+        )
+    return pins
+
+
+PIPFILE_ROLES = {"packages": "runtime", "dev-packages": "dev"}
+
+
+def _pipfile(text: str, canonical: str) -> list[pep508.Declaration]:
+    """The SDK's entries of a Pipfile's package tables (`acme-sdk = "==1.4.0"`, `{version = ">=1.4"}`;
+    `*` admits every version), each as a PEP 440 declaration of the table's section."""
+    data = tomllib.loads(text)
+    found = []
+    for section, table in data.items():
+        if section in ("source", "requires", "scripts", "pipenv") or not isinstance(table, dict):
+            continue
+        for key, value in table.items():
+            if pep508.canonical(key) != canonical:
+                continue
+            version = value.get("version", "") if isinstance(value, dict) else value
+            if not isinstance(version, str) or version.strip() in ("", "*"):
+                continue
+            role_section = {"packages": "project.dependencies"}.get(section, f"dependency-groups.{section}")
+            line = _line_of(text, section, key)
+            found.append(pep508.Declaration(key, version.strip(), line, "pipfile", "pep440", role_section))
+    return found
+
+
+def _line_of(text: str, section: str, key: str) -> int:
+    """The 1-based line of `key =` inside `[section]` (1 where it cannot be told)."""
+    current = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            current = stripped.strip("[]").strip()
+        elif current == section and re.match(rf"""["']?{re.escape(key)}["']?\s*=""", stripped):
+            return number
+    return 1
 
 
 def name_pattern(canonical: str) -> str:

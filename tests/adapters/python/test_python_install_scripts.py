@@ -498,3 +498,28 @@ def test_build_scripts_and_the_install_commands_of_tox_and_nox_envs(tmp_path: Pa
         ("scripts/setup.sh", 4, "dev", "==1.4.1"),
         ("tox.ini", 4, "dev", "==1.4.2"),
     ]
+
+
+def test_projects_below_the_root_and_pipfiles(tmp_path: Path) -> None:
+    """Before, a monorepo's `services/worker/pyproject.toml` and a root Pipfile pinning acme-sdk==1.4.0
+    were never read: the root bumped, green, exit 0. Their pins are uneditable, with their sections' roles;
+    a project file inside a tests folder is test data (tomlkit's tests/examples/pyproject.toml)."""
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "root"\ndependencies = ["acme-sdk>=1.4,<2"]\n',
+            "services/worker/pyproject.toml": '[project]\nname = "w"\n'
+            'dependencies = [\n  "acme-sdk==1.4.0",\n]\n',
+            "libs/old/setup.cfg": "[options]\ninstall_requires =\n    acme-sdk~=1.4\n",
+            "Pipfile": '[packages]\nflask = "*"\nacme-sdk = "==1.4.0"\n\n'
+            '[dev-packages]\nacme_sdk = {version = ">=1.4"}\n',
+            "tests/examples/pyproject.toml": '[tool.poetry.dependencies]\nacme-sdk = "^0.3"\n',
+            "examples/app/pyproject.toml": "not toml [[[ acme-sdk==1.0",  # unreadable: no pin
+        },
+    )
+    assert pins(tmp_path) == [
+        ("Pipfile", 3, "runtime", "==1.4.0"),
+        ("Pipfile", 6, "dev", ">=1.4"),
+        ("libs/old/setup.cfg", 3, "runtime", "~=1.4"),
+        ("services/worker/pyproject.toml", 4, "runtime", "==1.4.0"),
+    ]
