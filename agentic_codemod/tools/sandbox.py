@@ -60,6 +60,11 @@ ETC_FILES = (
 )
 # Only an install that reaches a package index sees these (name resolution, the machine's pip config).
 NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/pip.conf", "/etc/xdg/pip")
+# Folders inside what the sandbox sees that hold a machine's private keys: an empty tmpfs in their place.
+# The sandbox's uid maps to the caller's outside, so where the tool runs as root (a CI container), files
+# only root may read (mode 0600 under /etc/ssl/private) would be the sandbox user's own (the red-team's
+# reproduction listed /etc/ssl/private from a conftest).
+MASKED_PATHS = ("/etc/ssl/private",)
 PROBE_TIMEOUT_S = 20.0
 # HOME is empty inside, so no ~/.gitconfig: test suites that make commits (version-from-git tools and
 # the like) get a neutral identity, as on a CI runner.
@@ -191,6 +196,9 @@ def _system_mounts(*, network: bool) -> tuple[str, ...]:
             opts += ["--ro-bind", path, path]
     for path in (*ETC_FILES, *(NETWORK_ETC_FILES if network else ())):
         opts += ["--ro-bind-try", path, path]
+    for path in MASKED_PATHS:
+        if Path(path).is_dir() and not Path(path).is_symlink():
+            opts += ["--tmpfs", path, "--remount-ro", path]
     for prefix in python_prefixes():
         opts += ["--ro-bind", str(prefix), str(prefix)]
     return tuple(opts)

@@ -344,3 +344,21 @@ def test_what_a_box_says_it_sees_is_what_a_process_inside_finds(tmp_path: Path, 
     link.symlink_to(sys.executable)
     assert not box.sees(link)  # the box would start `link`, which is not there
     assert Policy("process", policy.env_dir).for_lock(repo, None).sees(outside)
+
+
+@needs_bwrap
+@pytest.mark.skipif(not Path("/etc/ssl/private").is_dir(), reason="no /etc/ssl/private on this machine")
+def test_the_machines_private_keys_folder_is_an_empty_tmpfs_inside(repo: Path) -> None:
+    """The sandbox's uid maps to the caller's: run as root (a CI container), root's 0600 keys under
+    /etc/ssl/private were the sandbox user's own (the red-team listed the folder from a conftest)."""
+    code = (
+        "import os; print(sorted(os.listdir('/etc/ssl/private')));"
+        "print([l.split()[4] for l in open('/proc/self/mountinfo') if ' - tmpfs ' in l])"
+    )
+    result = run_in(Box("sandbox", repo), code)
+    assert result.ok, result.output_tail
+    listing, tmpfs = result.output_tail.splitlines()[:2]
+    assert listing == "[]" and "'/etc/ssl/private'" in tmpfs
+    if Path("/etc/ssl/certs").is_dir():  # the rest of /etc/ssl is still there (certificates)
+        certs = run_in(Box("sandbox", repo), "import os; print(os.path.isdir('/etc/ssl/certs'))")
+        assert certs.output_tail.strip() == "True"
