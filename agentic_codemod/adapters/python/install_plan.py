@@ -268,25 +268,22 @@ def _asked_in_files(root: Path, paths: list[Path], canonical: str) -> list[tuple
             for line, text, requirement in requirements_file.requirements(content, canonical)
             if _applies(requirement, canonical)
         ]
-        for editable in _editables(root, path, content):  # `-e ./libs/helpers`: what it declares, too
+        for editable in _editables(root, content):  # `-e ./libs/helpers`: what it declares, too
             found += _asked_by_editable(root, editable, canonical)
     return found
 
 
-def _editables(root: Path, path: Path, content: str) -> list[str]:
+def _editables(root: Path, content: str) -> list[str]:
     """The local projects a requirements file installs as `-e PATH` (not a URL or VCS spec), as paths from
-    the root: from the file's own folder where one is there, else from the root (pip's working folder)."""
+    the root, where pip (and dependency_files' checks) take them from."""
     options, _problems = requirement_options.scan(content)
     found = []
     for option in options:
         if option.name != "--editable" or SCHEME_RE.match(option.value):
             continue
-        folder = path.parent.resolve().relative_to(root.resolve())
-        for candidate in (folder / option.value, PurePosixPath(option.value)):
-            where, _, extras = candidate.as_posix().partition("[")
-            if (root / where).is_dir():
-                found.append(posixpath.normpath(where) + (f"[{extras}" if extras else ""))
-                break
+        where, _, extras = option.value.partition("[")
+        if (root / where).is_dir():
+            found.append(posixpath.normpath(where) + (f"[{extras}" if extras else ""))
     return found
 
 
@@ -313,8 +310,17 @@ def _asked_by_editable(root: Path, editable: str, canonical: str) -> list[tuple[
     return [
         (f"{rel}/{d.file} line {d.line}", f"{d.name}{d.specifier}", d.specifier)
         for d in declared  # what installing it asks for: its dependencies, and the extras named
-        if d.role == "runtime" or (d.role == "extra" and _extra(d.section) in named)
+        if d.role == "runtime" or (_is_extra(d.section) and _extra(d.section) in named)
     ]
+
+
+EXTRA_SECTIONS = ("project.optional-dependencies.", "extras_require.", "options.extras_require.")
+
+
+def _is_extra(section: str) -> bool:
+    """Whether a declaration's section is an extra (whatever role its name gives it: `test` is a test
+    extra, still installed by `-e ./plugin[test]`)."""
+    return section.startswith(EXTRA_SECTIONS)
 
 
 def _extra(section: str) -> str:

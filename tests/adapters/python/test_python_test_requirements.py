@@ -900,3 +900,24 @@ def test_a_wheel_a_path_source_names_is_read_for_what_it_requires(tmp_path: Path
     assert asked_for(tmp_path, Settings(), "acme-sdk")[1:] == [
         ("vendor/plug-1.0-py3-none-any.whl Requires-Dist", "acme-sdk<2; extra == 'sdk'", "<2")
     ]
+
+
+def test_what_a_local_editable_of_a_requirements_file_declares_is_asked_for(tmp_path: Path) -> None:
+    """`-e ./libs/helpers` in a requirements file the tests' install reads (a path from the root, as pip
+    takes it): before, only a tox env's or nox session's editables were read."""
+    from agentic_codemod.adapters.python.install_plan import asked_for
+    from agentic_codemod.config import Settings
+
+    files = {
+        "requirements.txt": "acme-sdk==2.0.0\n-e ./libs/helpers\n-r requirements/dev.txt\n",
+        "requirements/dev.txt": "-e ./libs/tools[test]\n-e git+https://example.invalid/x.git#egg=x\n",
+        "libs/helpers/pyproject.toml": '[project]\nname = "helpers"\ndependencies = ["acme-sdk==1.4.0"]\n',
+        "libs/tools/pyproject.toml": '[project]\nname = "tools"\n'
+        '[project.optional-dependencies]\ntest = ["acme-sdk<2"]\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    asked = asked_for(tmp_path, Settings(), "acme-sdk")
+    assert ("libs/helpers/pyproject.toml line 3", "acme-sdk==1.4.0", "==1.4.0") in asked
+    assert ("libs/tools/pyproject.toml line 4", "acme-sdk<2", "<2") in asked  # the extra it names
