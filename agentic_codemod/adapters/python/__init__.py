@@ -27,9 +27,12 @@ FILE_PATTERNS: tuple[str, ...] = (
     "setup.py",
     "setup.cfg",
     "tox.ini",
+    "tox.toml",
     "Pipfile",
     "pylock.toml",
     "pylock.*.toml",
+    "requirements.lock",  # rye's lockfiles: read as locks (lockfile.REQUIREMENTS_LOCKS), refreshed by no tool
+    "requirements-dev.lock",  # here, so not in LOCKFILES
 )
 # Lockfiles, refreshed only by their own tool during the bump (update.py); dependency files as well.
 LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")

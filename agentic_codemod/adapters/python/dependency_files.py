@@ -194,14 +194,13 @@ class _Walk:
             return  # extraction reports it
         for section in parser.sections():
             for key, value in parser.items(section, raw=True):
-                dependency = (section, key) == ("options", "install_requires") or section == (
-                    "options.extras_require"
-                )
+                installs = section == "options" and setup_cfg.option_key(section, key) == "install_requires"
+                dependency = installs or section == "options.extras_require"  # `install-requires` too
                 if value.strip().startswith("file:"):
                     for file in value.strip().removeprefix("file:").split(","):
                         self.file_reference(rel, "file:", file.strip(), dependency=dependency)
                 elif dependency:
-                    for text in filter(None, (v.strip() for v in value.splitlines())):
+                    for text in setup_cfg.requirement_texts(value):
                         self.option(rel, path.parent, requirement_options.Option(0, "requirement", text))
 
     def tox_ini(self, rel: str, path: Path) -> None:

@@ -4,9 +4,10 @@
     extract_dependencies(root, files, sdk) -> [Dependency(name, specifier, file, kind, line, role, ...), ...]
 
 Every kind of file is read: requirements files, pyproject.toml (PEP 621, PEP 735, Poetry, build-system;
-uv's, PDM's and Hatch's tables), hatch.toml (Hatch's envs),
-setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini deps, and lockfiles (each
-locked version, role "lock"; refreshed by its own tool, never edited); and what the install
+uv's, PDM's and Hatch's tables; [tool.tox], uneditable), hatch.toml (Hatch's envs),
+setup.cfg (and pbr's [extras]), setup.py (with ast, never executed), tox.ini and tox.toml deps, and
+lockfiles (each locked version, role "lock"; refreshed by its own tool, never edited; rye's
+requirements.lock and requirements-dev.lock too, which no tool here refreshes); and what the install
 commands of the tox env or nox session the tests run in install by name (uneditable). Pipfile declares
 nothing here. (The pins in Dockerfiles, conda environments, hooks and CI jobs: install_scripts.py.)
 Roles come from roles.py; a requirements file reached through `-c` is a constraint file.
@@ -40,8 +41,15 @@ from agentic_codemod.adapters.python.pep508 import Declaration, DependencyFormat
 from agentic_codemod.errors import InputError, RequiresHuman
 from agentic_codemod.models import Dependency
 
-# Formats whose reasons for an uneditable declaration start at its line (`line 4 (section): why`).
-TOML_FORMATS: tuple[DependencyFormat, ...] = (pyproject, hatch_toml)
+# Formats whose reasons for an uneditable declaration start at its line (`line 4 (section): why`): the
+# file's name goes before it.
+LINE_REASON_FORMATS: tuple[DependencyFormat, ...] = (
+    pyproject,
+    hatch_toml,
+    tox_ini.TOML,
+    requirements_file,
+    setup_cfg,
+)
 
 
 def find_dependency_files(root: Path) -> list[str]:
@@ -64,27 +72,37 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
         content = _read(root, file)
         try:
             declarations = module.find(content, canonical)
+            if module is pyproject:  # [tool.tox]: tox's own configuration, read where tox reads it
+                declarations += tox_ini.find_in_pyproject(content, canonical)
         except ValueError as exc:
             raise InputError(f"{file}: {exc}", hint="fix the file, or leave it out of the task") from exc
         compiled = module is requirements_file and roles.is_compiled(content)
         conditional = file == "tox.ini" and any(d.section.startswith("testenv[") for d in declarations)
         tox_env, tox_reading = (_tox_env(root) if conditional else None), tox_ini.FactorReading()
-        dependencies += [
-            Dependency(
-                name=d.name,
-                specifier=d.specifier,
-                file=file,
-                kind=d.kind,
-                line=d.line,
-                role=_role(file, d, constraints, compiled, tox_env, tox_reading),
-                section=d.section,
-                uneditable=f"{file} {d.uneditable}"
-                if module in TOML_FORMATS and d.uneditable
-                else d.uneditable,
+        for d in declarations:
+            role = _role(file, d, constraints, compiled, tox_env, tox_reading)
+            dependencies.append(
+                Dependency(
+                    name=d.name,
+                    specifier=d.specifier,
+                    file=file,
+                    kind=d.kind,
+                    line=d.line,
+                    role=role,
+                    section=d.section,
+                    uneditable=_uneditable(file, module, d, role),
+                )
             )
-            for d in declarations
-        ]
     return dependencies + _installed_by_commands(root, canonical)
+
+
+def _uneditable(file: str, module: DependencyFormat, d: Declaration, role: roles.Role) -> str:
+    """Why the bump cannot edit the declaration, naming the file; "" for a lock entry, which the bump
+    never edits and whose staleness after the bump is a human item (workflow/declarations.stale_locks
+    reads only lock entries without a reason: a compiled file's `--hash` lines are such entries)."""
+    if role == "lock" or not d.uneditable:
+        return ""
+    return f"{file} {d.uneditable}" if module in LINE_REASON_FORMATS else d.uneditable
 
 
 def _installed_by_commands(root: Path, canonical: str) -> list[Dependency]:
@@ -190,7 +208,13 @@ def file_format(file: str) -> DependencyFormat | None:
         return setup_py
     if name == "tox.ini":
         return tox_ini
-    if name in LOCKFILES or (name.startswith("pylock.") and name.endswith(".toml")):
+    if name == "tox.toml":
+        return tox_ini.TOML
+    if (
+        name in LOCKFILES
+        or name in lockfile.REQUIREMENTS_LOCKS
+        or (name.startswith("pylock.") and name.endswith(".toml"))
+    ):
         return lockfile
     if name.endswith(REQUIREMENTS_SUFFIXES):
         return requirements_file

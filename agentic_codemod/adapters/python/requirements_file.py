@@ -4,6 +4,12 @@ Lines are read the way pip reads them: a `#` at the start or after whitespace st
 starting with `-` is an option (`-r`, `-e`, `--index-url`...), per-requirement options (`--hash=...`)
 start at the first space-separated token beginning with `-`, and a trailing backslash continues the
 line (the continuation lines hold options only). Every byte outside a specifier is left untouched.
+
+A requirement carrying `--hash` options (pip-compile --generate-hashes, pdm export, poetry export, uv
+export) is found but never rewritten: its hashes are those of the written version's files, which the tool
+cannot compute for another, and pip refuses the new version against the old hashes. It comes back
+uneditable, naming the line and the tool to regenerate the file with (a file whose header names its tool
+is a lock, roles.py: its entries are a human's after the bump).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from collections.abc import Iterator
 
 from packaging.requirements import Requirement
 
-from agentic_codemod.adapters.python import pep508
+from agentic_codemod.adapters.python import pep508, requirement_options
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 
 KIND = "requirements"
@@ -20,19 +26,22 @@ KIND = "requirements"
 
 def find(content: str, canonical: str) -> list[Declaration]:
     found = []
+    hashed = hashed_lines(content)
     for index, text, requirement in _requirements(content, canonical):
         span = pep508.specifier_span(text, requirement)
         start, end = pep508.name_span(text)
         specifier = text[span[0] : span[1]] if span else ""
-        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440"))
+        why = _hashed(index + 1, text[start:end] + specifier) if index + 1 in hashed else ""
+        found.append(Declaration(text[start:end], specifier, index + 1, KIND, "pep440", uneditable=why))
     return found
 
 
 def rewrite(content: str, canonical: str, bump: Bump) -> str:
     lines = content.splitlines(keepends=True)
+    hashed = hashed_lines(content)
     for index, text, requirement in _requirements(content, canonical):
         span = pep508.specifier_span(text, requirement)
-        if span is None:
+        if span is None or index + 1 in hashed:  # never a new version beside the old version's hashes
             continue
         start, end = pep508.name_span(text)
         new = bump(Declaration(text[start:end], text[span[0] : span[1]], index + 1, KIND, "pep440"))
@@ -40,6 +49,22 @@ def rewrite(content: str, canonical: str, bump: Bump) -> str:
             line = lines[index]
             lines[index] = line[: span[0]] + new + line[span[1] :]
     return "".join(lines)
+
+
+def hashed_lines(content: str) -> set[int]:
+    """The (1-based, first physical) lines whose requirement carries `--hash` options, read as pip reads
+    them (continuations joined, optparse's prefixes: `--ha=` is `--hash`)."""
+    options, _problems = requirement_options.scan(content)
+    return {option.line for option in options if option.name == "--hash"}
+
+
+def _hashed(line: int, pin: str) -> str:
+    return (
+        f"line {line}: {pin} carries --hash options, the hashes of that version's files, which the tool "
+        "cannot compute for another version: regenerate the file with the tool that wrote it "
+        "(pip-compile --generate-hashes, uv pip compile --generate-hashes, pdm export, poetry export, "
+        "uv export)"
+    )
 
 
 def includes(content: str) -> list[str]:

@@ -270,7 +270,7 @@ def _extra_contents(root: Path, project: dict[str, Any], extra: str, depth: int 
             for name in setup_cfg.extras((root / "setup.cfg").read_text(encoding="utf-8")):
                 if pep508.canonical(name) == pep508.canonical(extra):
                     value = parser.get("options.extras_require", name, raw=True)
-                    raw = [v.strip() for v in value.splitlines() if v.strip() and v.strip()[0] not in "#;"]
+                    raw = [t for t in setup_cfg.requirement_texts(value) if not t.startswith(";")]
     if raw is None:
         return None
     own = pep508.canonical(str(_table(project, "project").get("name") or ""))

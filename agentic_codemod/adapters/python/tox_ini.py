@@ -20,6 +20,17 @@ continuation lines, full-line `#`/`;` comments). A deps line may start with fact
 (`py311,py312: acme-sdk==1.4`, `!lint: ...`): the declaration's section is then `testenv[CONDITION]`
 (roles.py reads whether the condition holds for the env the tests run in); option lines (`-r`, `-c`)
 and substitutions (`{[testenv]deps}`) declare nothing here. Every byte outside a specifier stays.
+
+tox's other two places for the same configuration are read here too:
+
+    TOML (tox.toml, tox >= 4.21)     `[env_run_base] deps` as [testenv]'s, `[env.NAME] deps` as
+                                     [testenv:NAME]'s (kind `tox.toml`): found and rewritten in place by
+                                     pyproject.py's tomlkit edit, as hatch.toml is
+    find_in_pyproject(text, name)    pyproject.toml's [tool.tox]: `env_run_base` / `env.NAME` deps as
+                                     tox.toml's, and the `legacy_tox_ini` string read as a tox.ini; each
+                                     uneditable (the bump edits what pyproject.py reads, never a string's
+                                     inside), at its line in pyproject.toml (the key's where escapes
+                                     move the string's lines)
 """
 
 from __future__ import annotations
@@ -31,10 +42,14 @@ import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
+import tomlkit
 from packaging.requirements import Requirement
+from tomlkit.items import String
+from tomlkit.toml_document import TOMLDocument
 
-from agentic_codemod.adapters.python import install_commands, pep508
+from agentic_codemod.adapters.python import install_commands, pep508, pyproject
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration
 from agentic_codemod.config import TOX_FACTOR_MAX_CHECKS, TOX_FACTOR_MAX_VARIANTS
 
@@ -58,6 +73,122 @@ def find(content: str, canonical: str) -> list[Declaration]:
 
 def rewrite(content: str, canonical: str, bump: Bump) -> str:
     return pep508.rewrite_on_lines(content, _requirements(content, canonical), KIND, bump)
+
+
+TOML_KIND = "tox.toml"
+LEGACY_KEY = "legacy_tox_ini"
+
+
+class _TomlFormat:
+    """tox.toml: the deps arrays of `[env_run_base]` (section `testenv`) and `[env.NAME]`
+    (`testenv:NAME`), so roles.py gives them the roles of the tox.ini sections tox reads them as."""
+
+    def find(self, content: str, canonical: str) -> list[Declaration]:
+        return pyproject.find(content, canonical, _toml_slots)
+
+    def rewrite(self, content: str, canonical: str, bump: Bump) -> str:
+        return pyproject.rewrite(content, canonical, bump, _toml_slots)
+
+
+TOML = _TomlFormat()
+
+
+def _toml_slots(doc: TOMLDocument, canonical: str) -> list[pyproject._Slot]:
+    return _env_slots(doc, canonical)
+
+
+def _env_slots(table: Any, canonical: str) -> list[pyproject._Slot]:
+    """The deps slots of a tox TOML configuration (`table`: tox.toml, or pyproject.toml's [tool.tox]);
+    sections `testenv` and `testenv:NAME`, which roles.py reads as tox.ini's."""
+    base = table.get("env_run_base") if isinstance(table, dict) else None
+    envs = table.get("env") if isinstance(table, dict) else None
+    arrays = [("testenv", base.get("deps") if isinstance(base, dict) else None)]
+    if isinstance(envs, dict):
+        arrays += [
+            (f"testenv:{name}", env.get("deps"))
+            for name, env in envs.items()
+            if isinstance(env, dict) and not set(name) & set("[]")  # `]` would read as factor conditions
+        ]
+    return [
+        slot
+        for section, array in arrays
+        for slot in pyproject.requirement_slots(array, canonical, TOML_KIND, section)
+    ]
+
+
+def _pyproject_slots(doc: TOMLDocument, canonical: str) -> list[pyproject._Slot]:
+    tool = doc.get("tool")
+    return _env_slots(tool.get("tox") if isinstance(tool, dict) else None, canonical)
+
+
+def find_in_pyproject(content: str, canonical: str) -> list[Declaration]:
+    """The deps declarations of pyproject.toml's [tool.tox]: its native tables (`[tool.tox.env_run_base]`,
+    `[tool.tox.env.NAME]`) and its `legacy_tox_ini` string (read as tox.ini is). Each is uneditable (the
+    bump edits what pyproject.py reads), at its line in pyproject.toml; one without a version admits every
+    version and is left out (an uneditable one would read as a computed value). ValueError when the TOML
+    or the ini cannot be read."""
+    found = [
+        Declaration(
+            d.name,
+            d.specifier,
+            d.line,
+            d.kind,
+            d.style,
+            d.section,
+            f"line {d.line} ([tool.tox] {_shown(d.section)} deps): {d.name}{d.specifier} in tox's "
+            "configuration in pyproject.toml, which the tool does not rewrite",
+        )
+        for d in pyproject.find(content, canonical, _pyproject_slots)
+    ]
+    found += _legacy(content, canonical)
+    return sorted((d for d in found if d.specifier), key=lambda d: d.line)
+
+
+def _shown(section: str) -> str:
+    return "env_run_base" if section == "testenv" else f"env.{section.removeprefix('testenv:')}"
+
+
+def _legacy(content: str, canonical: str) -> list[Declaration]:
+    doc = pyproject.parse(content)
+    tool = doc.get("tool")
+    tox = tool.get("tox") if isinstance(tool, dict) else None
+    value = tox.get(LEGACY_KEY) if isinstance(tox, dict) else None
+    if not isinstance(value, str):
+        return []
+    first, exact = _legacy_start(doc, value)
+    found = []
+    for d in find(str(value), canonical):
+        line = first + d.line - 1 if exact else first
+        at = "" if exact else f", its line {d.line} (escapes move the string's lines)"
+        why = (
+            f"line {line} ([tool.tox] {LEGACY_KEY}{at}, [{d.section}] deps): {d.name}{d.specifier} in tox's "
+            "configuration held in a string, which the tool does not rewrite"
+        )
+        found.append(Declaration(d.name, d.specifier, line, KIND, d.style, d.section, why))
+    return found
+
+
+def _legacy_start(doc: TOMLDocument, value: str) -> tuple[int, bool]:
+    """The pyproject.toml line of the string's first line, and whether every line of the string is the
+    file's line after it (no escape or other spelling in between); else the key's line."""
+    raw = value.as_string() if isinstance(value, String) else ""
+    delimiter = value.type.value if isinstance(value, String) else ""
+    body = raw[len(delimiter) : len(raw) - len(delimiter)]
+    trimmed = len(delimiter) == 3 and body.startswith(("\n", "\r\n"))  # TOML drops that first newline
+    kept = body.removeprefix("\r\n" if body.startswith("\r\n") else "\n") if trimmed else body
+    opened = _marked_line(doc)
+    exact = bool(raw) and kept == str(value)
+    return (opened + (1 if trimmed else 0) if exact else opened), exact
+
+
+def _marked_line(doc: TOMLDocument) -> int:
+    """The line `[tool.tox] legacy_tox_ini` starts on, found by writing a marker in its place."""
+    copy = tomlkit.parse(tomlkit.dumps(doc))
+    copy["tool"]["tox"][LEGACY_KEY] = pyproject.LINE_MARKER
+    for number, line in enumerate(tomlkit.dumps(copy).splitlines(), start=1):
+        if pyproject.LINE_MARKER in line:
+            return number
+    raise AssertionError("line marker vanished from the TOML output")
 
 
 def deps_lines(content: str) -> Iterator[tuple[int, str, str]]:

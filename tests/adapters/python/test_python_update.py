@@ -49,10 +49,6 @@ def test_requirements_exact_pin_keeps_extras_markers_comments_and_spacing() -> N
         ("acme-sdk>=1.2\n", "acme-sdk>=2.0.0\n"),  # open stays open: no cap is added
         ("acme-sdk (>=1.2, <2) ; os_name == 'posix'\n", "acme-sdk (>=2.0.0, <3) ; os_name == 'posix'\n"),
         ("acme-sdk===1.4.0\n", "acme-sdk===2.0.0\n"),
-        (
-            "acme-sdk==1.4.0 --hash=sha256:abc \\\n    --hash=sha256:def\n",
-            "acme-sdk==2.0.0 --hash=sha256:abc \\\n    --hash=sha256:def\n",
-        ),
         ("acme-sdk==1.4.0\r\nrequests\r\n", "acme-sdk==2.0.0\r\nrequests\r\n"),
     ],
 )
