@@ -13,7 +13,7 @@
     none (no scripts.test, npm's placeholder "no test specified", or a runner this tool cannot read):
     None — without test ids a change cannot be verified.
 
-The runner and the arguments given to it are kept; what wraps them in the script (`cross-env X=1`,
+The runner and the arguments given to it are kept; what wraps them in the script (`cross-env`,
 `npm run build &&`, `nyc`, `c8` and their own options) is not, and neither are arguments that would move,
 rename or switch off the report (--reporter, --json, --outputFile, --test-reporter…). A command
 `npm run NAME` (`npm run-script NAME`, `npm test`) is read as the script it names, as npm runs it
@@ -21,6 +21,20 @@ rename or switch off the report (--reporter, --json, --outputFile, --test-report
 the source then names the chain, and the runners without a reader the script also runs ("(not run:
 tap)"). A `NODE_OPTIONS=…` assignment in front of the runner reaches node as
 flags, only those of NODE_FLAGS. `{interpreter}` is the environment's node.
+
+
+What one test command cannot reproduce ends the run requires_human (RequiresHuman, at recon), never green
+on part of the suite:
+    - a script that makes more than one test run (`npm run test:unit && npm run test:integration`,
+      `mocha && jest`, a runner in `pretest`/`posttest`, a script runner such as `run-s` or
+      `concurrently`, a chain deeper than RUN_DEPTH beside a runner): the command runs one runner and
+      the others would be dropped. Steps that run no runner (`eslint .`, `tsc`, `npm run build`) are no
+      test run and stay out, as do runners without a reader (named "(not run: …)" above).
+    - variables the script sets for its runner (`ACME_SUITE=full node --test`, `cross-env X=1 jest`,
+      `export X=1 &&`, `X=1 npm run unit`): the test box gets the sandbox's environment only, so tests
+      those variables switch on would be skipped in both runs. Kept: NODE_OPTIONS (read above) and
+      NODE_ENV=test for jest and vitest, which set exactly that themselves when it is unset
+      (ENV_THE_RUNNER_SETS). A verification.command that sets variables is refused (InputError).
 Runner names: "node-test", "jest", "vitest", "mocha", "tape" (test_results.py reads each one's report).
 A runner starts from its node_modules/.bin link, which npm points at the bin file of the installed version
 (mocha 2-5 have bin/mocha, 6+ bin/mocha.js); `--reporter-options` is the spelling every mocha from 2 on
@@ -29,13 +43,15 @@ reads.
 
 from __future__ import annotations
 
+import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentic_codemod import json_input
 from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import Settings
-from agentic_codemod.errors import InputError
+from agentic_codemod.errors import InputError, RequiresHuman
 
 NODE_TEST = [
     "{interpreter}",
@@ -98,6 +114,23 @@ UNREAD_RUNNERS = ("tap", "ava", "jasmine", "karma", "lab", "uvu", "qunit", "tsd"
 RUN_DEPTH = 4  # npm run NAME followed at most this many scripts deep (a cycle stops there too)
 NPM_RUN = ("run", "run-script", "run-scripts", "rum", "urn")
 NPM_TEST = ("test", "t", "tst")
+# Programs that run other scripts or commands, in parallel or in series: what they run is not followed here,
+# so beside a runner they count as one more test run the command would drop.
+SCRIPT_RUNNERS = ("run-s", "run-p", "npm-run-all", "npm-run-all2", "concurrently", "wireit", "turbo", "nx")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# Variables a script may set in front of its runner that the command reproduces without setting them: the
+# runner sets the same value itself when it is unset (jest's bin and vitest: NODE_ENV=test).
+ENV_THE_RUNNER_SETS = {"jest": ("NODE_ENV=test",), "vitest": ("NODE_ENV=test",)}
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One test run a script makes: the runner's command (None: a run that cannot be read, e.g. `run-s`),
+    how it shows in a message, and the variable assignments that reach its process."""
+
+    command: TestCommand | None
+    shown: str
+    assigned: tuple[str, ...] = ()
 
 
 def detect_test_command(root: Path, settings: Settings | None = None) -> TestCommand | None:
@@ -110,14 +143,97 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
                 f"verification.command {override!r} runs no test runner this tool can read",
                 hint="name node --test, jest, vitest or mocha (e.g. 'node --test test/')",
             )
+        unset = _unset(_assignments(tokens), command.runner)
+        if unset:
+            raise InputError(
+                f"verification.command {override!r} sets {', '.join(unset)}, which the test run cannot set",
+                hint="name the runner and its arguments only; the tests run with the sandbox's environment",
+            )
         return command
     scripts = _scripts(root)
     command = _from_script(scripts, "test", ["package.json scripts.test"])
+    if command is None:
+        return None
+    _reproducible(_runs(scripts, "test", ["package.json scripts.test"], ()))
     unread = _unread_runners(scripts, "test", {"test"})
-    if command is None or not unread:
+    if not unread:
         return command
     # the script also runs tests this tool cannot read: verification covers part of the suite only
     return TestCommand(command.argv, f"{command.source} (not run: {', '.join(unread)})", command.runner)
+
+
+def _reproducible(runs: list[_Run]) -> None:
+    """RequiresHuman unless the script makes exactly one test run, with no variable set for it that the
+    command leaves out (see the module docstring): a run green on part of the suite proves nothing."""
+    if len(runs) > 1:
+        shown = "; ".join(r.shown for r in runs[:4])
+        raise RequiresHuman(
+            f"package.json scripts.test makes {len(runs)} test runs ({shown}): "
+            "the tool runs one test command and would leave the others unverified",
+            hint="set verification.command to one runner that runs every test (e.g. 'node --test "
+            "test/unit/ test/integration/'), or verify the others by hand",
+        )
+    unset = _unset(runs[0].assigned, runs[0].command.runner if runs[0].command else "") if runs else []
+    if unset:
+        raise RequiresHuman(
+            f"package.json scripts.test sets {', '.join(unset)} for its test run ({runs[0].shown}): the "
+            "tests run with the sandbox's environment only, so what those variables switch on would not "
+            "be tested",
+            hint="make the tests run without the variables (scripts.test), or verify by hand",
+        )
+
+
+def _runs(scripts: dict[str, str], name: str, chain: list[str], assigned: tuple[str, ...]) -> list[_Run]:
+    """Every test run script `name` makes as npm runs it: its `pre`/`post` scripts, each command of it
+    (linters and builds are no runner: not a run), `npm run OTHER` followed, with the variables set along
+    the way (`X=1 npm run unit`, `export X=1 &&`) that reach each runner."""
+    runs: list[_Run] = []
+    for script_name in (f"pre{name}", name, f"post{name}"):
+        script = scripts.get(script_name)
+        if script is None or PLACEHOLDER in script:
+            continue
+        own = [*chain[:-1], f"{chain[-1].rsplit('scripts.', 1)[0]}scripts.{script_name}"]  # pretest
+        exported = assigned
+        for part in _commands(script):
+            if part[0] == "export":
+                exported += tuple(w for w in part[1:] if ASSIGNMENT.match(w))
+                continue
+            runs += _runs_of(scripts, part, own, exported + _assignments(part))
+    return runs
+
+
+def _runs_of(
+    scripts: dict[str, str], part: list[str], chain: list[str], assigned: tuple[str, ...]
+) -> list[_Run]:
+    """The test runs of one command of a script (see _runs); `chain` leads to that script."""
+    where = " -> ".join(chain)
+    named = _npm_run(part)
+    if named is not None:
+        if named in {c.rsplit("scripts.", 1)[-1] for c in chain}:
+            return []  # a cycle: npm would not end either, and it adds no other runner
+        if len(chain) > RUN_DEPTH:
+            return [_Run(None, f"{where}: npm run {named}, deeper than {RUN_DEPTH} scripts")]
+        return _runs(scripts, named, [*chain, f"scripts.{named}"], assigned)
+    command = declared_command(part, where)
+    words = _unwrapped(part)
+    if command is not None:
+        return [_Run(command, f"{where}: {' '.join(words)[:80]}", assigned)]
+    if words and Path(words[0]).name in SCRIPT_RUNNERS:
+        return [_Run(None, f"{where}: {' '.join(words)[:80]}")]
+    return []
+
+
+def _assignments(tokens: list[str]) -> tuple[str, ...]:
+    """The `NAME=value` words in front of the runner (bare, after `cross-env` or `env`)."""
+    wrapping = tokens[: len(tokens) - len(_unwrapped(tokens))]
+    return tuple(w for w in wrapping if ASSIGNMENT.match(w))
+
+
+def _unset(assigned: tuple[str, ...], runner: str) -> list[str]:
+    """The assignments the test command does not reproduce: all but NODE_OPTIONS (its NODE_FLAGS reach
+    node) and what the runner sets itself (ENV_THE_RUNNER_SETS)."""
+    kept = ENV_THE_RUNNER_SETS.get(runner, ())
+    return [a for a in assigned if not a.startswith("NODE_OPTIONS=") and a not in kept]
 
 
 def _unread_runners(scripts: dict[str, str], name: str, seen: set[str]) -> list[str]:

@@ -2,11 +2,19 @@
 
     read_results(runner, report, output) -> (Tally | None, [test id, ...])
 
-    node-test   JUnit XML (node --test-reporter=junit); ids "suite > … > test"; else the TAP on stdout
+    node-test   JUnit XML (node --test-reporter=junit); ids "suite > … > test"; else the TAP on stdout.
+                The TAP is read beside the JUnit report too: node writes no failure into that report for a
+                suite whose own hook failed (`after` in a `describe`: its tests passed, the suite is
+                `not ok`, failureType hookFailed), so such a suite is an error "<suite id>"; and when the TAP
+                (its not-ok lines, its `# fail N` summary) names more failures than the report holds, one
+                failure more is counted (see _unread_failures). Output only ever adds failures: a test
+                printing `# fail 0` or an `ok` line cannot make a red run green, and a cut output (the
+                tail is bounded) reads fewer of them, never more passes.
     vitest      JUnit XML; ids "<classname> > <name>" (classname is the test file)
     mocha       xunit XML; ids "<classname> > <name>" (classname is the suite title path)
     jest        --json report: testResults[].assertionResults[]; ids "<file> > <fullName>"; a test file
-                that failed to load (testResults[].status "failed" without assertions) is an error
+                jest calls failed (testResults[].status "failed") with no failed assertion is an error
+                "<file>": it did not load, or a hook (afterAll) failed beside tests that all passed
     tape        its TAP on stdout: a test is a `# name` comment with the assertions under it, failed when
                 one of them is `not ok`; ids "<name>" ("<name> (2)" for a repeated name); only a run that
                 reached its plan and `# tests N` summary is read
@@ -45,9 +53,11 @@ def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally |
     if text is not None and runner == "jest":
         return _jest(text)
     if text is not None:
-        found = _junit(text)
-        if found[0] is not None:
-            return found
+        tally, ids = _junit(text)
+        if tally is not None:
+            if runner == "node-test":
+                _checked_against_tap(output, tally, ids)
+            return tally, ids
     if runner == "node-test":
         return _tap(output)
     if runner == "tape":
@@ -82,6 +92,8 @@ def _junit(text: str) -> tuple[Tally | None, list[str]]:
                 test_id = " > ".join([*prefix, child.get("name", "")])
                 ids.append(test_id)
                 count_case(tally, test_id, child)
+            else:  # node 20 wraps a file's own failure (a top-level hook) in <undefined name="root">
+                walk(child, path)
 
     if root.tag == "testsuites":
         walk(root, [])
@@ -104,15 +116,14 @@ def _jest(text: str) -> tuple[Tally | None, list[str]]:
         if not isinstance(suite, dict):
             continue
         file = str(suite.get("name", ""))
-        assertions = suite.get("assertionResults") or []
-        if suite.get("status") == "failed" and not assertions:
+        assertions = [c for c in suite.get("assertionResults") or [] if isinstance(c, dict)]
+        if suite.get("status") == "failed" and not any(c.get("status") == "failed" for c in assertions):
+            # "Test suite failed to run": a file that did not load, or a failing afterAll/beforeAll hook
+            # beside tests that all passed; jest exits 1 for it, and so must the tally
             tally.errors += 1
             tally.failing.append(file)
             ids.append(file)
-            continue
         for case in assertions:
-            if not isinstance(case, dict):
-                continue
             test_id = f"{file} > {case.get('fullName') or case.get('title', '')}"
             ids.append(test_id)
             status = case.get("status")
@@ -127,27 +138,15 @@ def _jest(text: str) -> tuple[Tally | None, list[str]]:
 
 
 def _tap(output: str) -> tuple[Tally | None, list[str]]:
-    """node's TAP: leaf tests only (a suite's own ok line follows its subtests, one level less indented)."""
-    lines = output.splitlines()
-    if not any(line.startswith("# tests ") for line in lines):
+    """node's TAP: leaf tests (a suite's own ok line follows its subtests, one level less indented), and a
+    failed suite none of whose subtests failed (its own hook failed) as an error."""
+    if not any(line.startswith("# tests ") for line in output.splitlines()):
         return None, []
-    tally, ids, stack = Tally(), [], list[str]()
-    results = []
-    for line in lines:
-        sub = TAP_SUBTEST.match(line)
-        if sub:
-            depth = len(sub.group("indent")) // 4
-            stack[depth:] = [sub.group("name")]
+    tally, ids = Tally(), []
+    results = _tap_results(output)
+    for index, (_, test_id, found, _describe) in enumerate(results):
+        if _is_suite(results, index):
             continue
-        found = TAP_LINE.match(line)
-        if found:
-            depth = len(found.group("indent")) // 4
-            results.append((depth, found))
-    for index, (depth, found) in enumerate(results):
-        is_suite = index > 0 and results[index - 1][0] > depth
-        if is_suite:
-            continue
-        test_id = " > ".join([*stack[:depth], found.group("name")])
         ids.append(test_id)
         if found.group("directive"):
             tally.skipped += 1
@@ -156,8 +155,84 @@ def _tap(output: str) -> tuple[Tally | None, list[str]]:
         else:
             tally.failed += 1
             tally.failing.append(test_id)
-    _unread_failures(output, tally, tally.failed)
+    for suite in _failed_suites(results):
+        tally.errors += 1
+        tally.failing.append(suite)
+        ids.append(suite)
+    _unread_failures(output, tally, max(tally.failed + tally.errors, _counted_by_node(results)))
     return tally, ids
+
+
+def _checked_against_tap(output: str, tally: Tally, ids: list[str]) -> None:
+    """node's JUnit report checked against its TAP on stdout. A failed suite the report does not name is an
+    error (a suite-level hook). One failure more when the TAP's failed lines, counted as the readers count
+    them (leaves and failed suites without a failed subtest), outnumber the report's; or when node's
+    `# fail N` is more than both the report and the TAP show (node also counts a test whose subtest
+    failed, and a cut output shows fewer lines: neither is a failure nobody read)."""
+    results = _tap_results(output)
+    for suite in _failed_suites(results):
+        if suite not in tally.failing:
+            tally.errors += 1
+            tally.failing.append(suite)
+            ids.append(suite)
+    read = tally.failed + tally.errors
+    printed = sum(1 for i, r in enumerate(results) if _failed(r[2]) and not _is_suite(results, i))
+    printed += len(_failed_suites(results))
+    if printed > read:
+        _unread_failures(output, tally, read, printed)
+        return
+    _unread_failures(output, tally, max(read, _counted_by_node(results)))
+
+
+TapResult = tuple[int, str, re.Match[str], bool]  # depth, test id, the `ok`/`not ok` line, a describe?
+
+
+def _tap_results(output: str) -> list[TapResult]:
+    """node's TAP result lines in order, each with its depth, its id ("suite > … > test", from the
+    `# Subtest:` lines open at that point) and whether its YAML block says `type: 'suite'` (a describe)."""
+    stack: list[str] = []
+    results: list[TapResult] = []
+    for line in output.splitlines():
+        sub = TAP_SUBTEST.match(line)
+        if sub:
+            stack[len(sub.group("indent")) // 4 :] = [sub.group("name")]
+            continue
+        found = TAP_LINE.match(line)
+        if found:
+            depth = len(found.group("indent")) // 4
+            results.append((depth, " > ".join([*stack[:depth], found.group("name")]), found, False))
+        elif results and line.strip() == "type: 'suite'":
+            results[-1] = (*results[-1][:3], True)
+    return results
+
+
+def _counted_by_node(results: list[TapResult]) -> int:
+    """The failures node's `# fail N` counts among these lines: every failed test, a test whose subtest
+    failed too, but no describe suite."""
+    return sum(1 for r in results if _failed(r[2]) and not r[3])
+
+
+def _is_suite(results: list[TapResult], index: int) -> bool:
+    return index > 0 and results[index - 1][0] > results[index][0]
+
+
+def _failed(found: re.Match[str]) -> bool:
+    return found.group("ok") == "not ok" and not found.group("directive")
+
+
+def _failed_suites(results: list[TapResult]) -> list[str]:
+    """The ids of failed suites with no failed line among their subtests (the lines before theirs, more
+    indented): node failed the suite itself, a hook of its (`after`), and its JUnit report says nothing."""
+    failed = []
+    for index, (depth, test_id, found, _describe) in enumerate(results):
+        if not (_is_suite(results, index) and _failed(found)):
+            continue
+        below = index - 1
+        while below >= 0 and results[below][0] > depth and not _failed(results[below][2]):
+            below -= 1
+        if below < 0 or results[below][0] <= depth:  # reached the suite's start: no subtest failed
+            failed.append(test_id)
+    return failed
 
 
 def _tape(output: str) -> tuple[Tally | None, list[str]]:
@@ -201,13 +276,13 @@ def _tape(output: str) -> tuple[Tally | None, list[str]]:
     return tally, ids
 
 
-def _unread_failures(output: str, tally: Tally, read: int) -> None:
-    """The runner's own summary (`# fail M`) names more failures than the lines read (the output was cut
-    in the middle, or lines were hidden): one failing test more, with an id unique to this run, so an
-    unread failure is never taken for a pass or for a failure the baseline had."""
-    summary = SUMMARY_FAIL.findall(output)
-    if summary and int(summary[-1]) > read:
+def _unread_failures(output: str, tally: Tally, read: int, printed: int = 0) -> None:
+    """The runner's own summary (`# fail M`), or `printed` failures seen otherwise, name more failures than
+    were read (the output was cut in the middle, lines were hidden, the report left one out): one failing
+    test more, with an id unique to this run, so an unread failure is never taken for a pass or for a
+    failure the baseline had. The largest `# fail M` counts: a test printing `# fail 0` after node's own
+    summary only ever adds failures."""
+    told = max([printed, *(int(n) for n in SUMMARY_FAIL.findall(output))])
+    if told > read:
         tally.failed += 1
-        tally.failing.append(
-            f"<{int(summary[-1]) - read} failure(s) not read from the output, run {token_hex(4)}>"
-        )
+        tally.failing.append(f"<{told - read} failure(s) not read from the output, run {token_hex(4)}>")

@@ -1,0 +1,122 @@
+"""What scripts.test runs that one test command cannot reproduce: a second test run, and variables set for
+the runner. Both end the run requires_human (RequiresHuman from detect_test_command), naming what was not
+run, instead of a green verification of part of the suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentic_codemod.adapters import types
+from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.adapters.npm.test_command import JEST, MOCHA, NODE_TEST
+from agentic_codemod.config import Settings, VerificationSettings
+from agentic_codemod.errors import InputError, RequiresHuman
+
+
+def detect_scripts(tmp_path: Path, scripts: dict[str, str]) -> types.TestCommand | None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    return ADAPTER.detect_test_command(tmp_path, None)
+
+
+@pytest.mark.parametrize(
+    ("scripts", "shown"),
+    [
+        (
+            {
+                "test": "npm run test:unit && npm run test:integration",
+                "test:unit": "node --test test/unit/",
+                "test:integration": "node --test test/integration/",
+            },
+            [
+                "package.json scripts.test -> scripts.test:unit: node --test test/unit/",
+                "package.json scripts.test -> scripts.test:integration: node --test test/integration/",
+            ],
+        ),
+        (
+            {"test": "node --test a && node --test b"},
+            ["package.json scripts.test: node --test a", "package.json scripts.test: node --test b"],
+        ),
+        ({"test": "mocha && jest"}, ["scripts.test: mocha", "scripts.test: jest"]),
+        ({"test": "mocha", "posttest": "node --test"}, ["scripts.posttest: node --test"]),
+        ({"test": "npm run unit", "unit": "jest", "preunit": "mocha"}, ["scripts.preunit: mocha"]),
+        ({"test": "mocha && run-s test:e2e"}, ["scripts.test: run-s test:e2e"]),
+        (
+            {"test": "jest", "posttest": "npm run a", "a": "npm run b", "b": "npm run c"}
+            | {"c": "npm run d", "d": "npm run e", "e": "mocha"},
+            ["scripts.posttest -> scripts.a -> scripts.b -> scripts.c -> scripts.d: npm run e, deeper"],
+        ),
+    ],
+)
+def test_a_script_making_more_than_one_test_run_requires_a_human(
+    tmp_path: Path, scripts: dict[str, str], shown: list[str]
+) -> None:
+    with pytest.raises(RequiresHuman, match="test runs") as caught:
+        detect_scripts(tmp_path, scripts)
+    for text in shown:
+        assert text in caught.value.message, caught.value.message
+    assert "verification.command" in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("scripts", "argv"),
+    [
+        ({"test": "eslint . && mocha"}, MOCHA),
+        ({"test": "npm run lint && node --test", "lint": "eslint ."}, NODE_TEST),
+        ({"test": "tsc && jest"}, JEST),
+        ({"test": "jest", "pretest": "npm run lint", "lint": "eslint .", "posttest": "tsc"}, JEST),
+        ({"test": "npm run build && npm run unit", "build": "tsc", "unit": "c8 node --test"}, NODE_TEST),
+        ({"test": "node --test | tap-spec"}, NODE_TEST),  # a formatter after the pipe, not a run
+        ({"test": "npm run a && mocha", "a": "npm run b", "b": "npm run a"}, MOCHA),  # a cycle
+    ],
+)
+def test_lint_and_build_steps_beside_one_runner_are_no_second_run(
+    tmp_path: Path, scripts: dict[str, str], argv: list[str]
+) -> None:
+    command = detect_scripts(tmp_path, scripts)
+    assert command is not None and command.argv == argv
+
+
+@pytest.mark.parametrize(
+    ("scripts", "named"),
+    [
+        ({"test": "ACME_SUITE=full node --test"}, "ACME_SUITE=full"),
+        ({"test": "cross-env ACME_SUITE=full NODE_ENV=test jest"}, "ACME_SUITE=full"),
+        ({"test": "NODE_ENV=test mocha"}, "NODE_ENV=test"),  # mocha does not set it itself
+        ({"test": "env FULL=1 c8 node --test"}, "FULL=1"),
+        ({"test": "export FULL=1 && node --test"}, "FULL=1"),
+        ({"test": "FULL=1 npm run unit", "unit": "mocha"}, "FULL=1"),
+        ({"test": "npm run unit", "unit": "FULL=1 mocha"}, "FULL=1"),
+    ],
+)
+def test_variables_the_script_sets_for_its_runner_require_a_human(
+    tmp_path: Path, scripts: dict[str, str], named: str
+) -> None:
+    """The test box gets the sandbox's environment only: tests a dropped `ACME_SUITE=full` switches on
+    were skipped on the baseline and on the target alike (green)."""
+    with pytest.raises(RequiresHuman, match=f"sets {named}") as caught:
+        detect_scripts(tmp_path, scripts)
+    assert "sandbox's environment" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [
+        ("cross-env NODE_ENV=test jest --runInBand", [*JEST, "--runInBand"]),  # jest sets it itself
+        ("NODE_OPTIONS=--openssl-legacy-provider node --test", [NODE_TEST[0], "--openssl-legacy-provider"]),
+        ("NODE_ENV=production webpack && mocha", MOCHA),  # the variable is webpack's, not the runner's
+    ],
+)
+def test_variables_the_command_reproduces_or_that_are_not_the_runners_are_kept(
+    tmp_path: Path, script: str, argv: list[str]
+) -> None:
+    command = detect_scripts(tmp_path, {"test": script})
+    assert command is not None and command.argv[: len(argv)] == argv
+
+
+def test_an_override_setting_variables_is_refused(tmp_path: Path) -> None:
+    settings = Settings(verification=VerificationSettings(command="ACME_SUITE=full node --test"))
+    with pytest.raises(InputError, match="sets ACME_SUITE=full"):
+        ADAPTER.detect_test_command(tmp_path, settings)
