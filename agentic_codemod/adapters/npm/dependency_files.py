@@ -13,6 +13,13 @@ Refused (the run stops, exit 2, before npm reads anything):
     would ignore the lock the repository relies on;
   - a file that is a symlink, or resolves outside the repository;
   - a workspace glob that is absolute or climbs out with `..`;
+  - a workspace glob in syntax npm's globs (minimatch) read otherwise than Path.glob: braces
+    (`packages/{web,api}`), extglobs (`+(a|b)`), character classes (`[ab]`), backslash escapes. Read as
+    written they would match other folders than npm's, and a workspace npm reads would go unread. (A
+    negated glob, `!packages/old`, is passed over: every folder it would leave out is still read, which
+    can only add declarations; so are the hidden folders `*` matches here and minimatch does not.)
+  - a workspace folder that is a symlink, or reached through one (`packages/web -> ../apps/web`): npm
+    reads the package it leads to, and dependency files must be regular files where they are;
   - a `file:` / `link:` dependency that resolves outside the repository (npm would copy or link it in);
   - an .npmrc key that makes npm run something or read configuration from elsewhere (script-shell,
     node-options, userconfig, globalconfig, …: npm_config.REFUSED_KEYS), or that turns install scripts on.
@@ -30,6 +37,8 @@ from agentic_codemod.adapters.types import DependencyFiles, Refusal
 from agentic_codemod.errors import InputError
 
 MAX_WORKSPACES = 500  # a glob that names more packages than this is refused (a runaway pattern)
+# What minimatch reads as glob syntax and Path.glob does not (or reads otherwise): refused, never guessed.
+UNREAD_GLOB = frozenset("{}()[]\\")
 
 
 def is_dependency_file(path: str) -> bool:
@@ -107,6 +116,16 @@ def _workspaces(root: Path, refused: list[Refusal]) -> list[str]:
             if pattern[:1] != "!":
                 refused.append(Refusal("package.json", None, f"workspace {glob!r} leaves the repository"))
             continue
+        if UNREAD_GLOB & set(pattern):
+            refused.append(
+                Refusal(
+                    "package.json",
+                    None,
+                    f"workspace {glob!r} uses glob syntax this tool does not read as npm does (braces, "
+                    "extglobs, character classes, escapes); list the workspace folders, or use `*` and `**`",
+                )
+            )
+            continue
         for folder in sorted(root.glob(pattern)):
             if len(found) >= MAX_WORKSPACES:
                 refused.append(
@@ -114,13 +133,31 @@ def _workspaces(root: Path, refused: list[Refusal]) -> list[str]:
                 )
                 return found
             relative = folder.relative_to(root).as_posix()
-            if (
-                folder.is_dir()
-                and not folder.is_symlink()
-                and _inside(root, f"{relative}/package.json", refused)
-            ):
+            if not folder.is_dir():
+                continue
+            link = _linked(root, relative)
+            if link is not None:
+                refused.append(
+                    Refusal(
+                        "package.json",
+                        None,
+                        f"workspace {glob!r}: {link} is a symlink; npm reads the package it leads to, which "
+                        "this tool does not follow (make the workspace a folder of its own)",
+                    )
+                )
+            elif _inside(root, f"{relative}/package.json", refused):
                 found.append(f"{relative}/package.json")
     return found
+
+
+def _linked(root: Path, relative: str) -> str | None:
+    """The first folder on the way to `relative` (itself included) that is a symlink, or None."""
+    parts = PurePosixPath(relative).parts
+    for end in range(1, len(parts) + 1):
+        step = "/".join(parts[:end])
+        if (root / step).is_symlink():
+            return step
+    return None
 
 
 def _file_references(root: Path, manifest: str) -> list[Refusal]:

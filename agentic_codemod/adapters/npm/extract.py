@@ -9,21 +9,52 @@ copy of the package (`packages["node_modules/…/<sdk>"].version`), role "lock",
 specifier; refreshed by npm, never edited. A file that cannot be parsed stops extraction (InputError
 naming the file): the dependency might be declared there. (The pins in Dockerfiles, hooks and CI jobs:
 install_scripts.py.)
+
+What npm installs under a name, not the name, decides (`npm:` aliases; versioning.py has the kinds):
+  - `"acme-sdk": "npm:other@^1"` installs `other` as acme-sdk: uneditable, KIND_OTHER_PACKAGE (it counts
+    as excluding the target: the run stops, requires_human, naming the line), and its lock entry (`name`
+    other) is no lock of the SDK: left out;
+  - `"acme": "npm:acme-sdk@^1"` installs the SDK as `acme`: a declaration of it, read by its range and
+    uneditable (the bump does not rewrite aliases: one that excludes the target stops the run), and its
+    lock entry (`node_modules/acme`, `name` acme-sdk) a lock entry of the SDK.
+A lock entry's version is what its `resolved` tarball holds: a registry tarball of another version
+(`…/acme-sdk/-/acme-sdk-1.0.0.tgz` under `"version": "1.1.0"`) is KIND_UNVERIFIED_LOCK (it counts as
+excluding the target), one from another source (git, a path, another URL layout) KIND_UNINDEXED_LOCK
+(no version: it proves nothing).
+
+A copy of the SDK committed in a node_modules folder below the root (`src/node_modules/acme-sdk`) is what
+node loads for the code beside it, never the version the run installs in the root's node_modules (npm's):
+an uneditable runtime declaration, KIND_COMMITTED_COPY, so the run stops before any edit naming the path.
+The walk that finds them enters no node_modules and no .git, and stops past MAX_WALK_ENTRIES
+(requires_human, as the install scripts' walk does).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from agentic_codemod import json_input
 from agentic_codemod.adapters.npm import LOCKFILES, package_json, roles
 from agentic_codemod.adapters.npm.dependency_files import checked_dependency_files
-from agentic_codemod.errors import InputError
+from agentic_codemod.adapters.npm.lockfile import tarball_version
+from agentic_codemod.adapters.npm.versioning import (
+    KIND_COMMITTED_COPY,
+    KIND_OTHER_PACKAGE,
+    KIND_UNINDEXED_LOCK,
+    KIND_UNVERIFIED_LOCK,
+    alias_of,
+)
+from agentic_codemod.config import INSTALL_SCRIPTS_MAX_ENTRIES
+from agentic_codemod.errors import InputError, RequiresHuman
 from agentic_codemod.models import Dependency
 
 KIND_MANIFEST = "package.json"
 KIND_LOCK = "package-lock"
+MODULES = "node_modules"
+MAX_WALK_ENTRIES = INSTALL_SCRIPTS_MAX_ENTRIES  # the committed copies' walk: the install scripts' bound
 
 
 def find_dependency_files(root: Path) -> list[str]:
@@ -39,27 +70,40 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             found += _manifest(root, file, sdk)
         elif name in LOCKFILES:
             found += _lock(root, file, sdk)
-    return found
+    return found + _committed_copies(root, sdk)
 
 
 def _manifest(root: Path, file: str, sdk: str) -> list[Dependency]:
     text = _read(root, file)
     try:
         declarations = package_json.find(text, sdk)
+        aliases = package_json.aliases(text, sdk)
     except ValueError as exc:
         raise InputError(f"{file}: {exc}", hint="fix the file, or leave it out of the task") from exc
-    return [
-        Dependency(
-            name=d.name,
-            specifier=d.specifier,
-            file=file,
-            kind=KIND_MANIFEST,
-            line=d.line,
-            role=roles.role(d.section),
-            section=d.section,
+    found = []
+    for d in sorted([*declarations, *aliases], key=lambda d: d.start):
+        where = f"{file} line {d.line}: {d.section}.{d.name} is {d.specifier!r}"
+        other = alias_of(d.specifier)
+        if d.name != sdk:
+            kind, uneditable = KIND_MANIFEST, f"{where}, an npm alias of {sdk}, which the bump does not edit"
+        elif other not in (None, sdk):
+            kind = KIND_OTHER_PACKAGE
+            uneditable = f"{where}, an npm alias: npm installs {other} under the name {sdk}, never {sdk}"
+        else:
+            kind, uneditable = KIND_MANIFEST, ""
+        found.append(
+            Dependency(
+                name=sdk,
+                specifier=d.specifier,
+                file=file,
+                kind=kind,
+                line=d.line,
+                role=roles.role(d.section),
+                section=d.section,
+                uneditable=uneditable,
+            )
         )
-        for d in declarations
-    ]
+    return found
 
 
 def _lock(root: Path, file: str, sdk: str) -> list[Dependency]:
@@ -73,21 +117,86 @@ def _lock(root: Path, file: str, sdk: str) -> list[Dependency]:
         raise InputError(f"{file}: `packages` is not an object", hint="regenerate it with npm install (v7+)")
     found = []
     for key, entry in packages.items():
-        if not (key == f"node_modules/{sdk}" or key.endswith(f"/node_modules/{sdk}")):
+        folder = _folder(key)
+        named = entry.get("name", folder) if isinstance(entry, dict) else folder
+        if folder is None or named != sdk:  # another package, or one installed under the SDK's name
             continue
-        version = entry.get("version", "") if isinstance(entry, dict) else ""
-        line = _line_of(text, json.dumps(key))
+        version = str(entry.get("version", "")) if isinstance(entry, dict) else ""
+        kind, specifier = _lock_kind(sdk, version, entry.get("resolved") if isinstance(entry, dict) else None)
         found.append(
             Dependency(
                 name=sdk,
-                specifier=str(version),
+                specifier=specifier,
                 file=file,
-                kind=KIND_LOCK,
-                line=line,
+                kind=kind,
+                line=_line_of(text, json.dumps(key)),
                 role="lock",
                 section=key,
             )
         )
+    return found
+
+
+def _folder(key: str) -> str | None:
+    """The folder a lock entry installs (`acme-sdk`, `@acme/sdk`) where its key is under a node_modules
+    (`node_modules/acme-sdk`, `packages/web/node_modules/acme-sdk`); None for the root or a workspace."""
+    head, marker, folder = key.rpartition(f"{MODULES}/")
+    if not marker or (head and not head.endswith("/")) or not folder:
+        return None
+    return folder
+
+
+def _lock_kind(sdk: str, version: str, resolved: Any) -> tuple[str, str]:
+    """(kind, specifier) of the SDK's lock entry by what its `resolved` says (module docstring)."""
+    if resolved is None or not version:
+        return KIND_LOCK, version
+    held = tarball_version(sdk, resolved) if isinstance(resolved, str) else None
+    if held is None:
+        return KIND_UNINDEXED_LOCK, version
+    if held != version:
+        tarball = f"{sdk.rpartition('/')[2]}-{held}.tgz"
+        return KIND_UNVERIFIED_LOCK, f"{version} (but its resolved tarball is {tarball})"
+    return KIND_LOCK, version
+
+
+def _committed_copies(root: Path, sdk: str) -> list[Dependency]:
+    """Every `<folder>/node_modules/<sdk>` below the root (module docstring), uneditable runtime ones."""
+
+    def unlisted(exc: OSError) -> None:
+        where = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "a folder"
+        raise RequiresHuman(
+            f"{where} cannot be listed ({exc.strerror}): a copy of {sdk} committed in a node_modules "
+            "folder there would be what the code beside it loads",
+            hint="make the folder readable, or check it for node_modules folders by hand",
+        )
+
+    found, entries = [], 0
+    for top, folders, names in os.walk(root, followlinks=False, onerror=unlisted):
+        relative = Path(top).relative_to(root).as_posix()
+        copy = f"{relative}/{MODULES}/{sdk}"
+        if relative != "." and MODULES in (*folders, *names) and os.path.lexists(root / copy):
+            found.append(
+                Dependency(
+                    name=sdk,
+                    specifier="",
+                    file=copy,
+                    kind=KIND_COMMITTED_COPY,
+                    role="runtime",
+                    section=MODULES,
+                    uneditable=f"{copy} is a copy of {sdk} committed in the repository: node loads it for "
+                    f"the code under {relative}/ instead of the version the run installs, so the tests "
+                    "there would not run on the target; remove it (or update it) by hand",
+                )
+            )
+        folders[:] = sorted(f for f in folders if f not in (MODULES, ".git"))
+        entries += len(folders) + len(names)
+        if entries > MAX_WALK_ENTRIES:
+            raise RequiresHuman(
+                f"the repository has more than {MAX_WALK_ENTRIES} files and folders outside node_modules, "
+                f"too many to look through for copies of {sdk} committed in a node_modules folder",
+                hint=f"check for committed node_modules/{sdk} folders by hand, or migrate this repository "
+                "by hand",
+            )
     return found
 
 

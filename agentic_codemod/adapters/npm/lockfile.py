@@ -2,6 +2,7 @@
 
     locked_versions(content) -> {path: Locked(versions, pinnable)}
     lock_format(content) -> "lockfileVersion 3" | None
+    tarball_version(name, resolved) -> str | None       the version a registry tarball URL names
 
 Only read: npm refreshes the lockfile (update.py). Each entry under the root's node_modules is named by its
 path below it, as the environment's listing names what it holds (environment.installed_versions): `gear`,
@@ -10,13 +11,17 @@ path below it, as the environment's listing names what it holds (environment.ins
 (`packages/a/node_modules/x`) is not the root's and is not read.
 
 Pinnable (`npm install NAME@VERSION` gives exactly it) only: a top-level entry, from the registry (its
-`resolved` tarball under `/<name>/-/`, or none), not an alias (its `name`, where written, is the folder's)
-and not a link. Everything else is compared, never pinned. Text that is not a lockfile locks nothing.
+`resolved` the registry's tarball of that very version, `…/<name>/-/<base>-<version>.tgz`, or none), not
+an alias (its `name`, where written, is the folder's) and not a link. Everything else is compared, never
+pinned: a `resolved` of another layout (git, a path, another server's URL) or a registry tarball of
+another version than the entry's `version` (an edited lock: `npm ci` installs the tarball) is not from
+the registry at that version (`indexed` False). Text that is not a lockfile locks nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentic_codemod import json_input
 from agentic_codemod.adapters.types import Locked
@@ -70,11 +75,28 @@ def _v1(dependencies: Any, prefix: str, found: dict[str, Locked], depth: int) ->
             _v1(entry.get("dependencies"), f"{path}{NESTED}", found, depth + 1)
 
 
+def tarball_version(name: str, resolved: str) -> str | None:
+    """The version in a registry's tarball URL of `name` (`…/<name>/-/<base>-<version>.tgz`, <base> the
+    name without its scope: `…/@acme/sdk/-/sdk-1.0.0.tgz`), or None where the URL is not laid out so (a
+    git, path or other server's source: its version cannot be read from it)."""
+    path = urlsplit(resolved).path if "://" in resolved else resolved.partition("#")[0].partition("?")[0]
+    head, marker, file = path.rpartition("/-/")
+    base = f"{name.rpartition('/')[2]}-"
+    if not marker or not head.endswith(f"/{name}") or "/" in file:
+        return None
+    if not (file.startswith(base) and file.endswith(".tgz")) or len(file) <= len(base) + 4:
+        return None
+    return file[len(base) : -4]
+
+
 def _locked(path: str, entry: dict[str, Any]) -> Locked:
     folder = path.rpartition(NESTED)[2]
     name = entry.get("name", folder)  # an alias (`"x-cjs": "npm:x@4"`) keeps its package's name here
     resolved = entry.get("resolved")
-    registry = resolved is None or (isinstance(resolved, str) and f"/{name}/-/" in resolved)
+    version = str(entry.get("version", ""))
+    registry = resolved is None or (
+        isinstance(resolved, str) and isinstance(name, str) and tarball_version(name, resolved) == version
+    )
     own_name = name == folder
     pinnable = NESTED not in path and registry and own_name and not entry.get("bundled")
-    return Locked(frozenset([str(entry.get("version", ""))]), pinnable, indexed=registry)
+    return Locked(frozenset([version]), pinnable, indexed=registry)

@@ -1,6 +1,9 @@
 """package.json read and rewritten as text: only the one string that holds a range changes.
 
-    find(content, name) -> [Declaration]                 every declaration of `name`, with its section
+    find(content, name) -> [Declaration]                 every declaration under the key `name`, with its
+                                                         section (an `npm:` alias there included)
+    aliases(content, name) -> [Declaration]              every `"other": "npm:NAME@range"`: `name` installed
+                                                         under another key (Declaration.name: that key)
     rewrite(content, name, change) -> str                each declaration's value replaced by change(decl)
     load(content) -> dict                                the parsed document (ValueError when not an object)
 
@@ -8,6 +11,10 @@ Sections read: dependencies, devDependencies, peerDependencies, optionalDependen
 (the npm form; a nested override object is read at its "." key only when it names `name` directly).
 Names compare exactly, as npm compares them (package names are lower case; a scope is part of the name).
 Every other byte of the file (indentation, key order, a trailing newline, CRLF) stays as written.
+
+An alias is never rewritten: under the key `name`, `npm:other@range` installs another package (a bump of
+its range would bump that package); under another key, `npm:name@range` is not found by `find`, so
+neither the bump nor the lockfile's refresh by name reaches it (extract.py makes both uneditable).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic_codemod import json_input
+from agentic_codemod.adapters.npm.versioning import alias_of
 
 SECTIONS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies", "overrides")
 
@@ -48,6 +56,17 @@ def load(content: str) -> dict[str, Any]:
 
 
 def find(content: str, name: str) -> list[Declaration]:
+    return [d for d in _declarations(content) if d.name == name]
+
+
+def aliases(content: str, name: str) -> list[Declaration]:
+    """The declarations of other keys whose value is an `npm:` alias of `name` (what npm installs under
+    that key is `name`); each named by its own key."""
+    return [d for d in _declarations(content) if d.name != name and alias_of(d.specifier) == name]
+
+
+def _declarations(content: str) -> list[Declaration]:
+    """Every string value of a dependency section, named by its key (module docstring)."""
     load(content)  # a clear error before any offset is trusted
     try:
         strings = _strings(content)
@@ -55,24 +74,31 @@ def find(content: str, name: str) -> list[Declaration]:
         raise ValueError("not valid JSON: nested deeper than this tool reads") from None
     found: list[Declaration] = []
     for path, start, end in strings:
-        if len(path) == 2 and path[0] in SECTIONS and path[1] == name:
+        if len(path) == 2 and path[0] in SECTIONS:
             section = path[0]
-        elif len(path) == 3 and path[0] == "overrides" and path[1] == name and path[2] == ".":
+        elif len(path) == 3 and path[0] == "overrides" and path[2] == ".":
             section = "overrides"
         else:
             continue
         value = json_input.loads(content[start:end])
-        found.append(Declaration(name, value, section, content.count("\n", 0, start) + 1, start, end))
+        found.append(Declaration(path[1], value, section, content.count("\n", 0, start) + 1, start, end))
     return found
 
 
 def rewrite(content: str, name: str, change: Callable[[Declaration], str | None]) -> str:
-    """`content` with every declaration of `name` for which `change` returns a new value replaced."""
+    """`content` with every declaration of `name` for which `change` returns a new value replaced.
+    ValueError where that would rewrite an alias of another package (module docstring)."""
     out, pos = [], 0
     for declaration in find(content, name):
         new = change(declaration)
         if new is None or new == declaration.specifier:
             continue
+        other = alias_of(declaration.specifier)
+        if other not in (None, name):
+            raise ValueError(
+                f"line {declaration.line}: {declaration.section}.{name} is {declaration.specifier!r}, an "
+                f"npm alias that installs {other}, not {name}; change it by hand"
+            )
         out += [content[pos : declaration.start], json.dumps(new, ensure_ascii=False)]
         pos = declaration.end
     return "".join(out) + content[pos:]

@@ -6,11 +6,21 @@
     intersects(a, b) -> bool                        some version lies in both ranges
     pins(range, version) -> bool                    the range admits exactly `version` ("2.0.0", "=2.0.0")
     has_version(range) -> bool                      a range with a version the bump can edit
+    alias_of(value) -> str | None                   the package an `npm:NAME@range` value installs
 
 A declaration's value that is not a semver range (a dist-tag such as `latest`, a URL, `git+…`, `file:`,
-`link:`, `workspace:`, an `npm:` alias to another name) has no version: it admits every version, like a
-bare Python requirement. An `npm:alias@range` is read by its range. Ranges are read strictly (not loose):
-what npm itself would reject is a ValueError, never a guess.
+`link:`, `workspace:`) has no version: it admits every version, like a bare Python requirement. An
+`npm:NAME@range` alias is read by its range: extract.py keeps it for the SDK only where NAME is the SDK.
+Ranges are read strictly (not loose): what npm itself would reject is a ValueError, never a guess.
+
+The contract's view (VERSIONING) reads every kind of declaration alike, except UNTRUSTED_KINDS: what
+extract.py finds where the SDK's version would be but cannot take as one (an alias under the SDK's name
+that installs another package, a lock entry whose tarball is another version than it says, a copy of the
+SDK committed in a node_modules folder). Each has a version (it is never passed over as "admits every
+version") that admits nothing: it counts as excluding the target, pins nothing, and proves nothing. A lock
+entry from another source (KIND_UNINDEXED_LOCK: git, a path, a server whose tarball URLs are laid out
+otherwise) is read as one without a version: it admits every version, so it stops nothing and proves
+nothing (its version is what the source's package.json says, no registry's).
 """
 
 from __future__ import annotations
@@ -29,6 +39,13 @@ NON_VERSION_PREFIXES = ("file:", "link:", "workspace:", "git+", "git:", "github:
 DIST_TAG = re.compile(r"^[A-Za-z][A-Za-z0-9._-]*$")
 ANY = ("", "*", "x", "X")
 
+# Dependency kinds (extract.py) whose value is no version of the SDK the tool can trust (module docstring).
+KIND_OTHER_PACKAGE = "package.json alias of another package"
+KIND_UNVERIFIED_LOCK = "package-lock entry of another tarball"
+KIND_COMMITTED_COPY = "committed node_modules"
+UNTRUSTED_KINDS = frozenset({KIND_OTHER_PACKAGE, KIND_UNVERIFIED_LOCK, KIND_COMMITTED_COPY})
+KIND_UNINDEXED_LOCK = "package-lock entry from another source"
+
 
 def semver() -> ModuleType:
     """The `nodesemver` module, imported on first use: every run loads this adapter (the registry), only
@@ -43,12 +60,25 @@ def range_text(written: str) -> str | None:
     when it carries none (a dist-tag, URL, path, git or workspace reference)."""
     text = written.strip()
     if text.startswith("npm:"):
-        _, _, text = text[4:].rpartition("@")
+        text = _alias(text)[1]
     if text.startswith(NON_VERSION_PREFIXES) or "/" in text:
         return None
     if text not in ANY and DIST_TAG.match(text) and not re.match(r"^[vV]?[0-9]", text):
         return None
     return text
+
+
+def alias_of(written: str) -> str | None:
+    """The package an `npm:NAME@range` value installs (NAME, its scope included), or None: no alias."""
+    text = written.strip()
+    return _alias(text)[0] if text.startswith("npm:") else None
+
+
+def _alias(text: str) -> tuple[str, str]:
+    """(NAME, range) of `npm:NAME@range`; the range is "" where none is written (npm takes the latest)."""
+    spec = text.removeprefix("npm:")
+    at = spec.find("@", 1)  # past a scope's own leading `@`
+    return (spec, "") if at < 0 else (spec[:at], spec[at + 1 :])
 
 
 def has_version(written: str) -> bool:
@@ -195,17 +225,42 @@ def compare(a: str, b: str) -> int:
 def _new_range(written: str, kind: str, target: str, strategy: str) -> str | None:
     from agentic_codemod.adapters.npm.ranges import new_range  # ranges imports this module
 
+    _trusted(written, kind)
     return new_range(written, target, strategy)
 
 
-# The contract's view (adapters/types.py Versioning): npm has one range syntax, so `kind` is not read.
+def _trusted(written: str, kind: str) -> None:
+    """ValueError where `kind` is one of UNTRUSTED_KINDS: its value is no range of the SDK."""
+    if kind in UNTRUSTED_KINDS:
+        raise ValueError(f"{written!r} ({kind}) is no version of the package the tool can trust")
+
+
+def _kind_check(written: str, kind: str) -> None:
+    _trusted(written, kind)
+    if kind != KIND_UNINDEXED_LOCK:
+        check(written)
+
+
+def _kind_intersects(written: str, kind: str, other: str) -> bool:
+    _trusted(written, kind)
+    return kind == KIND_UNINDEXED_LOCK or intersects(written, other)
+
+
+# The contract's view (adapters/types.py Versioning): npm has one range syntax; `kind` is read only to
+# tell UNTRUSTED_KINDS apart, which carry a version that admits nothing.
 VERSIONING = Versioning(
     is_version=is_version,
-    check=lambda written, kind: check(written),
-    matches=lambda version, written, kind: matches(version, written),
-    intersects=lambda written, kind, other: intersects(written, other),
-    pins=lambda written, kind, version: pins(written, version),
-    has_version=lambda written, kind: has_version(written),
+    check=_kind_check,
+    matches=lambda version, written, kind: (
+        kind not in UNTRUSTED_KINDS and (kind == KIND_UNINDEXED_LOCK or matches(version, written))
+    ),
+    intersects=_kind_intersects,
+    pins=lambda written, kind, version: (
+        kind not in UNTRUSTED_KINDS and kind != KIND_UNINDEXED_LOCK and pins(written, version)
+    ),
+    has_version=lambda written, kind: (
+        kind in UNTRUSTED_KINDS or (kind != KIND_UNINDEXED_LOCK and has_version(written))
+    ),
     new_range=_new_range,
     exact=lambda version: version,  # a bare version is npm's exact range
     compare=compare,

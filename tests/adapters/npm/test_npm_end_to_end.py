@@ -205,3 +205,109 @@ def test_a_pin_the_image_installs_off_the_target_requires_a_human(
             "package-lock.json",
             "package.json",
         ]
+
+
+def test_a_test_script_chaining_two_test_runs_is_never_green_on_the_first_alone(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """`"test": "npm run test:unit && npm run test:integration"`: the tool ran test:unit only, and the
+    integration test that fails on the target never ran (green, exit 0). A script making two test runs is
+    one the tool cannot reproduce with its one command: requires_human, naming both, nothing verified."""
+    src = tmp_path / "chained-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    (src / "test" / "integration").mkdir()
+    (src / "test" / "integration" / "pinned.test.js").write_text(
+        'const test = require("node:test");\nconst assert = require("node:assert");\n'
+        'test("runs on the 1.0 line", () => assert.equal(require("acme-sdk").VERSION, "1.0.0"));\n'
+    )
+    manifest = json.loads((src / "package.json").read_text())
+    manifest["scripts"] = {
+        "test": "npm run test:unit && npm run test:integration",
+        "test:unit": "node --test test/orders.test.js test/version.test.js",
+        "test:integration": "node --test test/integration/",
+    }
+    (src / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    repo = tmp_path / "chained"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["status"] == "requires_human"
+    assert "makes 2 test runs" in m["reason"], m["reason"]
+    assert "scripts.test:unit: node --test test/orders.test.js" in m["reason"], m["reason"]
+    assert "scripts.test:integration: node --test test/integration/" in m["reason"], m["reason"]
+    assert not m["verifications"]
+
+
+def test_an_alias_of_another_package_under_the_sdks_name_requires_a_human(
+    tmp_path: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`"acme-sdk": "npm:acme-sdk-fork@^1.0.0"` installs the fork as acme-sdk: the bump rewrote the alias
+    range, the registry's real acme-sdk 1.1.0 was installed and tested, and the merged tree installs the
+    fork (green, exit 0). The tool does not edit an alias of another package: the run stops before any
+    edit, naming the line."""
+    packages = tmp_path / "packages"
+    shutil.copytree(ROOT / "fixtures" / "npm-sdk" / "packages", packages)
+    for version in ("1.0.0", "1.1.0"):
+        fork = packages / "acme-sdk-fork" / version
+        shutil.copytree(packages / "acme-sdk" / version, fork)
+        manifest = json.loads((fork / "package.json").read_text())
+        (fork / "package.json").write_text(json.dumps({**manifest, "name": "acme-sdk-fork"}))
+    src = tmp_path / "alias-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    (src / "package-lock.json").unlink()
+    manifest_path = src / "package.json"
+    manifest_path.write_text(manifest_path.read_text().replace('"^1.0.0"', '"npm:acme-sdk-fork@^1.0.0"'))
+    repo = tmp_path / "alias"
+    materialize.materialize(src, repo)
+    with npm_registry(tmp_path, monkeypatch, packages):
+        result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert "package.json line 11: dependencies.acme-sdk is 'npm:acme-sdk-fork@^1.0.0'" in m["reason"]
+    assert not m["verifications"]
+
+
+def test_a_committed_copy_of_the_sdk_in_a_node_modules_folder_requires_a_human(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """src/node_modules/acme-sdk (1.0.0, committed) is what `require("acme-sdk")` in src/ loads: the run
+    installed and recorded 1.1.0 at the root, the code ran 1.0.0 (green, exit 0). Now it stops before any
+    edit, naming the folder."""
+    src = tmp_path / "vendored-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    shutil.copytree(
+        ROOT / "fixtures" / "npm-sdk" / "packages" / "acme-sdk" / "1.0.0",
+        src / "src" / "node_modules" / "acme-sdk",
+    )
+    repo = tmp_path / "vendored"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert "src/node_modules/acme-sdk is a copy of acme-sdk committed in the repository" in m["reason"]
+    assert not m["verifications"]
+
+
+def test_a_suite_hook_failing_on_the_target_is_never_green(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """An `after` hook inside `describe` that fails on the target: node writes no failure into its JUnit
+    report (the suite's tests passed), only its TAP says `not ok - pinned` (hookFailed). Read from the
+    report alone, the run was green (exit 0)."""
+    src = tmp_path / "hook-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    (src / "test" / "pinned.test.js").write_text(
+        'const { describe, it, after } = require("node:test");\nconst assert = require("node:assert");\n'
+        'describe("pinned", () => {\n'
+        '  after(() => assert.equal(require("acme-sdk").VERSION, "1.0.0"));\n'
+        '  it("loads", () => {});\n'
+        "});\n"
+    )
+    repo = tmp_path / "hook"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["verifications"][0]["passed"], m["verifications"][0]
+    assert m["verifications"][-1]["tests"]["failing"] == ["pinned"], m["verifications"][-1]
