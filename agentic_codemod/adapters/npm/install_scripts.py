@@ -20,10 +20,13 @@ import re
 from pathlib import Path
 
 from agentic_codemod.adapters import install_scripts
-from agentic_codemod.adapters.install_scripts import BUILD, CI, HOOK, IMAGE, Script
-from agentic_codemod.models import Dependency
+from agentic_codemod.adapters.install_scripts import BUILD, CI, HOOK, IMAGE, PACKAGE, Script
+from agentic_codemod.adapters.npm import package_json, roles
+from agentic_codemod.adapters.npm.dependency_files import read_dependency_files
+from agentic_codemod.models import SCRIPT_KIND, Dependency
 
-KINDS = frozenset({IMAGE, HOOK, CI, BUILD})  # a conda environment holds no npm package
+KINDS = frozenset({IMAGE, HOOK, CI, BUILD, PACKAGE})  # a conda environment holds no npm package
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec"})  # a package.json there is test data
 
 _NAME = r"(?P<name>(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*)"
 _START = r"(?<![A-Za-z0-9._/@~-])"
@@ -38,7 +41,38 @@ def found(root: Path, sdk: str) -> list[Dependency]:
     """Every pin of `sdk` in the install scripts of `root`, in file then line order (RequiresHuman where one
     cannot be read for sure: adapters/install_scripts.py)."""
     scripts = install_scripts.scripts(root, KINDS, install_scripts.mentioning(re.escape(sdk)))
-    return [d for script in scripts for d in _pins(script, sdk)]
+    pins = [d for script in scripts if script.kind != PACKAGE for d in _pins(script, sdk)]
+    packages = [s for s in scripts if s.kind == PACKAGE and not _test_data(s.file)]
+    read = set(read_dependency_files(root).files) if packages else set()  # the workspaces: declarations
+    return pins + [d for script in packages if script.file not in read for d in _in_a_package(script, sdk)]
+
+
+def _test_data(file: str) -> bool:
+    return not TEST_FOLDERS.isdisjoint(part.lower() for part in Path(file).parts[:-1])
+
+
+def _in_a_package(script: Script, sdk: str) -> list[Dependency]:
+    """The SDK's declarations in a package.json below the root that is no workspace (a lerna package, an
+    example): uneditable pins with their fields' roles (an override is kept and named); a file that is no
+    package.json npm could read is no pin."""
+    try:
+        found = package_json.find(script.text, sdk) + package_json.aliases(script.text, sdk)
+    except ValueError:
+        return []
+    return [
+        Dependency(
+            name=sdk,
+            specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
+            file=script.file,
+            kind=SCRIPT_KIND,
+            line=d.line,
+            role=roles.role(d.section),
+            section=script.kind,
+            uneditable=f"{script.file} line {d.line}: {d.section}.{d.name} is {d.specifier[:200]!r}, in "
+            f"{script.kind} that is no workspace of the root's, which the bump does not edit",
+        )
+        for d in sorted(found, key=lambda d: d.start)
+    ]
 
 
 def _pins(script: Script, sdk: str) -> list[Dependency]:

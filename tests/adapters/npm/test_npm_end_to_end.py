@@ -311,3 +311,25 @@ def test_a_suite_hook_failing_on_the_target_is_never_green(
     assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"], m["verifications"][0]
     assert m["verifications"][-1]["tests"]["failing"] == ["pinned"], m["verifications"][-1]
+
+
+def test_a_package_below_the_root_that_is_no_workspace_keeps_no_old_range_silently(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """A lerna-style package (`packages/web/package.json`, no `workspaces` at the root) on acme-sdk
+    1.0.0: the root was bumped and green, exit 0, the package left on the old version. Its declaration is
+    read, uneditable: the run stops before any edit, naming it."""
+    src = tmp_path / "lerna-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    (src / "lerna.json").write_text('{"packages": ["packages/*"]}\n')
+    (src / "packages" / "web").mkdir(parents=True)
+    (src / "packages" / "web" / "package.json").write_text(
+        '{"name": "web", "version": "1.0.0", "dependencies": {"acme-sdk": "1.0.0"}}\n'
+    )
+    repo = tmp_path / "lerna"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]  # type: ignore[attr-defined]
+    assert "packages/web/package.json line 1: dependencies.acme-sdk is '1.0.0'" in m["reason"]
+    assert not m["verifications"]

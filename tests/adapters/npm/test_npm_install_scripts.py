@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,29 @@ def test_recon_takes_them_beside_the_package_json_declarations(tmp_path: Path) -
     found = extract_dependencies(tmp_path, find_dependency_files(tmp_path), "acme-sdk")
     assert [(d.file, d.kind) for d in found] == [("package.json", "package.json")]
     assert ADAPTER.install_script_pins is install_scripts.found
+
+
+def test_packages_below_the_root_that_are_no_workspace_are_read(tmp_path: Path) -> None:
+    """A lerna-style repository (`lerna.json`, no `workspaces`): packages/web/package.json kept acme-sdk on
+    ^1.0.0 while the root was bumped, green, exit 0. Such a package's declarations are uneditable pins
+    with their fields' roles; a workspace's are the adapter's own declarations; test data is skipped."""
+    files = {
+        "package.json": json.dumps({"name": "root", "dependencies": {"acme-sdk": "^1.0.0"}}),
+        "packages/web/package.json": json.dumps(
+            {"name": "web", "dependencies": {"acme-sdk": "^1.0.0"}, "overrides": {"acme-sdk": "1.0.0"}}
+        ),
+        "examples/demo/package.json": json.dumps({"name": "demo", "devDependencies": {"acme-sdk": "~1.0.0"}}),
+        "test/fixtures-app/package.json": json.dumps({"dependencies": {"acme-sdk": "0.1.0"}}),
+        "docs/package.json": "{ not json acme-sdk",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    found = [(d.file, d.role, d.specifier) for d in install_scripts.found(tmp_path, "acme-sdk")]
+    assert found == [
+        ("examples/demo/package.json", "dev", "~1.0.0"),
+        ("packages/web/package.json", "runtime", "^1.0.0"),
+        ("packages/web/package.json", "constraint", "1.0.0"),
+    ]
+    (tmp_path / "package.json").write_text(json.dumps({"name": "root", "workspaces": ["packages/*"]}))
+    assert [d.file for d in install_scripts.found(tmp_path, "acme-sdk")] == ["examples/demo/package.json"]
