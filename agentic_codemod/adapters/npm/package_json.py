@@ -8,7 +8,8 @@
     load(content) -> dict                                the parsed document (ValueError when not an object)
 
 Sections read: dependencies, devDependencies, peerDependencies, optionalDependencies, and overrides
-(the npm form; a nested override object is read at its "." key only when it names `name` directly).
+(the npm form, at any depth: `{"acme-plugin": {"acme-sdk": "1.0.0"}}` forces acme-sdk under acme-plugin,
+and a nested object's "." key is the version of the package it is under).
 Names compare exactly, as npm compares them (package names are lower case; a scope is part of the name).
 Every other byte of the file (indentation, key order, a trailing newline, CRLF) stays as written.
 
@@ -75,13 +76,13 @@ def _declarations(content: str) -> list[Declaration]:
     found: list[Declaration] = []
     for path, start, end in strings:
         if len(path) == 2 and path[0] in SECTIONS:
-            section = path[0]
-        elif len(path) == 3 and path[0] == "overrides" and path[2] == ".":
-            section = "overrides"
+            section, name = path[0], path[1]
+        elif len(path) >= 3 and path[0] == "overrides":  # nested: under another package, at any depth
+            section, name = "overrides", path[-2] if path[-1] == "." else path[-1]
         else:
             continue
         value = json_input.loads(content[start:end])
-        found.append(Declaration(path[1], value, section, content.count("\n", 0, start) + 1, start, end))
+        found.append(Declaration(name, value, section, content.count("\n", 0, start) + 1, start, end))
     return found
 
 

@@ -185,3 +185,21 @@ def test_a_registry_setting_in_the_repository_is_honoured_not_refused(tmp_path: 
 )
 def test_is_dependency_file_by_name_at_any_depth(path: str, expected: bool) -> None:
     assert ADAPTER.is_dependency_file(path) is expected
+
+
+def test_an_override_nested_under_another_package_is_a_kept_declaration(tmp_path: Path) -> None:
+    """`"overrides": {"acme-plugin": {"acme-sdk": "1.0.0"}}` forces the old SDK under acme-plugin: before,
+    it was never read (the merge request said nothing of it). Now it is a constraint declaration: kept
+    unless the task names package.json in sdk.also_bump, and named in the merge request."""
+    manifest = {
+        "dependencies": {"acme-sdk": "^1.0.0", "acme-plugin": "1.0.0"},
+        "overrides": {"acme-plugin": {".": "1.0.0", "acme-sdk": "1.0.0"}, "x": {"y": {"acme-sdk": "~1.0.0"}}},
+    }
+    write(tmp_path, {"package.json": json.dumps(manifest, indent=2)})
+    found = ADAPTER.extract_dependencies(tmp_path, ["package.json"], "acme-sdk")
+    assert [(d.role, d.section, d.specifier) for d in found] == [
+        ("runtime", "dependencies", "^1.0.0"),
+        ("constraint", "overrides", "1.0.0"),
+        ("constraint", "overrides", "~1.0.0"),
+    ]
+    assert [d.specifier for d in find(json.dumps(manifest), "acme-plugin")] == ["1.0.0", "1.0.0"]
