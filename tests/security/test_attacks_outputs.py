@@ -330,3 +330,23 @@ def test_a_run_that_exits_0_with_failures_in_its_report_is_never_green(
     assert (result.code, m["status"]) == (1, "rejected"), m["reason"]
     text = result.artifact("merge_request.md").read_text()
     assert "verification is not green" in text and "verification is green" not in text
+
+
+def test_a_run_that_stops_at_its_first_failure_still_runs_every_test(make_repo, run_codemod) -> None:
+    """`addopts = "-x"`: the canary fails in every run, so pytest stopped there, and every test after it
+    (the one that fails on the new version among them) ran in neither phase: green, exit 0, 3 of 19 tests
+    run (the third review's reproduction). The tool's `--maxfail` comes last on its command line."""
+    pyproject = (ROOT / "fixtures" / "acme-app" / "pyproject.toml").read_text()
+    pyproject = pyproject.replace(
+        "[tool.pytest.ini_options]\n", '[tool.pytest.ini_options]\naddopts = "-x"\n'
+    )
+    assert 'addopts = "-x"' in pyproject
+    repo = make_repo(
+        "exitfirst", {"pyproject.toml": pyproject, "tests/test_old_only.py": FAILS_ON_THE_NEW_VERSION}
+    )
+    result = run_codemod(repo, TASK)
+    m = result.manifest
+    baseline, after = m["verifications"][0], m["verifications"][-1]
+    assert baseline["tests"]["passed"] >= 17  # every test ran, not the first few up to the canary
+    assert "tests.test_old_only::test_runs_on_the_old_version_only" in after["tests"]["failing"]
+    assert (result.code, m["status"]) == (1, "rejected"), m["reason"]

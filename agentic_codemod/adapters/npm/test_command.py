@@ -43,6 +43,7 @@ reads.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -149,17 +150,76 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
                 f"verification.command {override!r} sets {', '.join(unset)}, which the test run cannot set",
                 hint="name the runner and its arguments only; the tests run with the sandbox's environment",
             )
+        _never_stops_early(root, command)
         return command
     scripts = _scripts(root)
     command = _from_script(scripts, "test", ["package.json scripts.test"])
     if command is None:
         return None
     _reproducible(_runs(scripts, "test", ["package.json scripts.test"], ()))
+    _never_stops_early(root, command)
     unread = _unread_runners(scripts, "test", {"test"})
     if not unread:
         return command
     # the script also runs tests this tool cannot read: verification covers part of the suite only
     return TestCommand(command.argv, f"{command.source} (not run: {', '.join(unread)})", command.runner)
+
+
+# Where a runner reads that it stops at its first failure (mocha's and jest's `bail`, vitest's too), and
+# the arguments that say so. The canary fails in every run: a run that stops there leaves every test after
+# it unrun, in both phases alike, and would be green on what ran (pytest is told --maxfail instead).
+_MOCHARC = tuple(f".mocharc.{ext}" for ext in ("js", "cjs", "mjs", "json", "jsonc", "yml", "yaml"))
+_CONFIG_EXTENSIONS = ("js", "ts", "mjs", "cjs", "mts", "json")
+BAIL_CONFIGS = {
+    "mocha": (*_MOCHARC, "test/mocha.opts"),
+    "jest": tuple(f"jest.config.{ext}" for ext in _CONFIG_EXTENSIONS),
+    "vitest": tuple(f"{name}.config.{ext}" for name in ("vitest", "vite") for ext in _CONFIG_EXTENSIONS),
+}
+BAIL_ARGS = {"mocha": ("--bail", "-b"), "jest": ("--bail", "-b"), "vitest": ("--bail",), "node-test": ()}
+BAIL_WORD = re.compile(r"\bbail\b")
+BAIL_CONFIG_MAX_BYTES = 1_000_000
+
+
+def _never_stops_early(root: Path, command: TestCommand) -> None:
+    """RequiresHuman where the runner is told to stop at its first failure (BAIL_CONFIGS): by an argument
+    of the command, by its own configuration file, or by package.json's `mocha` / `jest` key. Read as text
+    (a JavaScript configuration is never run): any `bail` there counts, whatever its value."""
+    flags = BAIL_ARGS.get(command.runner, ())
+    said = [a for a in command.argv if a.split("=", 1)[0] in flags]
+    files = [f for f in BAIL_CONFIGS.get(command.runner, ()) if _mentions_bail(root / f)]
+    try:
+        manifest = json_input.loads(_read_small(root / "package.json") or "{}")
+    except ValueError:  # read before: this is the file the scripts came from
+        manifest = {}
+    key = manifest.get(command.runner) if isinstance(manifest, dict) else None
+    if command.runner in ("mocha", "jest") and isinstance(key, dict) and "bail" in key:
+        files.append(f"package.json {command.runner}.bail")
+    if said or files:
+        raise RequiresHuman(
+            f"the {command.runner} run stops at its first failure ({', '.join([*said, *files])}): the tool's "
+            "must-fail canary test would stop it, and the tests after it would run in neither phase",
+            hint=f"take `bail` out of the {command.runner} configuration the tests run with, or set "
+            "verification.command to a run that does not stop early",
+        )
+
+
+def _mentions_bail(path: Path) -> bool:
+    """Whether a configuration file says `bail`; one that is there but no small regular file (a link, a
+    folder, too large) counts as saying it: what the runner reads there cannot be told."""
+    if not os.path.lexists(path):
+        return False
+    text = _read_small(path)
+    return text is None or bool(BAIL_WORD.search(text))
+
+
+def _read_small(path: Path) -> str | None:
+    """The text of a regular file of at most BAIL_CONFIG_MAX_BYTES, not through a link; else None."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > BAIL_CONFIG_MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _reproducible(runs: list[_Run]) -> None:

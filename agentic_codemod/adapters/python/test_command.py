@@ -35,6 +35,11 @@ from agentic_codemod.config import Settings
 from agentic_codemod.errors import InputError
 
 PYTEST = ["{interpreter}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
+# Last on every pytest command line, so that it wins over `-x`, `--exitfirst` or `--maxfail=N` in the
+# repository's addopts or its own command: the canary fails in every run, and a run that stops at the first
+# failure would stop there, leaving every test after it unrun in both phases (before: green, exit 0, with
+# 3 of 19 tests run; the third review's reproduction).
+NEVER_STOP = ["--maxfail=1000000000"]
 UNITTEST = ["{interpreter}", "-m", "unittest", "discover", "-v"]
 STESTR = ["{interpreter}", "-m", "stestr"]
 TRIAL = ["{interpreter}", "-m", "twisted.trial", "--reporter=bwverbose"]  # one result line per test id
@@ -72,10 +77,12 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
         return TestCommand(argv=[*STESTR, *stestr, "run"], source=".stestr.conf", runner="stestr")
     source = pytest_config(root)
     if source:
-        return TestCommand(argv=list(PYTEST), source=source, runner="pytest")
+        return TestCommand(argv=[*PYTEST, *NEVER_STOP], source=source, runner="pytest")
     for folder in TEST_FOLDERS:
         if (root / folder).is_dir() and _has_test_files(root / folder):
-            return TestCommand(argv=[*PYTEST, folder], source=f"{folder}/ folder", runner="pytest")
+            return TestCommand(
+                argv=[*PYTEST, folder, *NEVER_STOP], source=f"{folder}/ folder", runner="pytest"
+            )
     if any(path.name.startswith("test") for path in _python_files(root)):
         return TestCommand(
             argv=list(UNITTEST), source="test*.py files (unittest fallback)", runner="unittest"
@@ -92,7 +99,7 @@ def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand 
     if runner == "unittest" and "testtools.run" in tokens:
         source += " (python -m testtools.run, run by unittest: the same arguments and test cases)"
     if runner == "pytest":
-        return TestCommand(argv=[*PYTEST, *_pytest_args(args)], source=source, runner="pytest")
+        return TestCommand(argv=[*PYTEST, *_pytest_args(args), *NEVER_STOP], source=source, runner="pytest")
     if runner == "unittest":
         args = ["discover", "-v", *args[1:]] if args[:1] == ["discover"] else ["-v", *args]
         if args == ["-v"]:

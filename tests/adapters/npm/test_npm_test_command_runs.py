@@ -11,7 +11,7 @@ import pytest
 
 from agentic_codemod.adapters import types
 from agentic_codemod.adapters.npm import ADAPTER
-from agentic_codemod.adapters.npm.test_command import JEST, MOCHA, NODE_TEST
+from agentic_codemod.adapters.npm.test_command import JEST, MOCHA, NODE_TEST, detect_test_command
 from agentic_codemod.config import Settings, VerificationSettings
 from agentic_codemod.errors import InputError, RequiresHuman
 
@@ -120,3 +120,45 @@ def test_an_override_setting_variables_is_refused(tmp_path: Path) -> None:
     settings = Settings(verification=VerificationSettings(command="ACME_SUITE=full node --test"))
     with pytest.raises(InputError, match="sets ACME_SUITE=full"):
         ADAPTER.detect_test_command(tmp_path, settings)
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({".mocharc.yml": "bail: true\nspec: test/\n"}, ".mocharc.yml"),
+        (
+            {"package.json": {"scripts": {"test": "mocha"}, "mocha": {"bail": True}}},
+            "package.json mocha.bail",
+        ),
+        ({"package.json": {"scripts": {"test": "mocha --bail test/"}}}, "--bail"),
+        (
+            {
+                "package.json": {"scripts": {"test": "jest"}},
+                "jest.config.js": "module.exports = { bail: 1 };\n",
+            },
+            "jest.config.js",
+        ),
+        ({"package.json": {"scripts": {"test": "jest -b"}}}, "-b"),
+        ({"package.json": {"scripts": {"test": "vitest run --bail=1"}}}, "--bail=1"),
+    ],
+)
+def test_a_runner_told_to_stop_at_its_first_failure_requires_a_human(
+    tmp_path: Path, files: dict[str, object], said: str
+) -> None:
+    """The canary fails in every run: a runner that bails there leaves every test after it unrun in both
+    phases (pytest gets --maxfail instead; the third review's reproduction with `addopts = "-x"`)."""
+    files = {"package.json": {"scripts": {"test": "mocha"}}, **files}
+    for name, content in files.items():
+        (tmp_path / name).write_text(content if isinstance(content, str) else json.dumps(content))
+    with pytest.raises(RequiresHuman, match="stops at its first failure") as raised:
+        detect_test_command(tmp_path)
+    assert said in str(raised.value)
+
+
+def test_a_configuration_without_bail_is_no_early_stop(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text(
+        json.dumps({"scripts": {"test": "mocha"}, "mocha": {"spec": "t/"}})
+    )
+    (tmp_path / ".mocharc.json").write_text('{"timeout": 2000, "reporter": "spec"}')
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.runner == "mocha"

@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from agentic_codemod.adapters.python.test_command import PYTEST, UNITTEST, detect_test_command
+from agentic_codemod.adapters.python.test_command import NEVER_STOP, PYTEST, UNITTEST, detect_test_command
 from agentic_codemod.config import Settings, VerificationSettings
 
 
@@ -66,7 +66,7 @@ def test_the_unittest_fallback_names_each_failing_test(tmp_path: Path) -> None:
 def test_pytest_configuration(tmp_path: Path, files: dict[str, str], source: str) -> None:
     command = detect_test_command(write(tmp_path, files))
     assert command is not None
-    assert (command.argv, command.source, command.runner) == (PYTEST, source, "pytest")
+    assert (command.argv, command.source, command.runner) == ([*PYTEST, *NEVER_STOP], source, "pytest")
 
 
 def test_pytest_configuration_wins_over_a_test_folder(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_test_folder_runs_pytest_on_it(tmp_path: Path, folder: str, file: str) -
     command = detect_test_command(write(tmp_path, {f"{folder}/{file}": "def test_x(): pass\n"}))
     assert command is not None
     assert (command.argv, command.source, command.runner) == (
-        [*PYTEST, folder],
+        [*PYTEST, folder, *NEVER_STOP],
         f"{folder}/ folder",
         "pytest",
     )
@@ -93,7 +93,7 @@ def test_tests_folder_without_test_files_is_not_a_suite(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("commands", "runner", "argv"),
     [
-        ("pytest {posargs}", "pytest", PYTEST),
+        ("pytest {posargs}", "pytest", [*PYTEST, *NEVER_STOP]),
         ("python -m unittest discover -s src", "unittest", [*UNITTEST, "-s", "src"]),
     ],
 )
@@ -168,7 +168,7 @@ def test_declared_pytest_arguments_are_kept_but_not_those_that_take_the_report(t
         "  - coverage run -m pytest -x --junitxml=out.xml -p no:junitxml {posargs:tests/unit}\n"
     )
     command = detect_test_command(write(tmp_path, {"tox.ini": tox}))
-    assert command is not None and command.argv == [*PYTEST, "-x", "tests/unit"]
+    assert command is not None and command.argv == [*PYTEST, "-x", "tests/unit", *NEVER_STOP]  # -x: overruled
 
 
 TESTTOOLS_CASES = "import testtools\nclass T(testtools.TestCase):\n" + "".join(
@@ -208,7 +208,7 @@ def test_of_several_test_commands_pytest_wins_when_it_covers_more(tmp_path: Path
     )
     command = detect_test_command(tmp_path)
     assert command is not None
-    assert command.argv == [*PYTEST, "tests"]
+    assert command.argv == [*PYTEST, "tests", *NEVER_STOP]
     assert command.source.endswith(
         "with the most tests (~6); not run: python -m unittest tests.test_cases (~4)"
     )
@@ -264,7 +264,7 @@ def test_trial_given_its_test_names_at_run_time_runs_the_projects_test_packages(
 @pytest.mark.parametrize(
     ("override", "argv"),
     [
-        ("python -m pytest tests/unit", [*PYTEST, "tests/unit"]),
+        ("python -m pytest tests/unit", [*PYTEST, "tests/unit", *NEVER_STOP]),
         (["python3", "-m", "unittest", "pkg.tests"], ["{interpreter}", "-m", "unittest", "-v", "pkg.tests"]),
     ],
 )
