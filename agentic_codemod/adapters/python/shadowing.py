@@ -11,22 +11,25 @@ A test run imports `acme` from the first sys.path entry that holds it, and sever
 repository's own: the root (`python -m pytest` puts the working folder first), `src/` or any folder a
 `pythonpath` setting names, and the folder pytest inserts for each test file (the first one upwards
 without an `__init__.py`). A copy of the SDK committed there (vendored, or planted: `src/acme/`,
-`tests/acme.py`) is then what the tests run, while run.json names the installed version (before: green
-on the copy's code, exit 0; the red-team's reproduction). Which folders a run puts on sys.path depends on
-configuration and on the runner, so every folder of the repository that is not itself a package (no
-`__init__`) counts as one that may be: a package `acme/` there (`__init__.py` or an `__init__` extension),
-an extension module `acme.*.so`, or `acme.py` / `acme.pyc` is named. A folder without `__init__` named
-`acme` is no shadow (Python takes a regular package anywhere on sys.path over a namespace portion).
+`tests/acme.py`, `tests/support/acme/` with `pythonpath = ["tests/support"]`) is then what the tests run,
+while run.json names the installed version (before: green on the copy's code, exit 0; the red-team's
+reproduction). In those folders, a package `acme/` (`__init__.py` or an `__init__` extension), an extension
+module `acme.*.so`, or `acme.py` / `acme.pyc` is named. A folder without `__init__` named `acme` is no
+shadow (Python takes a regular package anywhere on sys.path over a namespace portion), and neither is a
+module elsewhere (`examples/acme.py`, `app/vendors/acme.py`: no test run puts those folders first). Names a
+distribution ships by mistake (`tests`, `docs`, `conftest`: STRAY_NAMES) are never the SDK's.
 
-Walked: the whole tree but version control, other projects' installed code and tools' state
-(install_scripts.SKIPPED_FOLDERS less test data: a copy in `tests/fixtures/` is still importable), never
-following a link, at most INSTALL_SCRIPTS_MAX_ENTRIES entries (past that, every name counts: the caller
-cannot know).
+Not read: a PYTHONPATH a tox env or CI job sets, a `sys.path.insert` in conftest.py (the repository's own
+test code, SECURITY.md). Walked: the whole tree but version control, other projects' installed code and
+tools' state, never following a link, at most INSTALL_SCRIPTS_MAX_ENTRIES entries (past that, every name
+counts: the caller cannot know).
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
@@ -39,6 +42,14 @@ NOT_WALKED = frozenset(
     {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache", "site-packages"}
 )
 TOO_MANY = "(the repository has too many files to look through: config.INSTALL_SCRIPTS_MAX_ENTRIES)"
+# Names a distribution sometimes ships at the top of site-packages by mistake (its own tests, docs,
+# examples): the repository's folders of those names are its own, whatever the SDK installs.
+STRAY_NAMES = frozenset(
+    {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"}
+    | {"conftest", "setup", "build"}
+)
+PYTHONPATH = re.compile(r"(?m)^\s*pythonpath\s*[=:]\s*(?P<value>\[[^\]]*\]|[^\n]*)")
+CONFIG_MAX_BYTES = 1_000_000
 
 
 def in_repository(root: Path, env: VerificationEnv, name: str) -> list[str]:
@@ -69,29 +80,79 @@ def top_level_modules(env_root: Path, name: str) -> list[str] | None:
 
 
 def found(root: Path, names: list[str]) -> list[str]:
-    """The repository-relative paths of modules named `names` in a top-level position (module docstring),
-    in walk order; `[TOO_MANY]` past the walk's bound."""
-    wanted = set(names)
+    """The repository-relative paths of modules named `names` in a folder a test run may put on sys.path
+    (on_sys_path), in folder order; `[TOO_MANY]` past the walk's bound."""
+    wanted = set(names) - STRAY_NAMES
     if not wanted:
         return []
+    folders = on_sys_path(root)
+    if folders is None:
+        return [TOO_MANY]
     shadows: list[str] = []
-    entries = 0
-    for top, folders, files in os.walk(root, followlinks=False):
-        folders[:] = sorted(f for f in folders if f not in NOT_WALKED)
-        entries += len(folders) + len(files)
-        if entries > INSTALL_SCRIPTS_MAX_ENTRIES:
-            return [TOO_MANY]
-        here = Path(top)
-        if here != root and any(_module_name(f) == "__init__" for f in files):
-            continue  # its children are submodules (`app.acme`), not top-level `acme`
-        rel = here.relative_to(root)
-        for folder in folders:
-            if folder in wanted and _is_package(here / folder):
-                shadows.append((rel / folder).as_posix() + "/")
-        for file in files:
-            if _module_name(file) in wanted:
-                shadows.append((rel / file).as_posix())
+    for folder in folders:
+        try:
+            entries = sorted(os.listdir(root / folder))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = entry if folder == "." else f"{folder}/{entry}"
+            path = root / rel
+            if entry in wanted and path.is_dir() and not path.is_symlink() and _is_package(path):
+                shadows.append(f"{rel}/")
+            elif _module_name(entry) in wanted and not path.is_dir():
+                shadows.append(rel)
     return shadows
+
+
+def on_sys_path(root: Path) -> list[str] | None:
+    """The repository's folders a test run may put first on sys.path (repository-relative, "." the root):
+    the root (`python -m pytest`, the working folder), `src/`, each folder a pytest `pythonpath` setting
+    names, and the folder pytest inserts for each test file or conftest.py (the first one upwards without
+    an `__init__` module: pytest's default import mode). None past INSTALL_SCRIPTS_MAX_ENTRIES."""
+    folders: dict[str, None] = {".": None, "src": None}
+    folders.update(dict.fromkeys(_pythonpath_settings(root)))
+    entries = 0
+    for top, subfolders, files in os.walk(root, followlinks=False):
+        subfolders[:] = sorted(f for f in subfolders if f not in NOT_WALKED)
+        entries += len(subfolders) + len(files)
+        if entries > INSTALL_SCRIPTS_MAX_ENTRIES:
+            return None
+        if any(_is_test_file(f) for f in files):
+            folders[_basedir(root, Path(top))] = None
+    return [f for f in folders if (root / f).is_dir()]
+
+
+def _is_test_file(name: str) -> bool:
+    return name == "conftest.py" or (
+        name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
+    )
+
+
+def _basedir(root: Path, folder: Path) -> str:
+    """The folder pytest inserts for a test file in `folder`: the first one upwards that is no package."""
+    while folder != root and _is_package(folder):
+        folder = folder.parent
+    return folder.relative_to(root).as_posix()
+
+
+def _pythonpath_settings(root: Path) -> list[str]:
+    """The folders pytest's `pythonpath` setting names, in pyproject.toml's [tool.pytest.ini_options] and
+    [tool.pytest], pytest.ini, tox.ini's [pytest] and setup.cfg's [tool:pytest] (read as text: a folder
+    named in any of them counts, whichever file pytest takes)."""
+    found: list[str] = []
+    for name in ("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg"):
+        path = root / name
+        try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > CONFIG_MAX_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in PYTHONPATH.finditer(text):
+            value = match["value"]
+            items = re.findall(r"""["']([^"']*)["']""", value) if "[" in value else value.split()
+            found += [posixpath.normpath(item.strip().rstrip("/")) for item in items if item.strip()]
+    return [f for f in found if not f.startswith(("/", "..")) and f != "."]
 
 
 def _is_package(folder: Path) -> bool:

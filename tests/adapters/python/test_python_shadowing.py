@@ -39,24 +39,37 @@ def test_top_level_modules_come_from_the_record(tmp_path: Path) -> None:
     assert shadowing.top_level_modules(tmp_path / "env", "acme-sdk") is None
 
 
-def test_copies_in_a_top_level_position_are_found_and_submodules_are_not(tmp_path: Path) -> None:
+def test_copies_where_a_test_run_may_import_them_first_are_found_and_others_are_not(tmp_path: Path) -> None:
+    """The third review: `examples/acme.py` and `app/vendors/acme.py` stopped ordinary runs (no test run
+    puts those folders on sys.path), while `tests/support/acme/` under a package folder that pythonpath
+    names passed. Now the folders are those a run may put first: the root, src/, pytest's pythonpath, and
+    each test file's first folder upwards without an `__init__`."""
     write(
         tmp_path,
         {
+            "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src", "tests/support"]\n',
             "src/acme/__init__.py": "",
-            "tests/acme.py": "",
-            "tools/acme.cpython-312-x86_64-linux-gnu.so": "",
+            "tests/support/__init__.py": "",
+            "tests/support/acme/__init__.py": "",
+            "tests/unit/test_x.py": "",
+            "tests/unit/acme.py": "",  # pytest inserts tests/unit (no __init__ there) for test_x.py
+            "tests/pkg/__init__.py": "",
+            "tests/pkg/test_y.py": "",
+            "tests/pkg/acme.py": "",  # tests/pkg is a package: pytest inserts tests/, where acme is no child
+            "tools/acme.cpython-312-x86_64-linux-gnu.so": "",  # tools/ is on no path
             "src/app/__init__.py": "",
             "src/app/acme.py": "",  # app.acme
-            "src/app/acme/__init__.py": "",
-            "docs/acme/readme.md": "",  # a folder without __init__: a namespace portion, no shadow
-            "node_modules/acme.py": "",
-            "acme.txt": "",
+            "examples/acme.py": "",
+            "docs/acme/readme.md": "",
+            "acme.pyc": "",
         },
     )
-    assert sorted(shadowing.found(tmp_path, ["acme"])) == [
+    assert shadowing.found(tmp_path, ["acme"]) == [
+        "acme.pyc",
         "src/acme/",
-        "tests/acme.py",
-        "tools/acme.cpython-312-x86_64-linux-gnu.so",
+        "tests/support/acme/",
+        "tests/unit/acme.py",
     ]
     assert shadowing.found(tmp_path, []) == []
+    write(tmp_path, {"tests/__init__.py": "", "tests/unit/__init__.py": ""})
+    assert shadowing.found(tmp_path, ["tests", "conftest"]) == []  # names an SDK ships by mistake
