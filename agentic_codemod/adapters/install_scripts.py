@@ -83,7 +83,8 @@ ROLES: dict[str, Literal["dev", "constraint"]] = {
     BUILD: "dev",
     ENVS: "dev",
 }
-MINIMUM_WORDS = frozenset({"min", "minimum", "minimal", "mins", "oldest", "lowest", "floor"})
+# (not "minimal": `install-minimal.sh` builds a minimal image, not the oldest versions)
+MINIMUM_WORDS = frozenset({"min", "minimum", "mins", "oldest", "lowest", "floor"})
 SPECIFIER_MAX_CHARS = 200  # longer is cut, and so unreadable (it then counts as excluding the target)
 _YAML = r"\.ya?ml"
 _ANYWHERE = r"(?:.+/)?"
@@ -133,7 +134,7 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         REQUIREMENTS,  # below the root only: `.+/`
         re.compile(
-            r"(?is).+/(?:[^/]*requirements[^/]*\.(?:txt|in|pip)|constraints?[^/]*\.(?:txt|in)|[^/]+\.pip"
+            r"(?is).+/(?:[^/]*requirements[^/]*\.(?:txt|in|pip|lock)|constraints?[^/]*\.(?:txt|in)|[^/]+\.pip"
             r"|requirements/[^/]+\.(?:txt|in))"
         ),
     ),
@@ -319,6 +320,8 @@ def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
         logical.append((number, line))
         if line.rstrip().endswith("\\") and number < len(physical):
             continue
+        if kind == ENVS and _open_call(logical) and len(logical) < CALL_MAX_LINES and number < len(physical):
+            continue  # `session.install(` spread over lines, as black writes a long call
         if any(INSTALLER.search(part) or NOX_INSTALL.search(part) for _, part in logical) or (
             assignment is not None and assignment.fullmatch(logical[0][1])
         ):
@@ -327,6 +330,15 @@ def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
     if any(INSTALLER.search(part) for _, part in logical):  # the file ended inside a continuation
         kept += logical
     return kept
+
+
+CALL_MAX_LINES = 200  # a call of a noxfile's read as one logical line up to this many lines
+
+
+def _open_call(logical: list[tuple[int, str]]) -> bool:
+    """Whether the lines so far leave a parenthesis open (a Python call goes on in the next line)."""
+    text = "".join(line for _, line in logical)
+    return text.count("(") > text.count(")")
 
 
 class Assignments:

@@ -35,6 +35,7 @@ command is code), so each pin is uneditable, and what follows from it is by the 
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import tomllib
@@ -79,8 +80,16 @@ REQUIREMENT_FILE = re.compile(
     r"(?<![\w-])(?:(?:-r|-c)(?:=|\s*)|(?:--requirement|--constraints?)(?:=|\s+))(?P<path>[^\s;&|)=-][^\s;&|)]*)"
 )
 # What makes a file worth reading besides the SDK's name: a requirements or constraints file it installs.
-NAMES_A_FILE = r"(?:-r|-c|--requirement|--constraints?)[=\s]*[^\s;&|)]+\.(?:txt|in|pip)"
+NAMES_A_FILE = r"(?:-r|-c|--requirement|--constraints?)[=\s]*[^\s;&|)]+\.(?:txt|in|pip|lock)"
 CONDA_BRACKET = re.compile(r"""\[\s*version\s*=\s*(['"])(?P<spec>[^'"]*)\1""")
+# A requirement by URL (`acme-sdk @ git+https://...@v1.4.0`, a wheel's URL) or a VCS URL naming it by
+# `#egg=`: no version anybody can read, so it counts as excluding the target (specifier `@ URL`).
+URL_PIN = re.compile(
+    rf"{_NAME}(?:\[[A-Za-z0-9._,\s-]*\])?\s*@\s*(?P<url>[A-Za-z][A-Za-z0-9+.-]*:[^\s'\"`;,)\]]+)"
+)
+EGG_PIN = re.compile(r"(?P<url>[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"`;,)\]]*#egg=(?P<name>[A-Za-z0-9._-]+))")
+# `pip download` and `pip wheel` fetch packages and install none.
+FETCH_ONLY = re.compile(r"(?<![\w-])(?:pip[0-9.]*|uv\s+pip)\s+(?:download|wheel)(?![\w-])")
 
 
 def found(root: Path, canonical: str) -> list[Dependency]:
@@ -141,7 +150,7 @@ def _in_a_project(script: Script, canonical: str) -> list[Dependency]:
     except (ValueError, KeyError):
         return []
     pins = []
-    for d in found:
+    for d in _with_urls(found, script):
         if not d.specifier:  # no version (or a computed value's marker): admits every version
             continue
         role = roles.role(script.file, d.kind, d.section, constraints=frozenset(), compiled=False)
@@ -176,6 +185,13 @@ def _pipfile(text: str, canonical: str) -> list[pep508.Declaration]:
             if pep508.canonical(key) != canonical:
                 continue
             version = value.get("version", "") if isinstance(value, dict) else value
+            source = (
+                next((value[k] for k in ("git", "path", "file") if k in value), None)
+                if isinstance(value, dict)
+                else None
+            )
+            if isinstance(source, str):  # from git, a path or a file: a version nobody can read
+                version = f"@ {source}"
             if not isinstance(version, str) or version.strip() in ("", "*"):
                 continue
             role_section = {"packages": "project.dependencies"}.get(section, f"dependency-groups.{section}")
@@ -208,6 +224,8 @@ def _pins(
     assignments = install_scripts.Assignments(script)
     for number, line in script.lines:
         if not name.search(line) and not REQUIREMENT_FILE.search(line):
+            continue
+        if FETCH_ONLY.search(line) and "install" not in line:  # `pip download`: installs nothing
             continue
         values = assignments.at(number)
         for found_name, written, specifier in _on_line(line, script.kind):
@@ -300,9 +318,21 @@ def _in_a_requirements_file_below_the_root(script: Script, canonical: str) -> li
             "below the root that no dependency file reaches (a docs build, an example or a job installs "
             "it), which the bump does not edit",
         )
-        for d in requirements_file.find(text, canonical)
+        for d in _with_urls(requirements_file.find(text, canonical), script)
         if d.specifier
     ]
+
+
+def _with_urls(found: list[pep508.Declaration], script: Script) -> list[pep508.Declaration]:
+    """`found`, each declaration without a version that is a requirement by URL on its line given the
+    specifier `@ URL` (a version nobody can read: it counts as excluding the target)."""
+    lines = script.text.split("\n") if script.text else [text for _, text in script.lines]
+    out = []
+    for d in found:
+        line = lines[d.line - 1] if not d.specifier and 0 < d.line <= len(lines) else ""
+        urls = [u for n, _, u in _url_pins(line) if pep508.canonical(n) == pep508.canonical(d.name)]
+        out.append(dataclasses.replace(d, specifier=urls[0]) if urls else d)
+    return out
 
 
 def _on_line(line: str, kind: str) -> list[tuple[str, str, str]]:
@@ -316,7 +346,13 @@ def _on_line(line: str, kind: str) -> list[tuple[str, str, str]]:
         pins += [(m["name"], m[0], _fuzzy(m["version"])) for m in CONDA_PIN.finditer(line)]
     if POETRY_ADD.search(line):  # `poetry add acme-sdk@1.4.0` (a bare version is that version)
         pins += [(m["name"], m[0], _poetry(m["spec"])) for m in AT_PIN.finditer(line)]
-    return pins
+    return pins + _url_pins(line)
+
+
+def _url_pins(line: str) -> list[tuple[str, str, str]]:
+    """(name, as written, `@ URL`) of each requirement by URL on a line: a version nobody can read."""
+    found = [(m["name"], m[0].strip(), f"@ {m['url']}") for m in URL_PIN.finditer(line)]
+    return found + [(m["name"], m[0], f"@ {m['url']}") for m in EGG_PIN.finditer(line)]
 
 
 def _poetry(spec: str) -> str:
