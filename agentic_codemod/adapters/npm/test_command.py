@@ -119,6 +119,20 @@ NPM_TEST = ("test", "t", "tst")
 # so beside a runner they count as one more test run the command would drop.
 SCRIPT_RUNNERS = ("run-s", "run-p", "npm-run-all", "npm-run-all2", "concurrently", "wireit", "turbo", "nx")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# (not NODE_ENV: code may switch tests on by it; jest and vitest set NODE_ENV=test themselves)
+HARMLESS_VARIABLES = frozenset({"TZ", "FORCE_COLOR", "NO_COLOR", "CI", "LANG", "LC_ALL"})
+# A runner given one of these runs no test (`"pretest": "jest --clearCache"`): no test run.
+NO_RUN_FLAGS = frozenset({"--clearCache", "--showConfig", "--listTests", "--version", "--help", "-h", "-v"})
+PACKAGE_MANAGERS = ("npm", "yarn", "pnpm")
+EXEC_COMMANDS = ("exec", "x", "dlx")  # `npm exec RUNNER`, `pnpm dlx RUNNER`: the runner itself
+# yarn's and pnpm's own commands: `yarn NAME` runs script NAME only where NAME is none of these.
+MANAGER_COMMANDS = frozenset(
+    {"install", "i", "add", "remove", "rm", "upgrade", "up", "update", "why", "info", "list", "ls", "link"}
+    | {"unlink", "pack", "publish", "config", "cache", "audit", "outdated", "version", "init", "create"}
+    | {"workspace", "workspaces", "bin", "global", "import", "licenses", "login", "logout", "node", "owner"}
+    | {"patch", "prune", "rebuild", "set", "store", "tag", "team", "unplug", "env", "fetch", "exec", "dlx"}
+    | {"run", "test", "t"}
+)
 # Variables a script may set in front of its runner that the command reproduces without setting them: the
 # runner sets the same value itself when it is unset (jest's bin and vitest: NODE_ENV=test).
 ENV_THE_RUNNER_SETS = {"jest": ("NODE_ENV=test",), "vitest": ("NODE_ENV=test",)}
@@ -276,7 +290,7 @@ def _runs_of(
         return _runs(scripts, named, [*chain, f"scripts.{named}"], assigned)
     command = declared_command(part, where)
     words = _unwrapped(part)
-    if command is not None:
+    if command is not None and not NO_RUN_FLAGS.intersection(w.split("=", 1)[0] for w in words):
         return [_Run(command, f"{where}: {' '.join(words)[:80]}", assigned)]
     if words and Path(words[0]).name in SCRIPT_RUNNERS:
         return [_Run(None, f"{where}: {' '.join(words)[:80]}")]
@@ -290,10 +304,18 @@ def _assignments(tokens: list[str]) -> tuple[str, ...]:
 
 
 def _unset(assigned: tuple[str, ...], runner: str) -> list[str]:
-    """The assignments the test command does not reproduce: all but NODE_OPTIONS (its NODE_FLAGS reach
-    node) and what the runner sets itself (ENV_THE_RUNNER_SETS)."""
+    """The assignments the test command does not reproduce and that may decide which tests run: all but
+    NODE_OPTIONS (its NODE_FLAGS reach node), what the runner sets itself (ENV_THE_RUNNER_SETS), and what
+    changes how tests print or what time zone they see, never which of them run (HARMLESS_VARIABLES: a
+    test that needs TZ=UTC fails in both runs without it, which is no false success)."""
     kept = ENV_THE_RUNNER_SETS.get(runner, ())
-    return [a for a in assigned if not a.startswith("NODE_OPTIONS=") and a not in kept]
+    return [
+        a
+        for a in assigned
+        if not a.startswith("NODE_OPTIONS=")
+        and a not in kept
+        and a.split("=", 1)[0] not in HARMLESS_VARIABLES
+    ]
 
 
 def _unread_runners(scripts: dict[str, str], name: str, seen: set[str]) -> list[str]:
@@ -331,15 +353,18 @@ def _from_script(scripts: dict[str, str], name: str, chain: list[str]) -> TestCo
 
 
 def _npm_run(words: list[str]) -> str | None:
-    """The script name of `npm run NAME` / `npm test` (after wrappers such as nyc), else None."""
+    """The script name of `npm run NAME` / `npm test`, `yarn run NAME` / `yarn NAME`, `pnpm run NAME` /
+    `pnpm NAME` (after wrappers such as nyc), else None. A name that is no script runs nothing here."""
     rest = _unwrapped(words)
-    if len(rest) < 2 or Path(rest[0]).name != "npm":
+    if len(rest) < 2 or Path(rest[0]).name not in PACKAGE_MANAGERS:
         return None
-    args = [w for w in rest[1:] if not w.startswith("-")]  # npm's own flags (--silent, -s)
+    args = [w for w in rest[1:] if not w.startswith("-")]  # the manager's own flags (--silent, -s)
     if args[:1] and args[0] in NPM_TEST:
         return "test"
     if len(args) >= 2 and args[0] in NPM_RUN:
         return args[1]
+    if Path(rest[0]).name != "npm" and args and args[0] not in MANAGER_COMMANDS:
+        return args[0]  # yarn and pnpm run a script by its name alone
     return None
 
 
@@ -351,6 +376,8 @@ def declared_command(tokens: list[str], source: str) -> TestCommand | None:
         return None
     flags = _node_flags(tokens[: len(tokens) - len(words)])
     head = Path(words[0]).name
+    if head == "node" and len(words) > 1 and _runner_bin(words[1]):  # `node node_modules/mocha/bin/mocha.js`
+        words, head = [_runner_bin(words[1]) or "", *words[2:]], _runner_bin(words[1]) or ""
     if head == "node" and "--test" in words:
         args = [w for w in words[1:] if w != "--test"]
         return TestCommand(
@@ -363,6 +390,20 @@ def declared_command(tokens: list[str], source: str) -> TestCommand | None:
             args = args[1:]
         argv = RUNNERS[head]
         return TestCommand([argv[0], *flags, *argv[1:], *_kept(args, runner)], source, runner)
+    return None
+
+
+def _runner_bin(path: str) -> str | None:
+    """The runner a script path under node_modules is (`node_modules/mocha/bin/mocha.js`,
+    `node_modules/.bin/jest`, `./node_modules/jest/bin/jest.js`), else None."""
+    parts = Path(path).parts
+    if "node_modules" not in parts:
+        return None
+    stem = Path(path).name.removesuffix(".js").removesuffix(".cjs").removesuffix(".mjs")
+    package = parts[parts.index("node_modules") + 1] if len(parts) > parts.index("node_modules") + 1 else ""
+    for name in (stem, package):
+        if name in RUNNERS:
+            return name
     return None
 
 
@@ -380,7 +421,12 @@ def _unwrapped(tokens: list[str]) -> list[str]:
     own options (`c8 --100 node --test`, `nyc --reporter lcov mocha`): after a wrapper, words up to the
     first one that names a runner, node or npm."""
     words = list(tokens)
-    while words and (words[0] in WRAPPERS or ("=" in words[0] and not words[0].startswith("-"))):
+    while words:
+        if len(words) > 1 and Path(words[0]).name in PACKAGE_MANAGERS and words[1] in EXEC_COMMANDS:
+            words = words[2:]  # `npm exec -- mocha`, `pnpm exec jest`: the runner itself
+            continue
+        if not (words[0] in WRAPPERS or ("=" in words[0] and not words[0].startswith("-"))):
+            break
         wrapper = words.pop(0)
         if wrapper in WRAPPERS and words and words[0].startswith("-"):
             heads = [i for i, w in enumerate(words) if Path(w).name in (*RUNNERS, "node", "npm")]

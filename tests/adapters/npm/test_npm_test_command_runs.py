@@ -162,3 +162,36 @@ def test_a_configuration_without_bail_is_no_early_stop(tmp_path: Path) -> None:
     (tmp_path / ".mocharc.json").write_text('{"timeout": 2000, "reporter": "spec"}')
     command = detect_test_command(tmp_path)
     assert command is not None and command.runner == "mocha"
+
+
+@pytest.mark.parametrize(
+    "second",
+    ["yarn run test:e2e", "yarn test:e2e", "pnpm test:e2e", "pnpm run test:e2e", "npm exec -- mocha e2e",
+     "node node_modules/mocha/bin/mocha.js e2e"],
+)  # fmt: skip
+def test_a_second_run_through_yarn_pnpm_npm_exec_or_a_runners_bin_is_seen(
+    tmp_path: Path, second: str
+) -> None:
+    """The third review: each of these ran a second suite the tool never saw (green, exit 0)."""
+    scripts = {"test": f"node --test test/ && {second}", "test:e2e": "node --test e2e/"}
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    with pytest.raises(RequiresHuman, match="makes 2 test runs"):
+        detect_test_command(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["TZ=UTC node --test", "FORCE_COLOR=0 node --test", "cross-env NO_COLOR=1 CI=true mocha"],
+)
+def test_variables_that_only_change_output_or_time_zone_are_no_reason_to_stop(
+    tmp_path: Path, script: str
+) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": script}}))
+    assert detect_test_command(tmp_path) is not None
+
+
+def test_a_cache_clearing_pretest_is_no_test_run(tmp_path: Path) -> None:
+    scripts = {"pretest": "jest --clearCache", "test": "jest"}
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.runner == "jest"
