@@ -262,7 +262,7 @@ def _read(root: Path, fs: RootedFS, file: str, mentions: Callable[[bytes], bool]
         try:
             real, inside = path.resolve(), root.resolve()
         except (RuntimeError, OSError) as exc:  # a loop of links (3.11 raises RuntimeError)
-            raise _unread(file, f"is a link that cannot be followed ({exc})") from exc
+            raise _unread(file, "is a link that cannot be followed (a loop)") from exc
         if real.is_relative_to(inside) and not real.exists():
             return None  # a link to a file the clone does not hold (a generated one): nothing installs it
         if not real.is_relative_to(inside) or not real.is_file():
@@ -386,11 +386,32 @@ def resolved(text: str, values: Mapping[str, str]) -> str:
     return VARIABLE.sub(value, text)
 
 
-def role_of(script: Script) -> Literal["dev", "constraint"]:
-    """The role of a pin in `script`: by its kind, and a build script whose path names the oldest or
-    minimum versions (`ci/install-min-deps.sh`) keeps them on purpose, as a CI job may."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", script.file)}
-    return "constraint" if script.kind == BUILD and words & MINIMUM_WORDS else ROLES[script.kind]
+def role_of(script: Script, line: int = 0) -> Literal["dev", "constraint"]:
+    """The role of a pin in `script` at `line`: by its kind; a build script whose path names the oldest
+    or minimum versions (`ci/install-min-deps.sh`), or a tox env or nox session whose name does
+    (`[testenv:py311-oldest]`, `def tests_oldest_supported(session)`), keeps them on purpose, as a CI job
+    may."""
+    if script.kind not in (BUILD, ENVS):
+        return ROLES[script.kind]
+    named = script.file if script.kind == BUILD else _env_or_session(script, line)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", named)}
+    return "constraint" if words & MINIMUM_WORDS else ROLES[script.kind]
+
+
+ENV_OR_SESSION = re.compile(r"\s*(?:\[testenv:(?P<env>[^\]]+)\]|def\s+(?P<session>\w+)\s*\()")
+
+
+def _env_or_session(script: Script, line: int) -> str:
+    """The name of the tox env (`[testenv:NAME]`) or nox session (`def NAME(`) a line of tox.ini or
+    noxfile.py is in: the nearest above it ("" where none is)."""
+    name = ""
+    for number, text in script.assignments or script.lines:
+        if number > line:
+            break
+        match = ENV_OR_SESSION.match(text)
+        if match:
+            name = match["env"] or match["session"] or ""
+    return name
 
 
 def pin(script: Script, number: int, name: str, written: str, specifier: str) -> Dependency:
@@ -401,7 +422,7 @@ def pin(script: Script, number: int, name: str, written: str, specifier: str) ->
         file=script.file,
         kind=SCRIPT_KIND,
         line=number,
-        role=role_of(script),
+        role=role_of(script, number),
         section=script.kind,
         uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool "
         "does not edit",

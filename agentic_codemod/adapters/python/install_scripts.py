@@ -289,7 +289,7 @@ def _in_requirements_file(
             file=file,
             kind=SCRIPT_KIND,
             line=d.line,
-            role=install_scripts.role_of(script),
+            role=install_scripts.role_of(script, number),
             section=script.kind,
             uneditable=f"{file} line {d.line} pins {d.name}{d.specifier[:200]}, installed by {script.file} "
             f"line {number} in {script.kind}, which the tool does not edit",

@@ -561,3 +561,23 @@ def test_the_third_reviews_variants_are_read_and_fetching_is_no_install(tmp_path
     from agentic_codemod.adapters.python.versioning import matches
 
     assert not matches("2.0.0", f"@ {url}", SCRIPT_KIND)  # unreadable: counts as excluding the target
+
+
+def test_a_tox_env_or_nox_session_named_for_the_oldest_versions_keeps_them_on_purpose(tmp_path: Path) -> None:
+    """The third review: `def tests_oldest_supported(session)` installing acme-sdk==1.4.0 stopped the run;
+    like a build script named for them, an env or session named for the oldest versions keeps them (kept
+    and named in the merge request), while another session's pin still stops the run."""
+    write(
+        tmp_path,
+        {
+            "noxfile.py": "import nox\n\n@nox.session\ndef tests_oldest_supported(session):\n"
+            '    session.install("acme-sdk==1.4.0")\n\n@nox.session\ndef docs(session):\n'
+            '    session.install("acme-sdk==1.4.1")\n',
+            "tox.ini": "[testenv:py311-min]\ncommands_pre = pip install acme-sdk==1.0.0\n",
+        },
+    )
+    assert pins(tmp_path) == [
+        ("noxfile.py", 5, "constraint", "==1.4.0"),
+        ("noxfile.py", 9, "dev", "==1.4.1"),
+        ("tox.ini", 2, "constraint", "==1.0.0"),
+    ]
