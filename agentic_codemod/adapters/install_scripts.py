@@ -333,11 +333,13 @@ def _lines(physical: list[tuple[int, str]], kind: str) -> list[tuple[int, str]]:
 
 
 CALL_MAX_LINES = 200  # a call of a noxfile's read as one logical line up to this many lines
+PY_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
 
 
 def _open_call(logical: list[tuple[int, str]]) -> bool:
-    """Whether the lines so far leave a parenthesis open (a Python call goes on in the next line)."""
-    text = "".join(line for _, line in logical)
+    """Whether the lines so far leave a parenthesis open (a Python call goes on in the next line); what
+    strings hold (`session.run("echo", "(")`) is no parenthesis. The lines come without comments."""
+    text = PY_STRING.sub("", "".join(line for _, line in logical))
     return text.count("(") > text.count(")")
 
 
@@ -398,7 +400,9 @@ def role_of(script: Script, line: int = 0) -> Literal["dev", "constraint"]:
     return "constraint" if words & MINIMUM_WORDS else ROLES[script.kind]
 
 
-ENV_OR_SESSION = re.compile(r"\s*(?:\[testenv:(?P<env>[^\]]+)\]|def\s+(?P<session>\w+)\s*\()")
+# A tox.ini section header (`[testenv:NAME]`; any other section names no env) or a noxfile's top-level
+# function (a session; a nested `def` is a helper inside one).
+ENV_OR_SESSION = re.compile(r"(?:\s*\[(?:testenv:(?P<env>[^\]]+)|[^\]]*)\]|def\s+(?P<session>\w+)\s*\()")
 
 
 def _env_or_session(script: Script, line: int) -> str:

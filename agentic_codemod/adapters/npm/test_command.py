@@ -183,14 +183,21 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
 # the arguments that say so. The canary fails in every run: a run that stops there leaves every test after
 # it unrun, in both phases alike, and would be green on what ran (pytest is told --maxfail instead).
 _MOCHARC = tuple(f".mocharc.{ext}" for ext in ("js", "cjs", "mjs", "json", "jsonc", "yml", "yaml"))
-_CONFIG_EXTENSIONS = ("js", "ts", "mjs", "cjs", "mts", "json")
+_CONFIG_EXTENSIONS = ("js", "ts", "mjs", "cjs", "mts", "cts", "json")
 BAIL_CONFIGS = {
     "mocha": (*_MOCHARC, "test/mocha.opts"),
     "jest": tuple(f"jest.config.{ext}" for ext in _CONFIG_EXTENSIONS),
     "vitest": tuple(f"{name}.config.{ext}" for name in ("vitest", "vite") for ext in _CONFIG_EXTENSIONS),
 }
 BAIL_ARGS = {"mocha": ("--bail", "-b"), "jest": ("--bail", "-b"), "vitest": ("--bail",), "node-test": ()}
-BAIL_WORD = re.compile(r"\bbail\b")
+# `bail: 1`, `"bail": true`, `bail = 2`, mocha.opts' `--bail`: a value of 0 or false, or a comment line
+# (`// bail: 0,` as `jest --init` writes it), is no bail.
+BAIL_SETTING = re.compile(r"""(?m)^(?P<before>[^\n]*?)["']?\bbail\b["']?\s*[:=]\s*(?P<value>[^,\s}\]]*)""")
+BAIL_FLAG = re.compile(r"(?m)^(?P<before>[^\n]*?)--bail\b")
+NOT_BAILING = frozenset({"0", "false", "'0'", '"0"'})
+# Arguments naming the configuration file the runner reads instead of its default one (mocha's -c is
+# --colors).
+CONFIG_ARGS = {"mocha": ("--config", "--opts"), "jest": ("--config", "-c"), "vitest": ("--config", "-c")}
 BAIL_CONFIG_MAX_BYTES = 1_000_000
 
 
@@ -199,8 +206,9 @@ def _never_stops_early(root: Path, command: TestCommand) -> None:
     of the command, by its own configuration file, or by package.json's `mocha` / `jest` key. Read as text
     (a JavaScript configuration is never run): any `bail` there counts, whatever its value."""
     flags = BAIL_ARGS.get(command.runner, ())
-    said = [a for a in command.argv if a.split("=", 1)[0] in flags]
-    files = [f for f in BAIL_CONFIGS.get(command.runner, ()) if _mentions_bail(root / f)]
+    said = [a for a in command.argv if a.split("=", 1)[0] in flags or _combined_b(a, command.runner)]
+    named = [*BAIL_CONFIGS.get(command.runner, ()), *_config_args(command.argv, command.runner)]
+    files = [f for f in dict.fromkeys(named) if _mentions_bail(root / f)]
     try:
         manifest = json_input.loads(_read_small(root / "package.json") or "{}")
     except ValueError:  # read before: this is the file the scripts came from
@@ -217,13 +225,45 @@ def _never_stops_early(root: Path, command: TestCommand) -> None:
         )
 
 
+def _combined_b(arg: str, runner: str) -> bool:
+    """mocha's or jest's `-b` among combined short flags (`-bR`)."""
+    return (
+        runner in ("mocha", "jest")
+        and arg[:1] == "-"
+        and arg[1:2] != "-"
+        and arg[1:].isalpha()
+        and "b" in arg
+    )
+
+
+def _config_args(argv: list[str], runner: str) -> list[str]:
+    """The configuration files the command names (`--config FILE`, `-c FILE`, `--opts FILE`, `--config=FILE`),
+    as paths from the root (a file outside it is no file of the repository's)."""
+    found = []
+    for index, arg in enumerate(argv):
+        name, equals, value = arg.partition("=")
+        if name in CONFIG_ARGS.get(runner, ()):
+            value = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
+            if value and not value.startswith(("/", "..")) and "{" not in value:
+                found.append(os.path.normpath(value))
+    return found
+
+
 def _mentions_bail(path: Path) -> bool:
-    """Whether a configuration file says `bail`; one that is there but no small regular file (a link, a
-    folder, too large) counts as saying it: what the runner reads there cannot be told."""
+    """Whether a configuration file sets `bail` to anything but 0 or false outside a comment line; one
+    that is there but no small regular file (a link, a folder, too large) counts as setting it: what the
+    runner reads there cannot be told."""
     if not os.path.lexists(path):
         return False
     text = _read_small(path)
-    return text is None or bool(BAIL_WORD.search(text))
+    if text is None:
+        return True
+    settings = [m for m in BAIL_SETTING.finditer(text) if m["value"].strip().lower() not in NOT_BAILING]
+    return any(not _commented(m["before"]) for m in [*settings, *BAIL_FLAG.finditer(text)])
+
+
+def _commented(before: str) -> bool:
+    return before.lstrip().startswith(("//", "#", "*", "/*"))
 
 
 def _read_small(path: Path) -> str | None:
@@ -290,7 +330,7 @@ def _runs_of(
         return _runs(scripts, named, [*chain, f"scripts.{named}"], assigned)
     command = declared_command(part, where)
     words = _unwrapped(part)
-    if command is not None and not NO_RUN_FLAGS.intersection(w.split("=", 1)[0] for w in words):
+    if command is not None and not _runs_no_test(part):
         return [_Run(command, f"{where}: {' '.join(words)[:80]}", assigned)]
     if words and Path(words[0]).name in SCRIPT_RUNNERS:
         return [_Run(None, f"{where}: {' '.join(words)[:80]}")]
@@ -347,9 +387,14 @@ def _from_script(scripts: dict[str, str], name: str, chain: list[str]) -> TestCo
                     return found
             continue
         command = declared_command(part, " -> ".join(chain))
-        if command is not None:
+        if command is not None and not _runs_no_test(part):
             return command
     return None
+
+
+def _runs_no_test(part: list[str]) -> bool:
+    """A runner told only to clear its cache or print something (NO_RUN_FLAGS): no test run."""
+    return bool(NO_RUN_FLAGS.intersection(w.split("=", 1)[0] for w in _unwrapped(part)))
 
 
 def _npm_run(words: list[str]) -> str | None:

@@ -27,9 +27,11 @@ counts: the caller cannot know).
 
 from __future__ import annotations
 
+import configparser
+import fnmatch
 import os
 import posixpath
-import re
+import tomllib
 from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
@@ -48,7 +50,6 @@ STRAY_NAMES = frozenset(
     {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"}
     | {"conftest", "setup", "build"}
 )
-PYTHONPATH = re.compile(r"(?m)^\s*pythonpath\s*[=:]\s*(?P<value>\[[^\]]*\]|[^\n]*)")
 CONFIG_MAX_BYTES = 1_000_000
 
 
@@ -111,21 +112,21 @@ def on_sys_path(root: Path) -> list[str] | None:
     an `__init__` module: pytest's default import mode). None past INSTALL_SCRIPTS_MAX_ENTRIES."""
     folders: dict[str, None] = {".": None, "src": None}
     folders.update(dict.fromkeys(_pythonpath_settings(root)))
+    patterns = ("test*.py", "*_test.py", "conftest.py", *_pytest_settings(root, "python_files"))
     entries = 0
     for top, subfolders, files in os.walk(root, followlinks=False):
         subfolders[:] = sorted(f for f in subfolders if f not in NOT_WALKED)
         entries += len(subfolders) + len(files)
         if entries > INSTALL_SCRIPTS_MAX_ENTRIES:
             return None
-        if any(_is_test_file(f) for f in files):
+        if any(_is_test_file(f, patterns) for f in files):
             folders[_basedir(root, Path(top))] = None
     return [f for f in folders if (root / f).is_dir()]
 
 
-def _is_test_file(name: str) -> bool:
-    return name == "conftest.py" or (
-        name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
-    )
+def _is_test_file(name: str, patterns: tuple[str, ...]) -> bool:
+    """A file pytest collects by its name (its defaults, and the `python_files` the repository sets)."""
+    return name.endswith(".py") and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 def _basedir(root: Path, folder: Path) -> str:
@@ -135,24 +136,51 @@ def _basedir(root: Path, folder: Path) -> str:
     return folder.relative_to(root).as_posix()
 
 
-def _pythonpath_settings(root: Path) -> list[str]:
-    """The folders pytest's `pythonpath` setting names, in pyproject.toml's [tool.pytest.ini_options] and
-    [tool.pytest], pytest.ini, tox.ini's [pytest] and setup.cfg's [tool:pytest] (read as text: a folder
-    named in any of them counts, whichever file pytest takes)."""
-    found: list[str] = []
-    for name in ("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg"):
-        path = root / name
+def _pytest_settings(root: Path, key: str) -> list[str]:
+    """The words of pytest's setting `key` wherever pytest may read it: pyproject.toml's
+    [tool.pytest.ini_options] and [tool.pytest] (a list, or one string of words), and the [pytest] /
+    [tool:pytest] sections of pytest.ini, tox.ini and setup.cfg (an ini value of words over one or more
+    lines). Every file counts, whichever pytest takes; one that cannot be read gives nothing."""
+    words: list[str] = []
+    pyproject = _small_text(root / "pyproject.toml")
+    if pyproject:
         try:
-            if path.is_symlink() or not path.is_file() or path.stat().st_size > CONFIG_MAX_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            tool = tomllib.loads(pyproject).get("tool", {})
+        except tomllib.TOMLDecodeError:
+            tool = {}
+        pytest = tool.get("pytest", {}) if isinstance(tool, dict) else {}
+        for table in (pytest.get("ini_options", {}), pytest) if isinstance(pytest, dict) else ():
+            value = table.get(key) if isinstance(table, dict) else None
+            items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+            words += [w for item in items if isinstance(item, str) for w in item.split()]
+    for name in ("pytest.ini", "tox.ini", "setup.cfg"):
+        text = _small_text(root / name)
+        if not text:
             continue
-        for match in PYTHONPATH.finditer(text):
-            value = match["value"]
-            items = re.findall(r"""["']([^"']*)["']""", value) if "[" in value else value.split()
-            found += [posixpath.normpath(item.strip().rstrip("/")) for item in items if item.strip()]
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        for section in ("pytest", "tool:pytest"):
+            if parser.has_option(section, key):
+                words += parser.get(section, key).split()
+    return words
+
+
+def _pythonpath_settings(root: Path) -> list[str]:
+    """The folders pytest's `pythonpath` setting names (_pytest_settings), inside the repository."""
+    found = [posixpath.normpath(w.rstrip("/")) for w in _pytest_settings(root, "pythonpath")]
     return [f for f in found if not f.startswith(("/", "..")) and f != "."]
+
+
+def _small_text(path: Path) -> str:
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > CONFIG_MAX_BYTES:
+            return ""
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _is_package(folder: Path) -> bool:

@@ -90,6 +90,14 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
     return None
 
 
+def _stops_early(arg: str, short: str, long: tuple[str, ...]) -> bool:
+    """Whether an argument tells unittest (`-f`, `--failfast`) or trial (`-x`, `--exitfirst`) to stop at
+    the first failure: the canary's, in every run (NEVER_STOP says why). Left out of the command."""
+    return arg in long or (
+        arg.startswith("-") and not arg.startswith("--") and short in arg[1:] and arg[1:].isalpha()
+    )
+
+
 def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand | None:
     """The runner of a declared command line, run directly in the venv with its own arguments."""
     found = ci_config.runner_of(tokens)
@@ -101,12 +109,15 @@ def declared_command(root: Path, tokens: list[str], source: str) -> TestCommand 
     if runner == "pytest":
         return TestCommand(argv=[*PYTEST, *_pytest_args(args), *NEVER_STOP], source=source, runner="pytest")
     if runner == "unittest":
+        args = [a for a in args if not _stops_early(a, "f", ("--failfast",))]  # see NEVER_STOP
         args = ["discover", "-v", *args[1:]] if args[:1] == ["discover"] else ["-v", *args]
         if args == ["-v"]:
             args = ["discover", "-v"]
         return TestCommand(argv=["{interpreter}", "-m", "unittest", *args], source=source, runner="unittest")
     if runner == "trial":
-        args = [a for a in args if not a.startswith("--reporter")]
+        args = [
+            a for a in args if not a.startswith("--reporter") and not _stops_early(a, "x", ("--exitfirst",))
+        ]
         if not [a for a in args if not a.startswith("-")]:  # names given at run time ({posargs}, *args)
             packages = _test_packages(root)
             if not packages:

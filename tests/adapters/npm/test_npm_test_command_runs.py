@@ -195,3 +195,57 @@ def test_a_cache_clearing_pretest_is_no_test_run(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
     command = detect_test_command(tmp_path)
     assert command is not None and command.runner == "jest"
+
+
+@pytest.mark.parametrize(
+    ("files", "stops"),
+    [
+        ({"jest.config.js": "module.exports = {\n  // bail: 0,\n  testEnvironment: 'node',\n};\n"}, False),
+        ({"jest.config.js": "module.exports = { bail: 0 }; // we don't bail here\n"}, False),
+        ({"jest.config.js": "module.exports = { bail: false };\n"}, False),
+        ({"jest.config.js": "module.exports = { bail: 1 };\n"}, True),
+        (
+            {
+                "config/jest.json": '{"bail": 1}',
+                "package.json": {"scripts": {"test": "jest --config ./config/jest.json"}},
+            },
+            True,
+        ),
+        ({"package.json": {"scripts": {"test": "mocha -bR spec"}}}, True),
+        (
+            {
+                "package.json": {"scripts": {"test": "mocha --opts test/unit/mocha.opts"}},
+                "test/unit/mocha.opts": "--bail\n",
+            },
+            True,
+        ),
+        ({"package.json": {"scripts": {"test": "mocha -c test/"}}}, False),  # mocha's -c is --colors
+        (
+            {
+                "vitest.config.cts": "export default { test: { bail: 1 } }\n",
+                "package.json": {"scripts": {"test": "vitest run"}},
+            },
+            True,
+        ),
+    ],
+)
+def test_bail_is_read_where_the_runner_reads_it_and_only_where_it_is_set(
+    tmp_path: Path, files: dict[str, object], stops: bool
+) -> None:
+    """The fourth review: `jest --init`'s commented `// bail: 0,` and an explicit `bail: 0` stopped ordinary
+    runs, while a config file named by --config/--opts, combined short flags and `.cts` were not read."""
+    files = {"package.json": {"scripts": {"test": "jest"}}, **files}
+    for name, content in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content if isinstance(content, str) else json.dumps(content))
+    if stops:
+        with pytest.raises(RequiresHuman, match="stops at its first failure"):
+            detect_test_command(tmp_path)
+    else:
+        assert detect_test_command(tmp_path) is not None
+
+
+def test_a_cache_clearing_call_before_the_runner_is_not_taken_for_the_test_command(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "jest --clearCache && jest"}}))
+    command = detect_test_command(tmp_path)
+    assert command is not None and "--clearCache" not in command.argv

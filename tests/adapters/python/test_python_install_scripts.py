@@ -581,3 +581,25 @@ def test_a_tox_env_or_nox_session_named_for_the_oldest_versions_keeps_them_on_pu
         ("noxfile.py", 9, "dev", "==1.4.1"),
         ("tox.ini", 2, "constraint", "==1.0.0"),
     ]
+
+
+def test_a_parenthesis_in_a_string_or_a_nested_def_misleads_no_reading(tmp_path: Path) -> None:
+    """The fourth review: `session.run("echo", "(")` kept the call open and swallowed the next session's
+    install; a nested `def` took the session's name; a `[testenv]` after `[testenv:py311-oldest]` kept its
+    name."""
+    write(
+        tmp_path,
+        {
+            "noxfile.py": 'import nox\n@nox.session\ndef lint(session):\n    session.run("echo", "(")\n'
+            "@nox.session\ndef tests_oldest(session):\n    def helper():\n        pass\n"
+            '    session.install("acme-sdk==1.4.0")\n@nox.session\ndef docs(session):\n'
+            '    session.install("acme-sdk==1.4.1")\n',
+            "tox.ini": "[testenv:py311-oldest]\ndeps = x\n"
+            "[testenv]\ncommands_pre = pip install acme-sdk==1.4.2\n",
+        },
+    )
+    assert pins(tmp_path) == [
+        ("noxfile.py", 9, "constraint", "==1.4.0"),
+        ("noxfile.py", 12, "dev", "==1.4.1"),
+        ("tox.ini", 4, "dev", "==1.4.2"),
+    ]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from agentic_codemod.adapters.python import shadowing
 
 
@@ -73,3 +75,27 @@ def test_copies_where_a_test_run_may_import_them_first_are_found_and_others_are_
     assert shadowing.found(tmp_path, []) == []
     write(tmp_path, {"tests/__init__.py": "", "tests/unit/__init__.py": ""})
     assert shadowing.found(tmp_path, ["tests", "conftest"]) == []  # names an SDK ships by mistake
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"pytest.ini": "[pytest]\npythonpath =\n    src\n    tests/support\n"},  # an ini value over lines
+        {
+            "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = "src tests/support"\n'
+        },  # one TOML string
+        {"setup.cfg": "[tool:pytest]\npythonpath = tests/support\n"},
+    ],
+    ids=["ini-lines", "toml-string", "setup-cfg"],
+)
+def test_every_spelling_of_pythonpath_pytest_reads_is_read(tmp_path: Path, config: dict[str, str]) -> None:
+    """The fourth review: a multi-line ini `pythonpath` and a TOML string were not read (green on a copy
+    of the SDK under tests/support, exit 0)."""
+    write(tmp_path, {**config, "tests/support/__init__.py": "", "tests/support/acme/__init__.py": ""})
+    assert shadowing.found(tmp_path, ["acme"]) == ["tests/support/acme/"]
+
+
+def test_test_files_named_by_python_files_are_where_pytest_inserts_folders(tmp_path: Path) -> None:
+    write(tmp_path, {"pytest.ini": "[pytest]\npython_files = check_*.py\n", "tests/check_a.py": "",
+                     "tests/acme/__init__.py": ""})  # fmt: skip
+    assert shadowing.found(tmp_path, ["acme"]) == ["tests/acme/"]

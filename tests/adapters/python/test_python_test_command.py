@@ -278,3 +278,24 @@ def test_verification_command_overrides_detection(tmp_path: Path, override: obje
 def test_a_verification_command_without_a_runner_is_bad_input() -> None:
     with pytest.raises(ValueError, match="runs no test runner"):
         VerificationSettings(command="make test")
+
+
+@pytest.mark.parametrize(
+    ("tox_command", "argv_tail"),
+    [
+        ("python -m unittest discover -f -s tests", ["discover", "-v", "-s", "tests"]),
+        ("python -m unittest --failfast", ["discover", "-v"]),
+        ("python -m unittest -fv tests.test_a", ["-v", "tests.test_a"]),
+    ],
+)
+def test_unittest_is_never_told_to_stop_at_its_first_failure(
+    tmp_path: Path, tox_command: str, argv_tail: list[str]
+) -> None:
+    """The fourth review: `python -m unittest discover -f` stopped at the canary (which fails in every
+    run), so the tests after it ran in neither phase: green, exit 0 on a wrong change."""
+    (tmp_path / "tox.ini").write_text(f"[testenv]\ncommands = {tox_command}\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("import unittest\n")
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.runner == "unittest"
+    assert command.argv == ["{interpreter}", "-m", "unittest", *argv_tail]
