@@ -8,6 +8,8 @@ the SDK's pins there (adapters/<ecosystem>/install_scripts.py, the Adapter's `in
     Assignments(script).at(line) -> {NAME: value}     the literal assignments in force at a line (read once,
                                                       going down the script)
     pin(script, line, name, written, specifier) -> Dependency   one pin, uneditable, with its role
+    declared(script, file, line, name, specifier, role, why) -> Dependency   any declaration read through a
+                                                      script, uneditable (the adapters' readers)
     resolved(text, values) -> text                    its variables replaced where the file fixes them
 
 Which files (KINDS, by path; anywhere in the repository but in folders of other projects' code, tools'
@@ -66,6 +68,8 @@ from agentic_codemod.config import CI_CONFIG_MAX_BYTES, INSTALL_SCRIPTS_MAX_ENTR
 from agentic_codemod.errors import RequiresHuman
 from agentic_codemod.models import SCRIPT_KIND, Dependency
 from agentic_codemod.tools.rooted import RootedFS
+
+Role = Literal["runtime", "extra", "test", "dev", "constraint", "lock", "build"]  # Dependency.role
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
 BUILD, ENVS, REQUIREMENTS = "a build script", "a tox or nox env", "a requirements file"
@@ -420,14 +424,24 @@ def _env_or_session(script: Script, line: int) -> str:
 
 def pin(script: Script, number: int, name: str, written: str, specifier: str) -> Dependency:
     """One pin of the SDK in `script` at line `number`: uneditable, with the role its kind of file gives."""
+    why = (
+        f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool does not edit"
+    )
+    return declared(script, script.file, number, name, specifier, role_of(script, number), why)
+
+
+def declared(
+    script: Script, file: str, line: int, name: str, specifier: str, role: Role, uneditable: str
+) -> Dependency:
+    """A declaration of the SDK read through `script` (in `file`: the script's own, or a file it installs),
+    which the bump never edits: its specifier cut to SPECIFIER_MAX_CHARS, its section the kind of script."""
     return Dependency(
         name=name,
         specifier=specifier[:SPECIFIER_MAX_CHARS],
-        file=script.file,
+        file=file,
         kind=SCRIPT_KIND,
-        line=number,
-        role=role_of(script, number),
+        line=line,
+        role=role,
         section=script.kind,
-        uneditable=f"{script.file} line {number} installs {written[:200]} in {script.kind}, which the tool "
-        "does not edit",
+        uneditable=uneditable,
     )

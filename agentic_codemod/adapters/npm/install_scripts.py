@@ -23,7 +23,7 @@ from agentic_codemod.adapters import install_scripts
 from agentic_codemod.adapters.install_scripts import BUILD, CI, HOOK, IMAGE, PACKAGE, Script
 from agentic_codemod.adapters.npm import package_json, roles
 from agentic_codemod.adapters.npm.dependency_files import read_dependency_files
-from agentic_codemod.models import SCRIPT_KIND, Dependency
+from agentic_codemod.models import Dependency
 
 KINDS = frozenset({IMAGE, HOOK, CI, BUILD, PACKAGE})  # a conda environment holds no npm package
 TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec"})  # a package.json there is test data
@@ -60,16 +60,15 @@ def _in_a_package(script: Script, sdk: str) -> list[Dependency]:
     except ValueError:
         return []
     return [
-        Dependency(
-            name=sdk,
-            specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
-            file=script.file,
-            kind=SCRIPT_KIND,
-            line=d.line,
-            role=roles.role(d.section),
-            section=script.kind,
-            uneditable=f"{script.file} line {d.line}: {d.section}.{d.name} is {d.specifier[:200]!r}, in "
-            f"{script.kind} that is no workspace of the root's, which the bump does not edit",
+        install_scripts.declared(
+            script,
+            script.file,
+            d.line,
+            sdk,
+            d.specifier,
+            roles.role(d.section),
+            f"{script.file} line {d.line}: {d.section}.{d.name} is {d.specifier[:200]!r}, in {script.kind} "
+            "that is no workspace of the root's, which the bump does not edit",
         )
         for d in sorted(found, key=lambda d: d.start)
     ]

@@ -56,7 +56,7 @@ from agentic_codemod.adapters.python import (
 from agentic_codemod.adapters.python.dependency_files import read_dependency_files
 from agentic_codemod.config import CI_CONFIG_MAX_BYTES
 from agentic_codemod.errors import RequiresHuman
-from agentic_codemod.models import SCRIPT_KIND, Dependency
+from agentic_codemod.models import Dependency
 from agentic_codemod.tools.rooted import RootedFS
 
 _VAR = install_scripts.VARIABLE.pattern
@@ -154,19 +154,11 @@ def _in_a_project(script: Script, canonical: str) -> list[Dependency]:
         if not d.specifier:  # no version (or a computed value's marker): admits every version
             continue
         role = roles.role(script.file, d.kind, d.section, constraints=frozenset(), compiled=False)
-        pins.append(
-            Dependency(
-                name=d.name,
-                specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
-                file=script.file,
-                kind=SCRIPT_KIND,
-                line=d.line,
-                role=role,
-                section=script.kind,
-                uneditable=f"{script.file} line {d.line} pins {d.name}{d.specifier[:200]} "
-                f"({d.section or name}), in {script.kind}, which the bump does not edit",
-            )
+        why = (
+            f"{script.file} line {d.line} pins {d.name}{d.specifier[:200]} ({d.section or name}), in "
+            f"{script.kind}, which the bump does not edit"
         )
+        pins.append(install_scripts.declared(script, script.file, d.line, d.name, d.specifier, role, why))
     return pins
 
 
@@ -282,17 +274,17 @@ def _in_requirements_file(
             hint="make it a regular requirements file inside the repository under "
             f"{CI_CONFIG_MAX_BYTES} bytes, or check it for pins of the SDK by hand",
         ) from exc
+    role = install_scripts.role_of(script, number)
     return [
-        Dependency(
-            name=d.name,
-            specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
-            file=file,
-            kind=SCRIPT_KIND,
-            line=d.line,
-            role=install_scripts.role_of(script, number),
-            section=script.kind,
-            uneditable=f"{file} line {d.line} pins {d.name}{d.specifier[:200]}, installed by {script.file} "
-            f"line {number} in {script.kind}, which the tool does not edit",
+        install_scripts.declared(
+            script,
+            file,
+            d.line,
+            d.name,
+            d.specifier,
+            role,
+            f"{file} line {d.line} pins {d.name}{d.specifier[:200]}, installed by {script.file} line "
+            f"{number} in {script.kind}, which the tool does not edit",
         )
         for d in declarations
         if d.specifier
@@ -306,17 +298,16 @@ def _in_a_requirements_file_below_the_root(script: Script, canonical: str) -> li
     compiled = roles.is_compiled(script.header)
     role = roles.role(script.file, requirements_file.KIND, "", constraints=frozenset(), compiled=compiled)
     return [
-        Dependency(
-            name=d.name,
-            specifier=d.specifier[: install_scripts.SPECIFIER_MAX_CHARS],
-            file=script.file,
-            kind=SCRIPT_KIND,
-            line=d.line,
-            role=role,
-            section=script.kind,
-            uneditable=f"{script.file} line {d.line} pins {d.name}{d.specifier[:200]}, in {script.kind} "
-            "below the root that no dependency file reaches (a docs build, an example or a job installs "
-            "it), which the bump does not edit",
+        install_scripts.declared(
+            script,
+            script.file,
+            d.line,
+            d.name,
+            d.specifier,
+            role,
+            f"{script.file} line {d.line} pins {d.name}{d.specifier[:200]}, in {script.kind} below the root "
+            "that no dependency file reaches (a docs build, an example or a job installs it), which the bump "
+            "does not edit",
         )
         for d in _with_urls(requirements_file.find(text, canonical), script)
         if d.specifier
