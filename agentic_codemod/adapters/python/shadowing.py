@@ -109,7 +109,9 @@ def on_sys_path(root: Path) -> list[str] | None:
     """The repository's folders a test run may put first on sys.path (repository-relative, "." the root):
     the root (`python -m pytest`, the working folder), `src/`, each folder a pytest `pythonpath` setting
     names, and the folder pytest inserts for each test file or conftest.py (the first one upwards without
-    an `__init__` module: pytest's default import mode). None past INSTALL_SCRIPTS_MAX_ENTRIES."""
+    an `__init__` module: pytest's default import mode); one that leads out of the repository through a
+    link is never listed (a host folder's names would reach the reason). None past
+    INSTALL_SCRIPTS_MAX_ENTRIES."""
     folders: dict[str, None] = {".": None, "src": None}
     folders.update(dict.fromkeys(_pythonpath_settings(root)))
     patterns = ("test*.py", "*_test.py", "conftest.py", *_pytest_settings(root, "python_files"))
@@ -121,7 +123,8 @@ def on_sys_path(root: Path) -> list[str] | None:
             return None
         if any(_is_test_file(f, patterns) for f in files):
             folders[_basedir(root, Path(top))] = None
-    return [f for f in folders if (root / f).is_dir()]
+    inside = root.resolve()
+    return [f for f in folders if (root / f).is_dir() and (root / f).resolve().is_relative_to(inside)]
 
 
 def _is_test_file(name: str, patterns: tuple[str, ...]) -> bool:

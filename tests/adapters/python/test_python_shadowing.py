@@ -99,3 +99,16 @@ def test_test_files_named_by_python_files_are_where_pytest_inserts_folders(tmp_p
     write(tmp_path, {"pytest.ini": "[pytest]\npython_files = check_*.py\n", "tests/check_a.py": "",
                      "tests/acme/__init__.py": ""})  # fmt: skip
     assert shadowing.found(tmp_path, ["acme"]) == ["tests/acme/"]
+
+
+def test_a_pythonpath_folder_that_links_out_of_the_repository_is_never_listed(tmp_path: Path) -> None:
+    """A hostile `pythonpath = ["support"]` with `support -> <a host folder>`: the host folder's names
+    would reach the run's reason; it is no folder of the repository's."""
+    outside = tmp_path / "host"
+    (outside / "acme").mkdir(parents=True)
+    (outside / "acme" / "__init__.py").write_text("")
+    repo = tmp_path / "repo"
+    write(repo, {"pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["support"]\n'})
+    (repo / "support").symlink_to(outside)
+    assert shadowing.on_sys_path(repo) == ["."]
+    assert shadowing.found(repo, ["acme"]) == []
