@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from fixtures_support import stable_ping_files
+from fixtures_support import stable_repo_files
 
 pytestmark = pytest.mark.slow
 
@@ -31,20 +31,10 @@ def _task(tmp_path: Path) -> Path:
 
 
 def _repo(make_repo, name: str, files: dict[str, str | None]) -> Path:
-    root = Path(__file__).parents[1] / "fixtures/acme-app"
-    gone: dict[str, str | None] = {
-        f"src/acme_app/{p.name}": None for p in (root / "src/acme_app").glob("*.py")
-    }
-    gone.update({f"tests/{p.name}": None for p in (root / "tests").glob("*.py")})
-    gone.update(
-        {
-            "src/acme_app/__init__.py": "",
-            **stable_ping_files(),
-            "requirements.txt": None,
-            "requirements-dev.txt": "pytest\n",
-        }
-    )
-    return make_repo(name, {**gone, **files})
+    """acme-app with only its stable module and test (fixtures_support.stable_repo_files), declaring the SDK
+    nowhere but in `files`."""
+    base = {**stable_repo_files(), "requirements.txt": None, "requirements-dev.txt": "pytest\n"}
+    return make_repo(name, {**base, **files})
 
 
 @pytest.mark.parametrize(
