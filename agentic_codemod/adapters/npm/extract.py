@@ -26,7 +26,9 @@ A copy of the SDK committed in a node_modules folder below the root (`src/node_m
 node loads for the code beside it, never the version the run installs in the root's node_modules (npm's):
 an uneditable runtime declaration, KIND_COMMITTED_COPY, so the run stops before any edit naming the path.
 The walk that finds them enters no node_modules and no .git, and stops past MAX_WALK_ENTRIES
-(requires_human, as the install scripts' walk does).
+(requires_human, as the install scripts' walk does). A node_modules folder committed at the root is no
+declaration: the install replaces it, so the run stops there (requires_human naming it, with how to take
+it out of the repository), where its test run would otherwise read as writing the repository's files.
 """
 
 from __future__ import annotations
@@ -170,6 +172,14 @@ def _committed_copies(root: Path, sdk: str) -> list[Dependency]:
             hint="make the folder readable, or check it for node_modules folders by hand",
         )
 
+    if os.path.lexists(root / MODULES):  # the trees read here are clones and exports: committed
+        raise RequiresHuman(
+            f"{MODULES} is committed in the repository: the install of the tests' environment replaces "
+            "what it holds, so no test run here could leave the repository's files as they are (and code "
+            f"may load the committed packages, {sdk} among them, instead of what the run installs)",
+            hint=f"take it out of the repository (`git rm -r --cached {MODULES}`, and add it to .gitignore), "
+            "or migrate this repository by hand",
+        )
     found, entries = [], 0
     for top, folders, names in os.walk(root, followlinks=False, onerror=unlisted):
         relative = Path(top).relative_to(root).as_posix()

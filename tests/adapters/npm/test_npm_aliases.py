@@ -308,10 +308,6 @@ def test_a_committed_copy_of_the_sdk_in_a_node_modules_folder_stops_the_run_nami
         {
             "package.json": {"name": "app", "dependencies": {sdk_name: "^1.0.0"}},
             f"src/node_modules/{sdk_name}/package.json": {"name": sdk_name, "version": "1.0.0"},
-            f"node_modules/{sdk_name}/package.json": {
-                "name": sdk_name,
-                "version": "1.0.0",
-            },  # npm's: replaced
             f"lib/node_modules/other/node_modules/{sdk_name}/package.json": {
                 "name": sdk_name
             },  # other's copy
@@ -325,3 +321,25 @@ def test_a_committed_copy_of_the_sdk_in_a_node_modules_folder_stops_the_run_nami
         RequiresHuman, match=rf"src/node_modules/{sdk_name} is a copy of {sdk_name} committed"
     ):
         plan(sdk, found)
+
+
+def test_a_node_modules_folder_committed_at_the_root_stops_the_run_naming_it(tmp_path: Path) -> None:
+    """The trees read are clones and exports: a root node_modules there is committed, and the install
+    replaces it (the test run read as writing the repository's files). With the SDK in it or not."""
+    for holds in ("acme-sdk", "left-pad"):
+        root = tmp_path / holds
+        write(
+            root,
+            {
+                "package.json": {"name": "app", "dependencies": {"acme-sdk": "^1.0.0"}},
+                f"node_modules/{holds}/package.json": {"name": holds, "version": "1.0.0"},
+            },
+        )
+        files = ADAPTER.find_dependency_files(root)
+        with pytest.raises(RequiresHuman, match=r"node_modules is committed in the repository") as caught:
+            ADAPTER.extract_dependencies(root, files, "acme-sdk")
+        assert "git rm -r --cached node_modules" in str(caught.value)
+        (root / "node_modules" / holds / "package.json").unlink()
+        (root / "node_modules" / holds).rmdir()
+        (root / "node_modules").rmdir()
+        assert ADAPTER.extract_dependencies(root, files, "acme-sdk")  # the package.json range alone

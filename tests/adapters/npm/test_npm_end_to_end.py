@@ -289,6 +289,27 @@ def test_a_committed_copy_of_the_sdk_in_a_node_modules_folder_requires_a_human(
     assert not m["verifications"]
 
 
+def test_a_node_modules_folder_committed_at_the_root_requires_a_human_naming_it(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """A committed root node_modules (with the SDK's 1.0.0 in it) is what every install replaces: the run
+    ended exit 3 at the baseline saying the tests wrote the repository's files. Now it stops before any
+    install, naming the folder and how to take it out of the repository."""
+    src = tmp_path / "committed-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    shutil.copytree(
+        ROOT / "fixtures" / "npm-sdk" / "packages" / "acme-sdk" / "1.0.0", src / "node_modules" / "acme-sdk"
+    )
+    repo = tmp_path / "committed"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert "node_modules is committed in the repository" in m["reason"], m["reason"]
+    assert "git rm -r --cached node_modules" in m["reason"]
+    assert not m["verifications"] and not m["environments"].get("baseline")
+
+
 def test_a_suite_hook_failing_on_the_target_is_never_green(
     tmp_path: Path, registry: str, run_codemod: Callable[..., object]
 ) -> None:
