@@ -5,7 +5,8 @@ adapter's result reader). Nothing here knows a runner.
                                        (<error>) or passed
     read_junit(path) -> Tally | None   every <testcase>, ids "<classname>::<name>"; None: unreadable
     junit_case_ids(path) -> [id, ...]  the same ids, passing ones too
-    case_statuses(path) -> {id: status} | None   passed | failed | skipped, per id; None: unreadable
+    case_statuses(path) -> {id: status} | None   passed | failed | skipped, per id (a case whose class name
+                                       says nothing, node's, named with its suites); None: unreadable
     lost_passes(before, after) -> ([(id, status)], renamed)   the ids that passed before and were
                                        skipped or gone after; ids pytest respelled are not lost
     report_root(path) -> Element | None  the document, read only as a regular file (no link, FIFO or
@@ -30,14 +31,18 @@ from agentic_codemod.tools.untrusted_file import read_regular
 
 
 def count_case(tally: Tally, test_id: str, case: ET.Element) -> None:
-    if case.find("skipped") is not None:
-        tally.skipped += 1
-    elif case.find("failure") is not None:
+    """A <failure> or <error> counts whatever <skipped> stands beside it: pytest writes both into one
+    <testcase> when a test skipped in its call errors in teardown (a module fixture torn down after the
+    module's last test, a skipped one), or a unittest subTest failed before the test skipped itself; pytest
+    counts it failed and exits 1 (read skipped first, such a run was green)."""
+    if case.find("failure") is not None:
         tally.failed += 1
         tally.failing.append(test_id)
     elif case.find("error") is not None:
         tally.errors += 1
         tally.failing.append(test_id)
+    elif case.find("skipped") is not None:
+        tally.skipped += 1
     else:
         tally.passed += 1
 
@@ -56,12 +61,14 @@ def case_statuses(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> dict[st
     if root is None:
         return None
     out: dict[str, str] = {}
-    for case in root.iter("testcase"):
+    for case, suites in _cases_in_suites(root):
         test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
-        if case.find("skipped") is not None:
+        if case.get("classname", "") in PLACEHOLDER_CLASSNAMES and suites:
+            test_id = " > ".join([*suites, test_id])
+        if case.find("failure") is not None or case.find("error") is not None:
+            status = "failed"  # whatever <skipped> beside it (count_case)
+        elif case.find("skipped") is not None:
             status = "skipped"
-        elif case.find("failure") is not None or case.find("error") is not None:
-            status = "failed"
         else:
             status = "passed"
         if _WORST[status] > _WORST.get(out.get(test_id, ""), -1):
@@ -70,6 +77,32 @@ def case_statuses(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> dict[st
 
 
 _WORST = {"passed": 0, "skipped": 1, "failed": 2}
+# Class names that say nothing of where a test is: node's JUnit reporter writes classname="test" for every
+# case, its describe blocks only as the <testsuite> elements around it. An id from them alone made
+# `describe("on 1.x") > it("x")` and `describe("on 2.x") > it("x")` one test, so a test that passed at
+# baseline and was skipped after the change read as kept (the other one passed): such ids carry the names
+# of the suites around them.
+PLACEHOLDER_CLASSNAMES = frozenset({"", "test"})
+
+
+def _cases_in_suites(root: ET.Element) -> list[tuple[ET.Element, list[str]]]:
+    """Every <testcase>, level by level, with the names of the <testsuite> elements around it (no
+    recursion: a report nests as deep as parse lets it)."""
+    found: list[tuple[ET.Element, list[str]]] = []
+    level: list[tuple[ET.Element, list[str]]] = [
+        (root, [root.get("name", "")] if root.tag == "testsuite" else [])
+    ]
+    while level:
+        deeper = []
+        for node, suites in level:
+            for child in node:
+                if child.tag == "testcase":
+                    found.append((child, [s for s in suites if s]))
+                else:
+                    inner = [*suites, child.get("name", "")] if child.tag == "testsuite" else suites
+                    deeper.append((child, inner))
+        level = deeper
+    return found
 
 
 def lost_passes(before: dict[str, str], after: dict[str, str]) -> tuple[list[tuple[str, str]], int]:

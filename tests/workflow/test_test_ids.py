@@ -56,6 +56,30 @@ def test_unittest_verbose_output_names_every_failure(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unexpected_success_is_a_failure_and_an_expected_failure_none(tmp_path: Path) -> None:
+    """`FAILED (expected failures=1, unexpected successes=1)`: the unanchored `failures=` read the expected
+    failure as a failure, and the unexpected success (an @expectedFailure test passing on the target,
+    which makes unittest exit 1) as nothing: green (helper-20's review)."""
+    suite = {
+        "pkg/__init__.py": "",
+        "pkg/test_b.py": (
+            "import unittest\n\n\nclass TestB(unittest.TestCase):\n"
+            "    def test_ok(self):\n        pass\n\n"
+            "    @unittest.expectedFailure\n    def test_still_broken(self):\n"
+            "        self.assertEqual(1, 2)\n\n"
+            "    @unittest.expectedFailure\n    def test_pages_by_itself(self):\n        pass\n"
+        ),
+    }
+    output = run(make(tmp_path, suite), "-m", "unittest", "discover", "-v")
+    assert "expected failures=1, unexpected successes=1" in output, output
+    counts = readers.counts_from_output(output)
+    assert counts is not None
+    assert (counts.failed, counts.errors, counts.skipped) == (1, 0, 0)
+    assert counts.failing == ["pkg.test_b.TestB.test_pages_by_itself"]
+    quiet = readers.counts_from_output(run(tmp_path, "-m", "unittest", "discover"))  # headers only
+    assert quiet is not None and quiet.failing == ["pkg.test_b.TestB.test_pages_by_itself"]
+
+
 def test_unittest_ids_from_report_headers_alone_and_the_older_class_only_form() -> None:
     output = (
         "======\nFAIL: test_x (pkg.mod.TestX)\n------\nAssertionError\n"
@@ -316,6 +340,71 @@ def test_case_statuses_read_each_id_once_at_its_worst_outcome(tmp_path: Path) ->
     (tmp_path / "link.xml").symlink_to(report)
     assert case_statuses(tmp_path / "link.xml") is None  # the tests wrote it: never through a link
     assert case_statuses(tmp_path / "missing.xml") is None
+
+
+def test_a_failure_beside_a_skip_in_one_testcase_counts_as_failed(tmp_path: Path) -> None:
+    """pytest writes <skipped> and <error> into one <testcase> when a module fixture's teardown fails after
+    the module's last test, a skipped one (helper-20's review: read skipped first, the error was lost and
+    the run green on a target the fixture's teardown fails on). pytest itself exits 1."""
+    from agentic_codemod.tools.junit import case_statuses
+
+    make(
+        tmp_path,
+        {
+            "test_pool.py": (
+                "import pytest\n\n\n@pytest.fixture(scope='module')\ndef pooled():\n    yield 1\n"
+                "    assert False, 'teardown fails on the target'\n\n\n"
+                "def test_serves(pooled):\n    pass\n\n\n"
+                "@pytest.mark.skip(reason='by hand')\ndef test_under_load(pooled):\n    pass\n"
+            )
+        },
+    )
+    output = run(tmp_path, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    assert "1 passed, 1 skipped, 1 error" in output, output
+    report = tmp_path / "junit.xml"
+    assert "<skipped" in report.read_text() and "<error" in report.read_text()  # in one testcase
+    counts = read_junit(report)
+    assert counts is not None
+    assert (counts.passed, counts.failed, counts.errors, counts.skipped) == (1, 0, 1, 0)
+    assert counts.failing == ["test_pool::test_under_load"]
+    assert case_statuses(report) == {
+        "test_pool::test_serves": "passed",
+        "test_pool::test_under_load": "failed",
+    }
+
+
+def test_node_cases_are_named_with_their_suites_so_a_skip_cannot_hide_behind_a_namesake(
+    tmp_path: Path,
+) -> None:
+    """node's JUnit reporter writes classname="test" for every case, its describe blocks as <testsuite>
+    elements (helper-21's review: `describe("on 1.x")` and `describe("on 2.x")` each holding
+    `it("loads an order")`, one skipped in each phase, read as one test that passed in both: green)."""
+    from agentic_codemod.tools.junit import case_statuses, lost_passes
+
+    def report(name: str, on_one: bool) -> Path:
+        one = '<testcase name="loads an order" classname="test"/>'
+        skipped = '<testcase name="loads an order" classname="test"><skipped/></testcase>'
+        path = tmp_path / name
+        path.write_text(
+            '<testsuites><testcase name="top" classname="test"/>'
+            f'<testsuite name="orders on 1.x">{one if on_one else skipped}</testsuite>'
+            f'<testsuite name="orders on 2.x">{skipped if on_one else one}</testsuite></testsuites>'
+        )
+        return path
+
+    before, after = case_statuses(report("before.xml", True)), case_statuses(report("after.xml", False))
+    assert before == {
+        "test::top": "passed",
+        "orders on 1.x > test::loads an order": "passed",
+        "orders on 2.x > test::loads an order": "skipped",
+    }
+    assert after is not None and before is not None
+    assert lost_passes(before, after) == ([("orders on 1.x > test::loads an order", "skipped")], 0)
+    pytest_report = tmp_path / "pytest.xml"  # a class name that says where the test is: ids as before
+    pytest_report.write_text(
+        '<testsuites><testsuite name="pytest"><testcase classname="t" name="a"/></testsuite></testsuites>'
+    )
+    assert case_statuses(pytest_report) == {"t::a": "passed"}
 
 
 def test_lost_passes_name_skipped_and_gone_tests_but_not_ids_pytest_respelled() -> None:

@@ -52,7 +52,8 @@ def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:
 
 
 def counts_from_output(output: str) -> Tally | None:
-    """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'. The failing tests are
+    """unittest prints 'Ran N tests' then 'OK' or 'FAILED (failures=1, errors=2)'; an unexpected success is a
+    failure, an expected failure none (unittest's own exit says the same). The failing tests are
     named by id ('pkg.mod.Class.test_x', a subtest with its parameters) from the `-v` result lines
     ('test_x (pkg.mod.Class.test_x) ... FAIL') and the report headers ('ERROR: test_x (...)'); when the
     output was cut and fewer ids than failures are left, `failing` says so (`unnamed_failures`)."""
@@ -61,9 +62,11 @@ def counts_from_output(output: str) -> Tally | None:
         return None
     total = int(ran.group(1))
     summary = output[ran.end() :]
-    failures = sum(int(n) for n in re.findall(r"failures=(\d+)", summary))
-    errors = sum(int(n) for n in re.findall(r"errors=(\d+)", summary))
-    skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", summary))
+    # `expected failures=N` is no failure; `unexpected successes=N` is one: an @expectedFailure test that
+    # passes on the target makes unittest exit 1 (Python >= 3.11), so the repository's CI goes red
+    failures = sum(int(n) for n in re.findall(r"(?:\(|, )(?:failures|unexpected successes)=(\d+)", summary))
+    errors = sum(int(n) for n in re.findall(r"(?:\(|, )errors=(\d+)", summary))
+    skipped = sum(int(n) for n in re.findall(r"(?:\(|, )skipped=(\d+)", summary))
     failed, errors = min(failures, total), min(errors, max(total - failures, 0))
     ids = [_unittest_id(*m) for m in UNITTEST_RESULT.findall(output) + UNITTEST_HEADER.findall(output)]
     failing = list(dict.fromkeys(ids))
@@ -86,10 +89,13 @@ def unnamed_failures(count: int) -> str:
 
 # `-v` result lines: 'name (id) ... FAIL', a docstring line between, a subtest's '(params)' after.
 UNITTEST_RESULT = re.compile(
-    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. (?:FAIL|ERROR)$", re.MULTILINE
+    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. (?:FAIL|ERROR|unexpected success)$",
+    re.MULTILINE,
 )
-# Report headers: 'FAIL: name (id)', 'ERROR: name (id) (params)'.
-UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([\w.]+)\)((?: \([^\n]*\))?)$", re.MULTILINE)
+# Report headers: 'FAIL: name (id)', 'ERROR: name (id) (params)', 'UNEXPECTED SUCCESS: name (id)'.
+UNITTEST_HEADER = re.compile(
+    r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): (\S+) \(([\w.]+)\)((?: \([^\n]*\))?)$", re.MULTILINE
+)
 # What an import of a test module that failed on a missing module prints (pytest, unittest, stestr,
 # trial: its loader in the traceback).
 MISSING_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)'?")
