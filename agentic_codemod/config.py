@@ -104,6 +104,7 @@ UV_WORKSPACE_MAX_DEPTH = 16  # path parts of one member pattern
 # (adapters/install_scripts.py: Dockerfiles, conda environments, CI jobs): past it, the run requires a human.
 INSTALL_SCRIPTS_MAX_ENTRIES = 1_000_000
 WHEEL_METADATA_MAX_BYTES = 1_000_000  # a wheel's METADATA a path source names, read for its Requires-Dist
+VARIABLE_READERS_MAX_FILES = 20_000  # Python files searched for a test env's variables (test_command.py)
 TEST_COMMANDS_MAX_COMPARED = 20  # test commands of a tox env or nox session whose test counts are estimated
 NOX_ARG_MAX_CHARS = 4_096
 MR_TITLE_MAX_CHARS = 255  # a merge request title (GitLab's own limit), always one line

@@ -88,6 +88,9 @@ class CiTestEnv:
     # resolve (OpenStack's `-c{env:TOX_CONSTRAINTS_FILE:https://...}`): the repository's install reads
     # them, the tests here do not (run.json installs.baseline.unread, the merge request)
     unread: tuple[str, ...] = ()
+    # the variables the env sets for its tests (tox `setenv`, nox `env=` and `session.env`): the test run
+    # here sets none of them (test_command.switched_variables)
+    variables: tuple[str, ...] = ()
 
 
 def test_env(root: Path) -> CiTestEnv | None:
@@ -193,6 +196,14 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             testenv_deps_env=reading.testenv_deps_env,
             installs_at=tuple((0, line) for line in [*installed_with, *installs.requirement_lines]),
             unread=tuple(dict.fromkeys(reading.unread)),
+            variables=tuple(
+                dict.fromkeys(
+                    name
+                    for key in ("setenv", "set_env")
+                    for line in reading.lines(section, key, held)
+                    if (name := line.partition("=")[0].strip()).isidentifier() and "=" in line
+                )
+            ),
         )
     return None
 
@@ -394,6 +405,7 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
         install_lines: list[str] = []
         runs: list[list[str]] = []
         at: list[tuple[int, str]] = []
+        variables = _session_variables(function)
         static = _Static(module_names, local, visits)  # the module's names, less those the session binds
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
@@ -423,8 +435,45 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
                 runner=found[0],
                 note=chosen[1],
                 installs_at=tuple(sorted(at)),
+                variables=variables,
             )
     return None
+
+
+def _session_variables(function: ast.FunctionDef) -> tuple[str, ...]:
+    """The variables a nox session sets for what it runs: the keys of `env={...}` in its calls,
+    `session.env["NAME"] = ...` and `session.env.update({...})` / `update(NAME=...)` (the literal keys)."""
+    names: list[str] = []
+
+    def keys(mapping: ast.expr) -> list[str]:
+        if isinstance(mapping, ast.Dict):
+            return [k.value for k in mapping.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        if isinstance(mapping, ast.Call) and isinstance(mapping.func, ast.Name) and mapping.func.id == "dict":
+            return [k.arg for k in mapping.keywords if k.arg]
+        return []
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            names += [n for k in node.keywords if k.arg == "env" for n in keys(k.value)]
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "update" and _is_session_env(func.value):
+                names += [n for a in node.args for n in keys(a)] + [k.arg for k in node.keywords if k.arg]
+        elif isinstance(node, ast.Assign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Subscript)
+                    and _is_session_env(target.value)
+                    and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                ):
+                    names.append(target.slice.value)
+    return tuple(dict.fromkeys(names))
+
+
+def _is_session_env(node: ast.expr) -> bool:
+    """`<anything>.env` (`session.env`, as a nox session names its environment)."""
+    return isinstance(node, ast.Attribute) and node.attr == "env"
 
 
 # How a noxfile names its own folder (nox runs a session there): "." for the reading below.

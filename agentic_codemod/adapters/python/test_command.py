@@ -5,7 +5,8 @@
     2. .stestr.conf                                                                  -> stestr run
     3. pytest configuration: pytest.ini / .pytest.ini, pyproject.toml [tool.pytest.ini_options] or
        [tool.pytest], setup.cfg [tool:pytest], tox.ini [pytest]              -> pytest
-    4. a tests/ or test/ folder holding test_*.py or *_test.py               -> pytest tests/
+    4. a tests/ or test/ folder holding test_*.py or *_test.py               -> pytest tests/ (pytest,
+       from the root, where test files lie outside it too: what plain `pytest` collects)
     5. any test*.py file elsewhere in the tree                               -> unittest discover -v
     none of these: None (without a test suite a change cannot be verified).
 
@@ -16,13 +17,16 @@ run the most tests is run, and the source names the others (ci_config.chosen_com
 reports test ids: pytest through --junitxml, unittest through -v (result lines and report headers),
 stestr through the subunit record of the run (.stestr/, read by workflow/verify.py), Twisted's trial
 (a declared `python -m twisted.trial` or `trial`) through its bwverbose result lines.
-tox and nox are never run: they build their own environments and may reach the network.
+tox and nox are never run: they build their own environments and may reach the network. The variables
+the chosen env sets for its tests (tox `setenv`, nox `env=`) are not set here: where the repository's
+code names one, it may switch tests on or off, and the run requires a human (switched_variables).
 """
 
 from __future__ import annotations
 
 import configparser
 import os
+import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,8 +35,8 @@ import tomlkit
 
 from agentic_codemod.adapters.python import ci_config
 from agentic_codemod.adapters.types import TestCommand
-from agentic_codemod.config import Settings
-from agentic_codemod.errors import InputError
+from agentic_codemod.config import VARIABLE_READERS_MAX_FILES, Settings
+from agentic_codemod.errors import InputError, RequiresHuman
 
 PYTEST = ["{interpreter}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml={junit}"]
 # Last on every pytest command line, so that it wins over `-x`, `--exitfirst` or `--maxfail=N` in the
@@ -71,6 +75,15 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
     if ci is not None:
         command = declared_command(root, ci.command, f"{ci.source} commands{ci.note}")
         if command is not None:
+            read = switched_variables(root, ci.variables)
+            if read:
+                raise RequiresHuman(
+                    f"{ci.source} sets {', '.join(read)} for its tests, which the repository's code reads "
+                    f"({', '.join(dict.fromkeys(read.values()))}): the test run here sets no variable, so "
+                    "tests they switch on or off would not run as the repository runs them",
+                    hint="if the tests run the same without them, set verification.command in the task to "
+                    f"the command to run ({shlex.join(ci.command)}); else migrate by hand",
+                )
             return command
     stestr = _stestr_conf(root)
     if stestr is not None:
@@ -80,6 +93,13 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
         return TestCommand(argv=[*PYTEST, *NEVER_STOP], source=source, runner="pytest")
     for folder in TEST_FOLDERS:
         if (root / folder).is_dir() and _has_test_files(root / folder):
+            elsewhere = _test_files_outside(root, folder)
+            if elsewhere:  # plain `pytest` collects them too: run it as the repository would
+                return TestCommand(
+                    argv=[*PYTEST, *NEVER_STOP],
+                    source=f"{folder}/ folder and test files elsewhere ({', '.join(elsewhere[:3])})",
+                    runner="pytest",
+                )
             return TestCommand(
                 argv=[*PYTEST, folder, *NEVER_STOP], source=f"{folder}/ folder", runner="pytest"
             )
@@ -88,6 +108,40 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
             argv=list(UNITTEST), source="test*.py files (unittest fallback)", runner="unittest"
         )
     return None
+
+
+def _test_files_outside(root: Path, folder: str) -> list[str]:
+    """The test files (TEST_FILE_GLOBS) that plain `pytest` at the root collects outside `folder`
+    (helper-20's review: `pytest tests` left `integration_tests/` unrun in both phases, green)."""
+    return sorted(
+        path.relative_to(root).as_posix()
+        for path in _python_files(root)
+        if path.relative_to(root).parts[0] != folder and any(path.match(g) for g in TEST_FILE_GLOBS)
+    )
+
+
+def switched_variables(root: Path, names: tuple[str, ...]) -> dict[str, str]:
+    """Of the variables a test env sets, those a Python file of the repository names as a string
+    (`os.environ["ACME_CONTRACT_TESTS"]`, `os.getenv('CI')`), each with the first file that does: a
+    variable that switches tests on or off (helper-20's review: `setenv = ACME_CONTRACT_TESTS = 1` and
+    a `skipif` on it, skipped in both phases here, green). Past VARIABLE_READERS_MAX_FILES files every
+    variable counts as read (fail closed)."""
+    if not names:
+        return {}
+    pattern = re.compile(rb"""["'](%s)["']""" % b"|".join(re.escape(n.encode()) for n in names))
+    found: dict[str, str] = {}
+    for count, path in enumerate(p for p in _python_files(root) if p != root / "noxfile.py"):  # the setter
+        if count >= VARIABLE_READERS_MAX_FILES:
+            return {
+                n: f"more than {VARIABLE_READERS_MAX_FILES} Python files, not all searched" for n in names
+            }
+        try:
+            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+        except OSError:
+            continue
+        for match in pattern.finditer(data):
+            found.setdefault(match.group(1).decode(), path.relative_to(root).as_posix())
+    return {n: found[n] for n in names if n in found}
 
 
 def _stops_early(arg: str, short: str, long: tuple[str, ...]) -> bool:

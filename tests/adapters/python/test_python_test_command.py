@@ -299,3 +299,59 @@ def test_unittest_is_never_told_to_stop_at_its_first_failure(
     command = detect_test_command(tmp_path)
     assert command is not None and command.runner == "unittest"
     assert command.argv == ["{interpreter}", "-m", "unittest", *argv_tail]
+
+
+def test_test_files_outside_the_tests_folder_run_pytest_from_the_root(tmp_path: Path) -> None:
+    """Without a pytest configuration plain `pytest` collects every test file; `pytest tests` left
+    `integration_tests/` unrun in both phases (helper-20's review: green on a target it fails on)."""
+    repo = write(
+        tmp_path / "repo",
+        {
+            "tests/test_a.py": "def test_a():\n    pass\n",
+            "integration_tests/test_contract.py": "def test_contract():\n    assert 0\n",
+        },
+    )
+    command = detect_test_command(repo)
+    assert command is not None and command.argv == [*PYTEST, *NEVER_STOP]
+    assert "integration_tests/test_contract.py" in command.source
+    proc = _run(command.argv, repo, tmp_path / "junit.xml")
+    assert proc.returncode == 1 and "1 failed, 1 passed" in proc.stdout, proc.stdout
+    alone = write(tmp_path / "alone", {"tests/test_a.py": "def test_a():\n    pass\n", "src/app.py": ""})
+    assert detect_test_command(alone).argv == [*PYTEST, "tests", *NEVER_STOP]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"tox.ini": "[testenv]\nsetenv =\n    ACME_CONTRACT_TESTS = 1\ncommands = pytest tests\n"},
+        {"tox.ini": "[testenv]\nset_env = ACME_CONTRACT_TESTS=1\ncommands = pytest tests\n"},
+        {
+            "noxfile.py": "import nox\n\n\n@nox.session\ndef tests(session):\n"
+            "    session.install('pytest')\n"
+            "    session.run('pytest', 'tests', env={'ACME_CONTRACT_TESTS': '1'})\n"
+        },
+        {
+            "noxfile.py": "import nox\n\n\n@nox.session\ndef tests(session):\n"
+            "    session.env['ACME_CONTRACT_TESTS'] = '1'\n    session.run('pytest', 'tests')\n"
+        },
+    ],
+)
+def test_a_variable_the_test_env_sets_that_the_code_reads_requires_a_human(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    """tox's setenv and nox's env= are not set here: a test skipped unless one is set ran in neither
+    phase (helper-20's review: green, exit 0, on a target the contract test fails on)."""
+    from agentic_codemod.errors import RequiresHuman
+
+    test = (
+        "import os\n\nimport pytest\n\n\n"
+        "@pytest.mark.skipif(not os.environ.get('ACME_CONTRACT_TESTS'), reason='contract')\n"
+        "def test_contract():\n    assert 0\n"
+    )
+    repo = write(tmp_path / "repo", {**files, "tests/test_contract.py": test})
+    with pytest.raises(RequiresHuman, match=r"sets ACME_CONTRACT_TESTS for its tests") as caught:
+        detect_test_command(repo)
+    assert "tests/test_contract.py" in str(caught.value) and "verification.command" in str(caught.value)
+    quiet = write(tmp_path / "quiet", {**files, "tests/test_a.py": "def test_a():\n    pass\n"})
+    command = detect_test_command(quiet)  # a variable no code names (COVERAGE_FILE, VIRTUAL_ENV): as before
+    assert command is not None and command.runner == "pytest"
