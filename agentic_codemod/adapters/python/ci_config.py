@@ -91,6 +91,9 @@ class CiTestEnv:
     # the variables the env sets for its tests (tox `setenv`, nox `env=` and `session.env`): the test run
     # here sets none of them (test_command.switched_variables)
     variables: tuple[str, ...] = ()
+    # the env's other command lines that run a test runner (chosen_command left them out): the ones whose
+    # tests the chosen command does not run too stop the run (test_command.uncovered)
+    others: tuple[tuple[str, ...], ...] = ()
 
 
 def test_env(root: Path) -> CiTestEnv | None:
@@ -127,7 +130,8 @@ def runner_of(tokens: list[str]) -> tuple[str, list[str]] | None:
 
 def chosen_command(root: Path, lines: list[list[str]]) -> tuple[list[str], str] | None:
     """Of the command lines that run a test runner, the one estimated to run the most tests (the first
-    on a tie), and a note naming the others when there are several (test_scope.py)."""
+    on a tie), and a note naming the others when there are several (test_scope.py). `runnable` names
+    them all (CiTestEnv.others)."""
     runnable = [(tokens, found) for tokens in lines if (found := runner_of(tokens)) is not None]
     if not runnable:
         return None
@@ -171,6 +175,7 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
         chosen = chosen_command(root, [tokens for tokens in lines if tokens])
         if chosen is None:
             continue
+        others = _others(lines, chosen[0]) + _listed_envs_commands(reading, envs, section)
         extras = [e.strip() for line in reading.lines(section, "extras", held) for e in line.split(",")]
         found = runner_of(chosen[0])
         assert found is not None
@@ -196,6 +201,7 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             testenv_deps_env=reading.testenv_deps_env,
             installs_at=tuple((0, line) for line in [*installed_with, *installs.requirement_lines]),
             unread=tuple(dict.fromkeys(reading.unread)),
+            others=others,
             variables=tuple(
                 dict.fromkeys(
                     name
@@ -206,6 +212,22 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             ),
         )
     return None
+
+
+def _listed_envs_commands(reading: _ToxReading, envs: list[str], chosen: str) -> tuple[tuple[str, ...], ...]:
+    """The test commands of the other envs a bare `tox` runs (its envlist) that have sections of their own
+    (`envlist = py3, contract` with `[testenv:contract] commands = pytest tests/contract`): before, the
+    first env's tests alone ran, and the others' in neither phase (helper-20's review: green)."""
+    listed = tox_ini.listed_envs(reading.envlist)
+    found: list[tuple[str, ...]] = []
+    for section in envs:
+        if section in (chosen, "testenv") or tox_ini.env_factors(section) not in listed:
+            continue
+        for line in reading.lines(section, "commands", []):
+            tokens = _split(line.lstrip("-").strip())
+            if tokens and runner_of(tokens) is not None and tuple(tokens) not in found:
+                found.append(tuple(tokens))
+    return tuple(found)
 
 
 class _ToxReading:
@@ -225,6 +247,7 @@ class _ToxReading:
             (parser.get("tox", k, raw=True) for k in ("envlist", "env_list") if parser.has_option("tox", k)),
             None,
         )
+        self.envlist = envlist
         try:
             self.generic = tox_ini.generic_env(envlist)
         except tox_ini.TooComplex as exc:
@@ -436,8 +459,16 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
                 note=chosen[1],
                 installs_at=tuple(sorted(at)),
                 variables=variables,
+                others=_others(runs, chosen[0]),
             )
     return None
+
+
+def _others(lines: list[list[str]], chosen: list[str]) -> tuple[tuple[str, ...], ...]:
+    """The command lines besides `chosen` that run a test runner."""
+    return tuple(
+        tuple(tokens) for tokens in lines if tokens and tokens != chosen and runner_of(tokens) is not None
+    )
 
 
 def _session_variables(function: ast.FunctionDef) -> tuple[str, ...]:

@@ -13,7 +13,9 @@
 A declared command runs directly in the venv: its runner and the arguments given to the runner are
 kept, what wraps them (coverage run, tox/nox themselves, {posargs}) is not; `python -m testtools.run`
 runs as `python -m unittest`. Of several test commands in one testenv or session, the one estimated to
-run the most tests is run, and the source names the others (ci_config.chosen_command). Every runner
+run the most tests is run, and the source names the others (ci_config.chosen_command); where it does not
+run their tests too, nor those of the other envs a bare `tox` runs, the run requires a human (uncovered):
+they would run in neither phase. Every runner
 reports test ids: pytest through --junitxml, unittest through -v (result lines and report headers),
 stestr through the subunit record of the run (.stestr/, read by workflow/verify.py), Twisted's trial
 (a declared `python -m twisted.trial` or `trial`) through its bwverbose result lines.
@@ -75,6 +77,15 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
     if ci is not None:
         command = declared_command(root, ci.command, f"{ci.source} commands{ci.note}")
         if command is not None:
+            left = uncovered(root, command, ci.others)
+            if left:
+                raise RequiresHuman(
+                    f"{ci.source}: of the test commands it runs (and the other envs a bare `tox` runs), "
+                    f"the one the tool runs ({shlex.join(ci.command)}) does not run the tests of "
+                    f"{'; '.join(left)}: those would run in neither phase here",
+                    hint="set verification.command in the task to one command that runs them all (or to the "
+                    "one that matters, if the others do not test the SDK); else migrate by hand",
+                )
             read = switched_variables(root, ci.variables)
             if read:
                 raise RequiresHuman(
@@ -142,6 +153,77 @@ def switched_variables(root: Path, names: tuple[str, ...]) -> dict[str, str]:
         for match in pattern.finditer(data):
             found.setdefault(match.group(1).decode(), path.relative_to(root).as_posix())
     return {n: found[n] for n in names if n in found}
+
+
+def uncovered(root: Path, chosen: TestCommand, others: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The other test commands of an env (as written) whose tests `chosen` does not run too (helper-20's
+    review: `pytest --ignore=tests/contract tests` then `pytest tests/contract`, the second never run:
+    green). Covered: the same command once its wrappers are gone (`coverage run -m pytest X` and
+    `pytest X`), or test paths inside the chosen one's, where the chosen runner collects the other's tests
+    (pytest collects unittest's, never the reverse) and narrows by no name, mark or ignore."""
+    mine = _test_paths(chosen, whole=True)
+    left = []
+    for tokens in others:
+        other = declared_command(root, list(tokens), "")
+        if other is None or other.argv == chosen.argv:
+            continue
+        theirs = _test_paths(other, whole=False)
+        collects = chosen.runner == other.runner or (chosen.runner, other.runner) == ("pytest", "unittest")
+        if mine is None or theirs is None or not collects or not all(_inside(t, mine) for t in theirs):
+            left.append(shlex.join(tokens))
+    return left
+
+
+# pytest options that take the next word as their value (not a test path), and those that narrow which of
+# the collected tests run: a command with one covers no other.
+PYTEST_VALUED = frozenset(
+    {"-k", "-m", "-c", "-o", "-W", "-n", "-r", "--deselect", "--ignore", "--ignore-glob", "--rootdir"}
+    | {"--override-ini", "--confcutdir", "--basetemp", "--import-mode", "--tb", "--durations", "--dist"}
+    | {"--cov", "--cov-report", "--cov-config", "--cov-fail-under", "--log-level", "--timeout"}
+)
+PYTEST_NARROWING = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed", "--sw")
+
+
+def _test_paths(command: TestCommand, whole: bool) -> list[str] | None:
+    """The folders, files and modules (as paths) a pytest or unittest command runs the tests of; None for
+    another runner (only the same command covers those), and (`whole`: every test there must run) where it
+    narrows them by name, mark, pattern or ignore."""
+    argv = command.argv
+    if command.runner == "pytest":
+        args = argv[len(PYTEST) : len(argv) - len(NEVER_STOP)]
+        paths, skip = [], False
+        for arg in args:
+            if skip:
+                skip = False
+            elif arg.split("=", 1)[0] in PYTEST_NARROWING and whole:
+                return None
+            elif arg.startswith("-"):
+                skip = arg in PYTEST_VALUED
+            else:
+                paths.append(arg.split("::", 1)[0])
+        return [_normal(p) for p in paths] or ["."]
+    if command.runner == "unittest":
+        args = argv[argv.index("unittest") + 1 :]
+        if args[:1] == ["discover"]:
+            rest = [a for a in args[1:] if a != "-v"]
+            if any(a in ("-p", "--pattern", "-k") for a in rest) and whole:
+                return None
+            start = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a in ("-s", "--start-directory")]
+            positional = [a for a in rest if not a.startswith("-")]
+            return [_normal((start or positional or ["."])[0])]
+        if "-k" in args and whole:
+            return None
+        names = [a for a in args if not a.startswith("-")]
+        return [_normal(n.replace(".", "/")) for n in names] or ["."]
+    return None
+
+
+def _normal(path: str) -> str:
+    return os.path.normpath(path.removesuffix(".py")).removeprefix("./") or "."
+
+
+def _inside(path: str, within: list[str]) -> bool:
+    return any(w == "." or path == w or path.startswith(w + "/") for w in within)
 
 
 def _stops_early(arg: str, short: str, long: tuple[str, ...]) -> bool:

@@ -570,6 +570,17 @@ def generic_env(envlist: str | None) -> EnvReading:
     return EnvReading(default, listed=False, also=tuple(others))
 
 
+def listed_envs(envlist: str | None) -> list[frozenset[str]]:
+    """The factors of each env `envlist` names (what a bare `tox` runs), as far as they can be read (a
+    condition tox reads otherwise names none); at most config.TOX_FACTOR_MAX_CHECKS."""
+    found: list[frozenset[str]] = []
+    for entry in (envlist or "").splitlines():
+        for positive, negative in (_groups(entry.strip()) or ()) if entry.strip() else ():
+            if positive and not negative and positive not in found:
+                found.append(positive)
+    return found[:TOX_FACTOR_MAX_CHECKS]
+
+
 def env_factors(section: str) -> frozenset[str]:
     """The factors of the env whose values `section` gives: `[testenv:py311-cov]` is read for the env
     py311-cov (factors py311, cov); the generic `[testenv]`, without an envlist (generic_env), for the

@@ -177,23 +177,50 @@ TESTTOOLS_CASES = "import testtools\nclass T(testtools.TestCase):\n" + "".join(
 PYTEST_FUNCTIONS = "def test_a(fixture):\n    pass\ndef test_b():\n    pass\n"
 
 
-def test_of_several_tox_test_commands_the_one_with_the_most_tests_runs_and_the_other_is_named(
+def test_of_several_test_commands_one_that_does_not_run_the_others_tests_requires_a_human(
     tmp_path: Path,
 ) -> None:
+    """requests-mock's shape: unittest runs the TestCase suite, pytest a plugin's functions unittest never
+    collects. Before, the larger ran and the other was named in the source only (helper-20's review: a
+    second command's tests, failing on the target, ran in neither phase: green)."""
+    from agentic_codemod.errors import RequiresHuman
+
     tox = "[testenv]\ncommands =\n    pytest tests/pytest\n    python -m testtools.run {posargs:discover}\n"
     files = {"tests/__init__.py": "", "tests/test_cases.py": TESTTOOLS_CASES}
     write(
         tmp_path,
         {"tox.ini": tox, **files, "tests/pytest/__init__.py": "", "tests/pytest/test_p.py": PYTEST_FUNCTIONS},
     )
-    command = detect_test_command(tmp_path)
-    assert command is not None
-    assert (command.argv, command.runner) == (UNITTEST, "unittest")
-    assert command.source == (
-        "tox.ini [testenv] commands, the one of 2 test commands with the most tests (~4); "
-        "not run: pytest tests/pytest (~2) (python -m testtools.run, run by unittest: the same arguments "
-        "and test cases)"
-    )
+    with pytest.raises(
+        RequiresHuman,
+        match=r"\(python -m testtools.run discover\) does not run the tests of pytest tests/pytest",
+    ):
+        detect_test_command(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("commands", "covered"),
+    [
+        ("coverage run -m pytest tests\n    pytest tests", True),  # the same command once unwrapped
+        ("pytest tests\n    pytest tests/unit -k fast", True),  # inside the chosen one's paths
+        ("pytest\n    python -m unittest tests.unit.test_cases", True),  # pytest collects unittest's
+        ("pytest --ignore=tests/contract tests\n    pytest tests/contract", False),  # helper-20's case3
+        ("pytest tests/unit\n    pytest tests/contract", False),
+        ("pytest tests -m 'not slow'\n    pytest tests -m slow", False),
+    ],
+)
+def test_another_test_command_is_covered_only_where_the_chosen_one_runs_its_tests(
+    tmp_path: Path, commands: str, covered: bool
+) -> None:
+    from agentic_codemod.errors import RequiresHuman
+
+    files = {f"tests/{d}/test_{d}.py": PYTEST_FUNCTIONS for d in ("unit", "contract")}
+    write(tmp_path, {"tox.ini": f"[testenv]\ncommands =\n    {commands}\n", **files})
+    if covered:
+        assert detect_test_command(tmp_path) is not None
+    else:
+        with pytest.raises(RequiresHuman, match="would run in neither phase here"):
+            detect_test_command(tmp_path)
 
 
 def test_of_several_test_commands_pytest_wins_when_it_covers_more(tmp_path: Path) -> None:
@@ -355,3 +382,42 @@ def test_a_variable_the_test_env_sets_that_the_code_reads_requires_a_human(
     quiet = write(tmp_path / "quiet", {**files, "tests/test_a.py": "def test_a():\n    pass\n"})
     command = detect_test_command(quiet)  # a variable no code names (COVERAGE_FILE, VIRTUAL_ENV): as before
     assert command is not None and command.runner == "pytest"
+
+
+@pytest.mark.parametrize(
+    ("tox", "covered"),
+    [
+        (
+            "[tox]\nenvlist = py3, contract\n[testenv]\ncommands = pytest --ignore=tests/contract tests\n"
+            "[testenv:contract]\ncommands = pytest tests/contract\n",
+            False,
+        ),  # helper-20's case3b
+        (
+            "[tox]\nenvlist = py3, cover\n[testenv]\ncommands = pytest tests\n"
+            "[testenv:cover]\ncommands = pytest --cov=app --cov-report term tests\n",
+            True,
+        ),
+        (
+            "[tox]\nenvlist = py3\n[testenv]\ncommands = pytest tests/unit\n"  # not what a bare tox runs
+            "[testenv:integration]\ncommands = pytest tests/contract\n",
+            True,
+        ),
+        (
+            "[tox]\nenvlist = py{3,311}, lint\n[testenv]\ncommands = pytest tests/unit\n"
+            "[testenv:lint]\ncommands = flake8 app\n",
+            True,
+        ),  # no test runner
+    ],
+)
+def test_the_other_envs_a_bare_tox_runs_are_covered_or_require_a_human(
+    tmp_path: Path, tox: str, covered: bool
+) -> None:
+    from agentic_codemod.errors import RequiresHuman
+
+    files = {f"tests/{d}/test_{d}.py": PYTEST_FUNCTIONS for d in ("unit", "contract")}
+    write(tmp_path, {"tox.ini": tox, **files})
+    if covered:
+        assert detect_test_command(tmp_path) is not None
+    else:
+        with pytest.raises(RequiresHuman, match="does not run the tests of pytest tests/contract"):
+            detect_test_command(tmp_path)
