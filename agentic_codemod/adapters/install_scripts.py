@@ -20,14 +20,16 @@ state and test data (fixtures/, testdata/): SKIPPED_FOLDERS; a folder that is a 
     a conda environment   a YAML file named environment*, env*, conda*, or in envs/ or environments/;
                           a conda recipe's meta.yaml
     a pre-commit hook     .pre-commit-config.yaml at the root
+    a docs build          .readthedocs.yaml at the root (`build.jobs` / `build.commands` install lines)
     a CI job              `*gitlab-ci*.yml` and YAML under .gitlab/, .github/workflows/*, .github/actions/,
                           and at the root .circleci/config.yml, .travis.yml, azure-pipelines.yml,
                           appveyor.yml, Jenkinsfile
     a build script        Makefile, GNUmakefile, `*.mk`, `*.sh`, `*.bash` anywhere (`make install`,
                           `scripts/setup.sh`)
     a tox or nox env      the root's tox.ini (the install commands of its envs, `commands_pre = pip install
-                          ...`) and noxfile.py (its sessions' `session.install(...)`); the env or session
-                          the tests run in is read as declarations too (adapters/python/test_requirements.py)
+                          ...`) and noxfile.py (its sessions' `session.install(...)`, `conda_install`); the
+                          env or session the tests run in is read as declarations too
+                          (adapters/python/test_requirements.py)
     a project below       a pyproject.toml, setup.cfg, setup.py or hatch.toml below the root (a monorepo's
       the root            other packages, `examples/app/`): the bump edits the root project's only
     a Pipfile             the root's or one below it (pipenv reads it; its Pipfile.lock is a lockfile)
@@ -73,8 +75,9 @@ Role = Literal["runtime", "extra", "test", "dev", "constraint", "lock", "build"]
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
 BUILD, ENVS, REQUIREMENTS = "a build script", "a tox or nox env", "a requirements file"
+DOCS = "a docs build"
 PROJECT, PIPFILE, PACKAGE = "a project below the root", "a Pipfile", "a package below the root"
-ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS, PROJECT, PIPFILE})
+ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS, PROJECT, PIPFILE, DOCS})
 # A pin's role by the kind of file: what an image, environment, hook or build script installs must admit
 # the target (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose
 # (constraint), and so may a build script whose path says so (`ci/test-oldest-deps.sh`: MINIMUM_WORDS).
@@ -86,6 +89,7 @@ ROLES: dict[str, Literal["dev", "constraint"]] = {
     CI: "constraint",
     BUILD: "dev",
     ENVS: "dev",
+    DOCS: "dev",
 }
 # (not "minimal": `install-minimal.sh` builds a minimal image, not the oldest versions)
 MINIMUM_WORDS = frozenset({"min", "minimum", "mins", "oldest", "lowest", "floor"})
@@ -107,6 +111,7 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (HOOK, re.compile(rf"\.pre-commit-config{_YAML}")),
+    (DOCS, re.compile(rf"\.?readthedocs{_YAML}")),  # Read the Docs: build.jobs, build.commands
     (
         CI,
         re.compile(
@@ -174,7 +179,7 @@ ASSIGNMENT = {
     ),
 }
 # What a nox session installs with: `session.install("acme-sdk==1.4.0")` (no installer's name on the line).
-NOX_INSTALL = re.compile(r"\.install\s*\(")
+NOX_INSTALL = re.compile(r"\.(?:conda_)?install\s*\(")  # session.conda_install(...) too
 HEADER_LINES = 12  # Script.header: as many first lines as roles.is_compiled reads
 STAGE = re.compile(r"(?i)\s*FROM\s")  # a Dockerfile's stage starts here: its ARGs and ENVs start afresh
 

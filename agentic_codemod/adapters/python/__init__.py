@@ -18,6 +18,8 @@ FILE_PATTERNS: tuple[str, ...] = (
     "requirements*.in",
     "*-requirements.txt",
     "*_requirements.txt",
+    "*-requirements.in",
+    "*_requirements.in",
     "requirements/*.txt",
     "requirements/*.in",
     "constraints*.txt",

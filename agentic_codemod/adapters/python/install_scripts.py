@@ -264,9 +264,8 @@ def _in_requirements_file(
 ) -> list[Dependency]:
     """The SDK's pins in a requirements file an install script names, which no dependency file reaches."""
     try:
-        declarations = requirements_file.find(
-            fs.read_bytes(file).decode("utf-8", errors="replace"), canonical
-        )
+        text = fs.read_bytes(file).decode("utf-8", errors="replace")
+        declarations = requirements_file.find(text, canonical)
     except (OSError, ValueError) as exc:  # a link, too large, or no requirements text: read nowhere else
         raise RequiresHuman(
             f"{file}, which {script.file} line {number} installs in {script.kind}, cannot be read ({exc}): "
@@ -274,7 +273,10 @@ def _in_requirements_file(
             hint="make it a regular requirements file inside the repository under "
             f"{CI_CONFIG_MAX_BYTES} bytes, or check it for pins of the SDK by hand",
         ) from exc
-    role = install_scripts.role_of(script, number)
+    # a pip-compile output keeps its role whoever installs it (referencing's docs build installs its
+    # compiled docs/requirements.txt): a lock to recompile after green tests, as one below the root is
+    compiled = roles.is_compiled("\n".join(text.splitlines()[: install_scripts.HEADER_LINES]))
+    role = "lock" if compiled else install_scripts.role_of(script, number)
     return [
         install_scripts.declared(
             script,
