@@ -33,6 +33,8 @@ state and test data (fixtures/, testdata/): SKIPPED_FOLDERS; a folder that is a 
     a project below       a pyproject.toml, setup.cfg, setup.py or hatch.toml below the root (a monorepo's
       the root            other packages, `examples/app/`): the bump edits the root project's only
     a Pipfile             the root's or one below it (pipenv reads it; its Pipfile.lock is a lockfile)
+    a pixi environment    a pixi.toml anywhere (and the root pyproject.toml's [tool.pixi] tables: the
+                          Python adapter's reader), conda and PyPI dependencies of its features
     a package below       an npm package.json below the root that is no workspace of the root's (a lerna
       the root            package, an example): npm's adapter only
     a requirements file   below the root, named as pip's are (`docs/requirements.txt`,
@@ -75,9 +77,9 @@ Role = Literal["runtime", "extra", "test", "dev", "constraint", "lock", "build"]
 
 IMAGE, CONDA, HOOK, CI = "a container image", "a conda environment", "a pre-commit hook", "a CI job"
 BUILD, ENVS, REQUIREMENTS = "a build script", "a tox or nox env", "a requirements file"
-DOCS = "a docs build"
+DOCS, PIXI = "a docs build", "a pixi environment"
 PROJECT, PIPFILE, PACKAGE = "a project below the root", "a Pipfile", "a package below the root"
-ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS, PROJECT, PIPFILE, DOCS})
+ALL_KINDS = frozenset({IMAGE, CONDA, HOOK, CI, BUILD, ENVS, REQUIREMENTS, PROJECT, PIPFILE, DOCS, PIXI})
 # A pin's role by the kind of file: what an image, environment, hook or build script installs must admit
 # the target (dev: workflow/declarations.py stops the run); a CI job may test an old version on purpose
 # (constraint), and so may a build script whose path says so (`ci/test-oldest-deps.sh`: MINIMUM_WORDS).
@@ -139,6 +141,7 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (ENVS, re.compile(r"tox\.ini|noxfile\.py")),  # a deps line is no install line: the adapter reads it
     (PROJECT, re.compile(r"(?s).+/(?:pyproject\.toml|setup\.cfg|setup\.py|hatch\.toml)")),
     (PIPFILE, re.compile(rf"(?s){_ANYWHERE}Pipfile")),
+    (PIXI, re.compile(rf"(?s){_ANYWHERE}pixi\.toml")),
     (PACKAGE, re.compile(r"(?s).+/package\.json")),
     (
         REQUIREMENTS,  # below the root only: `.+/`
@@ -149,9 +152,9 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 # Files whose lines are lists of packages (every line is kept), or that the adapter parses whole.
-LISTS = frozenset({CONDA, HOOK, REQUIREMENTS, PROJECT, PIPFILE, PACKAGE})
+LISTS = frozenset({CONDA, HOOK, REQUIREMENTS, PROJECT, PIPFILE, PACKAGE, PIXI})
 PARSED = frozenset(
-    {PROJECT, PIPFILE, PACKAGE}
+    {PROJECT, PIPFILE, PACKAGE, PIXI}
 )  # files the adapter's own readers parse (TOML, setup.cfg, setup.py)
 # Folders of other projects' code, tools' state and test data, never the repository's own installs.
 SKIPPED_FOLDERS = frozenset(

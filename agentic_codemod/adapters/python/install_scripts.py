@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters import install_scripts
-from agentic_codemod.adapters.install_scripts import CONDA, PIPFILE, PROJECT, REQUIREMENTS, Script
+from agentic_codemod.adapters.install_scripts import CONDA, PIPFILE, PIXI, PROJECT, REQUIREMENTS, Script
 from agentic_codemod.adapters.python import (
     hatch_toml,
     pep508,
@@ -105,7 +105,7 @@ def found(root: Path, canonical: str) -> list[Dependency]:
     pins = [
         d
         for script in scripts
-        if script.kind not in (REQUIREMENTS, PROJECT, PIPFILE)  # parsed whole, below
+        if script.kind not in (REQUIREMENTS, PROJECT, PIPFILE, PIXI)  # parsed whole, below
         for d in _pins(root, fs, script, canonical, re.compile(name, re.I), read)
     ]
     installed = read | {d.file for d in pins}  # a requirements file an install line names is read there
@@ -115,7 +115,112 @@ def found(root: Path, canonical: str) -> list[Dependency]:
         elif script.kind == PIPFILE or (script.kind == PROJECT and script.file not in read):
             # (a Pipfile is a dependency file by name, for the manifest gate, but no reader of the bump's)
             pins += [] if _test_data(script.file) else _in_a_project(script, canonical)
+        elif script.kind == PIXI and not _test_data(script.file):
+            pins += _in_pixi(script, script.text, canonical, ())
+    return pins + _root_pixi(root, canonical)
+
+
+def _root_pixi(root: Path, canonical: str) -> list[Dependency]:
+    """The root pyproject.toml's `[tool.pixi]` tables (a dependency file, whose other tables the bump
+    reads and edits): pixi's own, read as a pixi.toml is."""
+    path = root / "pyproject.toml"
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > CI_CONFIG_MAX_BYTES:
+            return []  # the dependency files' reader refuses such a file (InputError) before this runs
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if "tool.pixi" not in text and "[tool]" not in text:
+        return []
+    script = Script("pyproject.toml", PIXI, [], [], text=text)
+    return _in_pixi(script, text, canonical, ("tool", "pixi"))
+
+
+# pixi's tables of packages (conda's in `dependencies`, PyPI's in `pypi-dependencies`), at the top, in a
+# feature (`[feature.min-versions.dependencies]`) or for a platform (`[target.linux-64.dependencies]`).
+PIXI_TABLES = ("dependencies", "pypi-dependencies", "host-dependencies", "build-dependencies")
+
+
+def _in_pixi(script: Script, text: str, canonical: str, prefix: tuple[str, ...]) -> list[Dependency]:
+    """The SDK's pins in a pixi manifest (dask's, xarray's: helper-22's survey), each uneditable. The default
+    environment's tables (the top's, a platform target's) are what `pixi run` installs: dev, so one that
+    excludes the target stops the run. A feature's are a matrix of versions tested on purpose (dask's
+    `py310` numpy 1.26, xarray's `minimal`, `mindeps-*`): constraint, kept and named in the merge request,
+    as a CI job's. conda's `=1.4` and bare `1.4` are every 1.4 release; a table value's `version`; git, a
+    path or a URL: a version nobody can read."""
+    try:
+        data: object = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    for key in prefix:
+        data = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return []
+    pins = []
+    for where, table in _pixi_tables(data):
+        for key, value in table.items():
+            if pep508.canonical(key) != canonical:
+                continue
+            spec = _pixi_spec(value)
+            if spec is None:
+                continue
+            role: install_scripts.Role = "constraint" if "feature" in where else "dev"
+            line = _pixi_line(text, (*prefix, *where), key)
+            named = ".".join([*prefix, *where])
+            why = (
+                f"{script.file} line {line} pins {key} {spec[:200]} ([{named}]), in {script.kind}, which the "
+                "tool does not edit"
+            )
+            pins.append(install_scripts.declared(script, script.file, line, key, spec, role, why))
     return pins
+
+
+def _pixi_tables(data: dict[str, object]) -> list[tuple[tuple[str, ...], dict[str, object]]]:
+    """(where, table) of every package table: the top's, each feature's and each target's (a feature's
+    targets too)."""
+    found: list[tuple[tuple[str, ...], dict[str, object]]] = []
+
+    def tables(node: object, where: tuple[str, ...], depth: int) -> None:
+        if not isinstance(node, dict) or depth > 3:
+            return
+        for name in PIXI_TABLES:
+            if isinstance(node.get(name), dict):
+                found.append(((*where, name), node[name]))
+        for group in ("feature", "target"):
+            for key, inner in (node.get(group) or {}).items() if isinstance(node.get(group), dict) else ():
+                tables(inner, (*where, group, key), depth + 1)
+
+    tables(data, (), 0)
+    return found
+
+
+def _pixi_spec(value: object) -> str | None:
+    """A pixi entry's version as PEP 440 (None: every version)."""
+    if isinstance(value, dict):
+        source = next((value[k] for k in ("git", "path", "url") if k in value), None)
+        if isinstance(source, str):
+            return f"@ {source}"
+        value = value.get("version", "*")
+    if not isinstance(value, str) or value.strip() in ("", "*"):
+        return None
+    text = value.strip()
+    if re.match(_OP, text):  # `>=1.4,<2`, `==1.4.0`: as written
+        return re.sub(r"\s+", "", text)
+    return _conda_spec(text if text.startswith("=") else f" {text}")
+
+
+def _pixi_line(text: str, table: tuple[str, ...], key: str) -> int:
+    """The 1-based line of `key =` under the header `[table]` (1 where it cannot be told: a table
+    written inline or under a parent header)."""
+    pattern = re.compile(rf"""\s*["']?{re.escape(key)}["']?\s*=""")
+    current: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.fullmatch(r"\s*\[([^\[\]]+)\]\s*(?:#.*)?", line)
+        if header:
+            current = tuple(part.strip().strip("\"'") for part in header[1].split("."))
+        elif current == table and pattern.match(line):
+            return number
+    return 1
 
 
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})

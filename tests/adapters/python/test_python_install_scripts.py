@@ -638,3 +638,34 @@ def test_a_docs_build_a_nox_conda_install_and_root_requirements_in_files(tmp_pat
     assert "test-requirements.in" in find_dependency_files(tmp_path)  # a dependency file the bump edits
     found = ADAPTER.extract_dependencies(tmp_path, find_dependency_files(tmp_path), "acme-sdk")
     assert [(d.file, d.specifier) for d in found] == [("test-requirements.in", ">=1.4,<2")]
+
+
+def test_pixi_environments_are_read_with_their_features_roles(tmp_path: Path) -> None:
+    """dask's and xarray's pixi manifests (helper-22's survey: 3 of 62 real projects) pin packages in
+    conda's spelling; a feature's are a matrix of versions kept on purpose, as a CI job's. Before,
+    never read: green, exit 0, `pixi run test` still on the old version."""
+    write(
+        tmp_path,
+        {
+            "pixi.toml": (
+                '[project]\nname = "app"\n\n[dependencies]\nacme-sdk = ">=1.4,<2"\n\n'
+                '[feature.mindeps-array.dependencies]\nacme-sdk = "=1.4"\n\n'
+                '[feature.docs.pypi-dependencies]\nacme-sdk = { version = "==1.4.0" }\n\n'
+                '[target.linux-64.dependencies]\nacme_sdk = "1.4.*"\n'
+            ),
+            "pyproject.toml": (
+                '[project]\nname = "app"\ndependencies = ["acme-sdk>=1.4"]\n\n'
+                '[tool.pixi.feature.min-versions.dependencies]\nacme-sdk = "1.4.0"\n'
+                '[tool.pixi.pypi-dependencies]\nacme-sdk = { git = "https://example.invalid/acme.git" }\n'
+            ),
+            "tests/data/pixi.toml": '[dependencies]\nacme-sdk = "=1.0"\n',  # test data
+        },
+    )
+    assert pins(tmp_path) == [
+        ("pixi.toml", 5, "dev", ">=1.4,<2"),
+        ("pixi.toml", 8, "constraint", "==1.4.*"),  # conda's `=1.4`: every 1.4 release
+        ("pixi.toml", 11, "constraint", "==1.4.0"),  # a feature: a matrix of versions
+        ("pixi.toml", 14, "dev", "==1.4.*"),
+        ("pyproject.toml", 8, "dev", "@ https://example.invalid/acme.git"),  # no version anybody can read
+        ("pyproject.toml", 6, "constraint", "==1.4.0.*"),
+    ]
