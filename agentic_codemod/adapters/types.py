@@ -44,8 +44,9 @@ suffix, runner or version syntax), the declarations of the Adapter fields below:
                     (and what the tests load besides), test-runner configuration files, exit codes that
                     mean "no test run", the runners' result reader (read_results, with test ids), what
                     names a missing dependency, the canary for each runner and how its report is cut,
-                    what can rewrite results (suspects), what a candidate adds to tests (tamper) and
-                    when a new file can shadow candidate code (shadowing)
+                    what can rewrite results (suspects), what a candidate adds to tests (tamper),
+                    when a new file can shadow candidate code (shadowing), and each test's outcome for the
+                    test_ids gate where a report is not JUnit (case_report, reports_each_test)
     sandbox_env     variables every sandboxed process of this ecosystem gets (no bytecode, no caches,
                     no update checks)
     detect(root)    whether the repository is this ecosystem's (the registry's detection)
@@ -68,6 +69,7 @@ file `is_dependency_file` names or `read_dependency_files` reaches may change on
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,6 +252,16 @@ class TestFacts:
     # (before, after) of a codemod rule's edit -> (what it adds, whether a human must look); None: the
     # core's own assessment (Python's syntax tree in workflow/rule_risk.py)
     rule_risk: Callable[[str, str], tuple[list[str], bool]] | None
+    # (command, the test copy, report path or None, output tail, canary token) -> the run's tests, each
+    # with its outcome, as a JUnit document without the canary, where the runner's results are not a JUnit
+    # report (jest's JSON, a TAP stream): what the test_ids gate compares by id (verify writes it as
+    # reports/junit-<phase>.xml). None from it: the runner's own JUnit report is kept, without the canary;
+    # None here: every runner of the ecosystem writes JUnit or reports no ids at all
+    case_report: Callable[[TestCommand, Path, Path | None, str, str], ET.Element | None] | None = None
+    # command -> whether every run of it gives the test_ids gate each test's outcome (a JUnit report or
+    # case_report): then a phase whose outcomes cannot be read fails the gate, never leaving the count gate
+    # alone. None: unknown (runners with counts only, unittest, stestr, trial, keep the count gate)
+    reports_each_test: Callable[[TestCommand], bool] | None = None
 
 
 @dataclass(frozen=True)

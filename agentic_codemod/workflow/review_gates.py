@@ -106,45 +106,70 @@ def kept_passing_gate(state: RunState) -> GateResult:
     """Every test that passed at baseline passes after the change, by id (the JUnit reports the run kept,
     reports/junit-<phase>.xml, the canary cut out): one skipped after the change, or gone from its
     report, proves nothing about what it checked, even where as many tests ran (a test skipped at
-    baseline running instead), which the count gate cannot see. A baseline report with ids and none
-    after is a finding too; runners without a JUnit report (stestr, trial, unittest) have the count
-    gate only. A verify-only run (nothing edited, so no candidate to review) asks both gates before it
-    calls the target verified (pipeline._verified_on_target)."""
+    baseline running instead), which the count gate cannot see. A phase whose report cannot be read
+    beside one that can is a finding (test_ids.unread): which tests passed at baseline, or whether they
+    pass after, is not shown. So are both, for a runner that gives each test's outcome in every run
+    (TestFacts.reports_each_test: npm's runners, jest's JSON and TAP written as JUnit by
+    TestFacts.case_report); runners without such a report (stestr, trial, unittest) have the count gate
+    only. A verify-only run (nothing edited, so no candidate to review) asks both gates before it calls
+    the target verified (pipeline._verified_on_target)."""
     before, after = state.baseline, state.last_verification
     findings: list[Finding] = []
     if before is not None and after is not None and after is not before:
         had = case_statuses(state.paths.reports / f"junit-{before.phase}.xml")
         has = case_statuses(state.paths.reports / f"junit-{after.phase}.xml")
-        if had is not None and has is None:
-            message = (
-                f"the {after.phase} run left no readable test report, so the tests that passed at baseline"
-            )
+        unread = _unread_phases(
+            state, before.phase if had is None else None, after.phase if has is None else None
+        )
+        if unread:
             findings.append(
-                Finding(severity="error", message=f"{message} are not shown to pass", code="test_ids.unread")
+                Finding(
+                    severity="error",
+                    message=f"the {unread} left no readable test report, so the tests that passed at "
+                    "baseline are not shown to pass after the change",
+                    code="test_ids.unread",
+                )
             )
         elif had is not None and has is not None:
-            lost, respelled = lost_passes(had, has)
-            note = (
-                f"test_ids: {respelled} test id(s) of the baseline are in the {after.phase} report "
-                "under the duplicate-parameter suffix of another pytest version, and passed there"
-            )
-            if respelled and note not in state.notes:
-                state.notes.append(note)
-            if lost:
-                named = ", ".join(
-                    f"{t[:LOST_TEST_ID_CHARS]}{'…' if len(t) > LOST_TEST_ID_CHARS else ''} ({s})"
-                    for t, s in lost[:LOST_TESTS_NAMED]
-                )
-                more = f" and {len(lost) - LOST_TESTS_NAMED} more" if len(lost) > LOST_TESTS_NAMED else ""
-                findings.append(
-                    Finding(
-                        severity="error",
-                        message=f"{len(lost)} test(s) that passed at baseline did not run after the change: "
-                        f"{named}{more}",
-                        code="test_ids.lost",
-                    )
-                )
+            findings += _lost(state, after.phase, had, has)
     return GateResult(name="test_ids", passed=not findings, findings=findings)
+
+
+def _unread_phases(state: RunState, before: str | None, after: str | None) -> str:
+    """What to name when a phase's per-test report is unread ("" when nothing is missing that should be
+    there): one beside a readable one always; both only where the command always gives one."""
+    if before is not None and after is not None:
+        facts = state.adapter.test_facts if state.adapter is not None else None
+        said = facts.reports_each_test if facts is not None else None
+        expected = said is not None and state.test_command is not None and said(state.test_command)
+        return f"{before} and {after} runs" if expected else ""
+    missing = before or after
+    return f"{missing} run" if missing else ""
+
+
+def _lost(state: RunState, phase: str, had: dict[str, str], has: dict[str, str]) -> list[Finding]:
+    lost, respelled = lost_passes(had, has)
+    note = (
+        f"test_ids: {respelled} test id(s) of the baseline are in the {phase} report "
+        "under the duplicate-parameter suffix of another pytest version, and passed there"
+    )
+    if respelled and note not in state.notes:
+        state.notes.append(note)
+    if not lost:
+        return []
+    named = ", ".join(
+        f"{t[:LOST_TEST_ID_CHARS]}{'…' if len(t) > LOST_TEST_ID_CHARS else ''} ({s})"
+        for t, s in lost[:LOST_TESTS_NAMED]
+    )
+    more = f" and {len(lost) - LOST_TESTS_NAMED} more" if len(lost) > LOST_TESTS_NAMED else ""
+    return [
+        Finding(
+            severity="error",
+            message=f"{len(lost)} test(s) that passed at baseline did not run after the change: "
+            f"{named}{more}",
+            code="test_ids.lost",
+        )
+    ]
 
 
 def _semantic_gate(state: RunState) -> list[Finding]:

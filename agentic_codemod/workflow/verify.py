@@ -6,7 +6,9 @@ disposable copy of the candidate, inside the sandbox (tools/sandbox.py), with th
 exited as that failure makes an honest runner exit (1; never 0) with no other failure or error in its
 report, and no file of the candidate was written, replaced or deleted during the run.
 Reading the runners' reports and output is the ecosystem's (TestFacts.read_results); a JUnit report is
-copied for CI without the canary (tools/junit.py reads the format, naming no runner).
+copied for CI and the test_ids gate without the canary (tools/junit.py reads the format, naming no
+runner), or written from the ecosystem's reading where the runner's results are not JUnit
+(TestFacts.case_report).
 """
 
 from __future__ import annotations
@@ -79,8 +81,10 @@ def run_tests(
     # the ecosystem's reader: its runners' reports (or records in the copy), with their test ids
     counts, ids = facts.read_results(command, copy, junit if junit.exists() else None, result.output_tail)
     state = canary.state_in(counts, ids) if canary is not None else "missing"
-    if junit.exists() and canary is not None:  # for CI's test report: the repository's tests only
-        without_canary(junit, canary.token, reports_dir.parent / f"junit-{phase}.xml")
+    kept = reports_dir.parent / f"junit-{phase}.xml"
+    kept.unlink(missing_ok=True)  # an earlier run of this phase never stands for this one
+    if canary is not None:  # for CI's test report and the test_ids gate: the repository's tests only
+        keep_report(command, copy, junit, result.output_tail, canary.token, kept, facts)
     ran = counts is not None and (counts.passed + counts.failed + counts.errors) > 0
     # The canary fails in every run that can be green, so an honest runner exits 1 (a failure) and reports
     # no other failure or error. An exit 0 beside it says the exit status does not tell failures (a
@@ -113,19 +117,36 @@ def run_tests(
     )
 
 
+def keep_report(
+    command: TestCommand, copy: Path, junit: Path, output: str, token: str, dest: Path, facts: TestFacts
+) -> None:
+    """The run's JUnit report without the canary at `dest`, where the test_ids gate compares the phases by
+    id: the ecosystem's own document of each test's outcome where the runner's results are no JUnit
+    report (TestFacts.case_report: jest's JSON, a TAP stream; copied as it was, jest's JSON read as XML
+    was nothing, and the gate compared nothing), else the runner's JUnit report, if it wrote one."""
+    made = None
+    if facts.case_report is not None:
+        made = facts.case_report(command, copy, junit if junit.exists() else None, output, token)
+    if made is not None:
+        ET.ElementTree(made).write(dest, encoding="utf-8", xml_declaration=True)
+    elif junit.exists():
+        without_canary(junit, token, dest)
+
+
 def without_canary(junit: Path, token: str, dest: Path) -> None:
-    """Copy a JUnit report without the canary's test case (and its counts); nothing when the report is
-    not one the readers read (a link, FIFO, folder or oversized file the tests put there)."""
+    """Copy a JUnit report without the canary's test case (and its counts) wherever it sits: in a
+    <testsuite>, or straight in <testsuites> (node's top-level tests); nothing when the report is not
+    one the readers read (a link, FIFO, folder or oversized file the tests put there)."""
     root = report_root(junit)
     if root is None:
         return
     tree = ET.ElementTree(root)
-    for suite in root.iter("testsuite"):
-        for case in [c for c in suite.findall("testcase") if token in c.get("name", "")]:
-            suite.remove(case)
+    for parent in list(root.iter()):
+        for case in [c for c in parent.findall("testcase") if token in c.get("name", "")]:
+            parent.remove(case)
             for attr in ("tests", "failures"):
-                if suite.get(attr, "").isdigit():
-                    suite.set(attr, str(max(int(suite.get(attr, "0")) - 1, 0)))
+                if parent.get(attr, "").isdigit():
+                    parent.set(attr, str(max(int(parent.get(attr, "0")) - 1, 0)))
     tree.write(dest, encoding="utf-8", xml_declaration=True)
 
 

@@ -5,6 +5,9 @@
     canary(command, sibling, token)  a test that must fail, in the runner's own style, named by `token`
     is_test_support(path) -> bool    a code file in a __mocks__ folder (jest's manual mocks)
     read_results(command, copy, report, output)  test_results.read_results by the command's runner
+    case_report(command, copy, report, output, token)  test_results.case_report: each test's outcome
+                                     as JUnit, for the test_ids gate, where the report is not JUnit
+    reports_each_test(command)       True: every runner here gives the test_ids gate its tests' outcomes
     missing_dependency(output)       a test file that could not load a package ("Cannot find module 'x'"
                                      in a load failure; a relative path is the repository's own bug)
     scrub(output, token)             every output line naming the canary dropped
@@ -22,6 +25,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod import json_input
@@ -29,9 +33,11 @@ from agentic_codemod.adapters.npm.rule_risk import assess as assess_rule_edit
 from agentic_codemod.adapters.npm.tamper import HOOKS, MOCKS, compiled
 from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_command import JEST
+from agentic_codemod.adapters.npm.test_results import case_report as read_cases
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
 from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
 from agentic_codemod.models import Tally
+from agentic_codemod.tools.sandbox import REPO_MOUNT
 
 SOURCE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 # ast-grep's languages and the suffixes it reads for each (a rule of one language scans its files only).
@@ -149,7 +155,25 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
 def read_results(
     command: TestCommand, copy: Path, report: Path | None, output: str
 ) -> tuple[Tally | None, list[str]]:
-    return read_by_runner(command.runner, report, output)
+    return read_by_runner(command.runner, report, output, _roots(copy))
+
+
+def case_report(
+    command: TestCommand, copy: Path, report: Path | None, output: str, token: str
+) -> ET.Element | None:
+    return read_cases(command.runner, report, output, token, _roots(copy))
+
+
+def reports_each_test(command: TestCommand) -> bool:
+    """Every npm runner this tool runs gives each test's outcome: node, vitest and mocha a JUnit report,
+    jest its JSON, tape (and node without its report) the TAP (test_results.case_report)."""
+    return True
+
+
+def _roots(copy: Path) -> tuple[str, ...]:
+    """Where the runner saw the copy: the sandbox's mount, or the copy itself (the baseline's and the
+    candidate's copies are two folders under process isolation), as given and resolved."""
+    return (str(REPO_MOUNT), str(copy), str(copy.resolve()))
 
 
 def missing_dependency(output: str) -> str | None:
@@ -244,6 +268,8 @@ TEST_FACTS = TestFacts(
     parallel=parallel,
     shadowing=SHADOWING,
     rule_risk=assess_rule_edit,
+    case_report=case_report,
+    reports_each_test=reports_each_test,
 )
 # Every sandboxed process of an npm run: no update checks, no funding or audit calls, CI behaviour
 # (no watch mode, no interactive prompts), no colours in the output the tool reads.

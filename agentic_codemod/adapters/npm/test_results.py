@@ -12,15 +12,22 @@
                 tail is bounded) reads fewer of them, never more passes.
     vitest      JUnit XML; ids "<classname> > <name>" (classname is the test file)
     mocha       xunit XML; ids "<classname> > <name>" (classname is the suite title path)
-    jest        --json report: testResults[].assertionResults[]; ids "<file> > <fullName>"; a test file
-                jest calls failed (testResults[].status "failed") with no failed assertion is an error
-                "<file>": it did not load, or a hook (afterAll) failed beside tests that all passed
+    jest        --json report: testResults[].assertionResults[]; ids "<file> > <describe> > … > <title>"
+                (ancestorTitles; the file relative to the copy it ran in); a test file jest calls failed
+                (testResults[].status "failed") with no failed assertion is an error "<file>": it did
+                not load, or a hook (afterAll) failed beside tests that all passed
     tape        its TAP on stdout: a test is a `# name` comment with the assertions under it, failed when
                 one of them is `not ok`; ids "<name>" ("<name> (2)" for a repeated name); only a run that
                 reached its plan and `# tests N` summary is read
 
 None when there is no readable report and no TAP summary: a run whose results cannot be read proves
 nothing. Reports larger than MAX_TEST_REPORT_BYTES are not read.
+
+    case_report(runner, report, output, token) -> JUnit document | None
+
+The test_ids gate compares JUnit reports by id (reports/junit-<phase>.xml). For the runs whose results
+are not a JUnit report (jest's JSON, tape's TAP, node's TAP when its JUnit report is missing) the same
+reading is written as one, so every npm runner gives the gate each test's outcome.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from secrets import token_hex
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentic_codemod import json_input
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
@@ -48,10 +55,16 @@ SUMMARY_FAIL = re.compile(r"^# fail\s+(\d+)\s*$", re.MULTILINE)  # tape's and no
 SKIPPED_TEST = TAPE_ASSERT.match("ok 0 skipped # SKIP")
 
 
-def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally | None, list[str]]:
+def read_results(
+    runner: str, report: Path | None, output: str, roots: tuple[str, ...] = ()
+) -> tuple[Tally | None, list[str]]:
+    """`roots`: where the repository's copy was when the runner ran (jest names each test file by its
+    absolute path): file names under one are read relative to it, so a test keeps its id from the
+    baseline's copy to the candidate's."""
     text = _report(report)
     if text is not None and runner == "jest":
-        return _jest(text)
+        cases = _jest_cases(text, roots)
+        return (None, []) if cases is None else _tallied(cases)
     if text is not None:
         tally, ids = _junit(text)
         if tally is not None:
@@ -63,6 +76,75 @@ def read_results(runner: str, report: Path | None, output: str) -> tuple[Tally |
     if runner == "tape":
         return _tape(output)
     return None, []
+
+
+class Case(NamedTuple):
+    """One test and its outcome (passed | failed | error | skipped), as a reader read it: `file` is the
+    test file where the report names one (jest), `name` the test within it ("suite > … > test")."""
+
+    file: str
+    name: str
+    status: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.file} > {self.name}" if self.file and self.name else self.file or self.name
+
+
+def _tallied(cases: list[Case]) -> tuple[Tally, list[str]]:
+    tally, ids = Tally(), []
+    for case in cases:
+        ids.append(case.id)
+        if case.status == "passed":
+            tally.passed += 1
+        elif case.status == "skipped":
+            tally.skipped += 1
+        else:
+            tally.failed += case.status == "failed"
+            tally.errors += case.status == "error"
+            tally.failing.append(case.id)
+    return tally, ids
+
+
+def case_report(
+    runner: str, report: Path | None, output: str, token: str, roots: tuple[str, ...] = ()
+) -> ET.Element | None:
+    """The run's tests, each with its outcome, as a JUnit document (<skipped/>, <failure/>, <error/>), the
+    canary's left out: what the test_ids gate compares by id (review_gates.kept_passing_gate), for the
+    runs whose report is not JUnit: jest's --json, tape's TAP, node's TAP where node wrote no readable
+    JUnit report. Without it the gate had no ids for such a runner and compared nothing (a test the
+    app ran at baseline and skipped on the target: exit 0). None where the runner's own JUnit report
+    is the one to keep (vitest, mocha's xunit, node's), and when nothing can be read."""
+    text = _report(report)
+    cases: list[Case] | None = None
+    if runner == "jest":
+        cases = None if text is None else _jest_cases(text, roots)
+    elif runner == "tape" or (runner == "node-test" and (text is None or junit.parse(text) is None)):
+        read = _tap_cases(output) if runner == "node-test" else _tape_cases(output)
+        cases = None if read is None else read[0]
+    if cases is None:
+        return None
+    root = ET.Element("testsuites")
+    suites: dict[str, ET.Element] = {}
+    for case in cases:
+        if token in case.id:
+            continue
+        file = _xml_text(case.file)
+        if file not in suites:
+            suites[file] = ET.SubElement(root, "testsuite", name=file)
+        node = ET.SubElement(suites[file], "testcase", classname=file, name=_xml_text(case.name or case.file))
+        if case.status != "passed":
+            ET.SubElement(node, "failure" if case.status == "failed" else case.status)
+    return root
+
+
+XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    """A test title as XML may hold it: ElementTree writes a control character (an escape sequence in a
+    title) as is, and the document would then be unreadable; replaced the same way in every run."""
+    return XML_INVALID.sub("\ufffd", text)
 
 
 def _report(report: Path | None) -> str | None:
@@ -104,63 +186,77 @@ def _junit(text: str) -> tuple[Tally | None, list[str]]:
     return tally, ids
 
 
-def _jest(text: str) -> tuple[Tally | None, list[str]]:
+def _jest_cases(text: str, roots: tuple[str, ...]) -> list[Case] | None:
+    """jest's --json report: a test per assertion result, its id the test file (relative to the copy)
+    and its describe titles (ancestorTitles) and title, "test/a.test.js > client > fetches"; pending,
+    todo, skipped and disabled tests are skipped. None when it is not such a report."""
     try:
         document: Any = json_input.loads(text)
     except ValueError:
-        return None, []
+        return None
     if not isinstance(document, dict) or not isinstance(document.get("testResults"), list):
-        return None, []
-    tally, ids = Tally(), []
+        return None
+    cases: list[Case] = []
     for suite in document["testResults"]:
         if not isinstance(suite, dict):
             continue
-        file = str(suite.get("name", ""))
+        file = _relative(str(suite.get("name", "")), roots)
         assertions = [c for c in suite.get("assertionResults") or [] if isinstance(c, dict)]
         if suite.get("status") == "failed" and not any(c.get("status") == "failed" for c in assertions):
             # "Test suite failed to run": a file that did not load, or a failing afterAll/beforeAll hook
             # beside tests that all passed; jest exits 1 for it, and so must the tally
-            tally.errors += 1
-            tally.failing.append(file)
-            ids.append(file)
+            cases.append(Case(file, "", "error"))
         for case in assertions:
-            test_id = f"{file} > {case.get('fullName') or case.get('title', '')}"
-            ids.append(test_id)
             status = case.get("status")
-            if status == "passed":
-                tally.passed += 1
-            elif status == "failed":
-                tally.failed += 1
-                tally.failing.append(test_id)
-            else:
-                tally.skipped += 1
-    return tally, ids
+            outcome = status if status in ("passed", "failed") else "skipped"
+            cases.append(Case(file, _jest_name(case), outcome))
+    return cases
+
+
+def _jest_name(case: dict[str, Any]) -> str:
+    """ "describe > … > title" from ancestorTitles and title (fullName joins them with spaces, so two
+    tests could share it); fullName where a report has no ancestorTitles."""
+    titles = case.get("ancestorTitles")
+    title = case.get("title")
+    if isinstance(titles, list) and isinstance(title, str):
+        return " > ".join([*(str(t) for t in titles), title])
+    return str(case.get("fullName") or title or "")
+
+
+def _relative(file: str, roots: tuple[str, ...]) -> str:
+    for root in roots:
+        if root and file.startswith(root.rstrip("/") + "/"):
+            return file[len(root.rstrip("/")) + 1 :]
+    return file
 
 
 def _tap(output: str) -> tuple[Tally | None, list[str]]:
-    """node's TAP: leaf tests (a suite's own ok line follows its subtests, one level less indented), and a
-    failed suite none of whose subtests failed (its own hook failed) as an error."""
-    if not any(line.startswith("# tests ") for line in output.splitlines()):
+    read = _tap_cases(output)
+    if read is None:
         return None, []
-    tally, ids = Tally(), []
+    cases, results = read
+    tally, ids = _tallied(cases)
+    _unread_failures(output, tally, max(tally.failed + tally.errors, _counted_by_node(results)))
+    return tally, ids
+
+
+def _tap_cases(output: str) -> tuple[list[Case], list[TapResult]] | None:
+    """node's TAP: leaf tests (a suite's own ok line follows its subtests, one level less indented), and a
+    failed suite none of whose subtests failed (its own hook failed) as an error; with the result lines.
+    None without node's `# tests N` summary."""
+    if not any(line.startswith("# tests ") for line in output.splitlines()):
+        return None
     results = _tap_results(output)
+    cases = []
     for index, (_, test_id, found, _describe) in enumerate(results):
         if _is_suite(results, index):
             continue
-        ids.append(test_id)
         if found.group("directive"):
-            tally.skipped += 1
-        elif found.group("ok") == "ok":
-            tally.passed += 1
+            cases.append(Case("", test_id, "skipped"))
         else:
-            tally.failed += 1
-            tally.failing.append(test_id)
-    for suite in _failed_suites(results):
-        tally.errors += 1
-        tally.failing.append(suite)
-        ids.append(suite)
-    _unread_failures(output, tally, max(tally.failed + tally.errors, _counted_by_node(results)))
-    return tally, ids
+            cases.append(Case("", test_id, "passed" if found.group("ok") == "ok" else "failed"))
+    cases += [Case("", suite, "error") for suite in _failed_suites(results)]
+    return cases, results
 
 
 def _checked_against_tap(output: str, tally: Tally, ids: list[str]) -> None:
@@ -236,11 +332,23 @@ def _failed_suites(results: list[TapResult]) -> list[str]:
 
 
 def _tape(output: str) -> tuple[Tally | None, list[str]]:
-    """tape's TAP: assertions grouped under the `# name` comment before them, one test per group."""
+    read = _tape_cases(output)
+    if read is None:
+        return None, []
+    cases, failed = read
+    tally, ids = _tallied(cases)
+    _unread_failures(output, tally, failed)
+    return tally, ids
+
+
+def _tape_cases(output: str) -> tuple[list[Case], int] | None:
+    """tape's TAP: assertions grouped under the `# name` comment before them, one test per group; with
+    the failed assertions counted as tape's summary counts them. None when the run did not reach its
+    plan and summary."""
     lines = output.splitlines()
     plan = [i for i, line in enumerate(lines) if TAPE_PLAN.match(line.strip())]
     if not plan or not any(line.startswith("# tests ") for line in lines[plan[-1] :]):
-        return None, []  # the run did not reach its end (a crash, a process.exit): unknown
+        return None  # the run did not reach its end (a crash, a process.exit): unknown
     groups: list[tuple[str, list[re.Match[str] | None]]] = []
     for line in lines[: plan[-1]]:
         if line.startswith("# SKIP "):  # a skipped test: its name, no assertions
@@ -254,26 +362,23 @@ def _tape(output: str) -> tuple[Tally | None, list[str]]:
             if not groups:
                 groups.append(("(top level)", []))
             groups[-1][1].append(found)
-    tally, ids, seen = Tally(), [], dict[str, int]()
+    cases, seen = list[Case](), dict[str, int]()
     for name, asserts in groups:
         if not asserts:
             continue  # a test holding only subtests, or a comment
         seen[name] = seen.get(name, 0) + 1
         test_id = name if seen[name] == 1 else f"{name} ({seen[name]})"
-        ids.append(test_id)
         read = [a for a in asserts if a is not None]
         if any(a.group("ok") == "not ok" and a.group("directive") != "TODO" for a in read):
-            tally.failed += 1
-            tally.failing.append(test_id)
+            cases.append(Case("", test_id, "failed"))
         elif all(a.group("directive") == "SKIP" for a in read):
-            tally.skipped += 1
+            cases.append(Case("", test_id, "skipped"))
         else:
-            tally.passed += 1
+            cases.append(Case("", test_id, "passed"))
     # tape prints messages unescaped: a failure whose message ends "# TODO" reads as a TODO here, but
     # tape's own summary counts it as failed, and so does the check against that summary
     failures = [a for _, asserts in groups for a in asserts if a is not None and a.group("ok") == "not ok"]
-    _unread_failures(output, tally, sum(1 for a in failures if a.group("directive") != "TODO"))
-    return tally, ids
+    return cases, sum(1 for a in failures if a.group("directive") != "TODO")
 
 
 def _unread_failures(output: str, tally: Tally, read: int, printed: int = 0) -> None:

@@ -225,3 +225,163 @@ def test_node_tap_ids_name_the_suite_each_test_ran_in() -> None:
         "1..2\n# tests 2\n# fail 0\n"
     )
     assert read_results("node-test", None, output)[1] == ["alpha > one", "beta > two"]
+
+
+def jest_report(folder: Path, major: int, root: str = "/codemod/repo", token: str = "c0ffee12345") -> Path:
+    """jest --json as jest 29 writes it for the hostile review's app (orders and reports tests run under
+    `major < 2 ? test : test.skip`, the 2.x tests under `major >= 2`), with the canary's file."""
+
+    def case(titles: list[str], title: str, status: str) -> dict[str, object]:
+        full = " ".join([*titles, title])
+        return {"ancestorTitles": titles, "title": title, "fullName": full, "status": status}
+
+    v1, v2 = ("passed", "pending") if major < 2 else ("pending", "passed")
+    report = {
+        "numPassedTests": 3,
+        "numPendingTests": 2,
+        "testResults": [
+            {
+                "name": f"{root}/test/orders.test.js",
+                "status": "focused",
+                "assertionResults": [
+                    case(["orders"], "loads an order by id", v1),
+                    case(["orders"], "the 2.x client loads an order", v2),
+                ],
+            },
+            {
+                "name": f"{root}/test/reports.test.js",
+                "status": "passed",
+                "assertionResults": [
+                    case(["reports"], "runs a named operation", v1),
+                    case(["reports"], "the 2.x client runs a named operation", v2),
+                    case(["reports", "later"], "a todo", "todo"),
+                    case(["reports"], "off", "disabled"),
+                ],
+            },
+            {
+                "name": f"{root}/test/{token}.test.js",
+                "status": "failed",
+                "assertionResults": [case([], token, "failed")],
+            },
+        ],
+    }
+    path = folder / f"jest-{major}.json"
+    path.write_text(json.dumps(report))
+    return path
+
+
+def kept_statuses(document: object, folder: Path, name: str) -> dict[str, str]:
+    """The document as verify keeps it (reports/junit-<phase>.xml), read as the test_ids gate reads it."""
+    import xml.etree.ElementTree as ET
+
+    from agentic_codemod.tools.junit import case_statuses
+
+    assert isinstance(document, ET.Element)
+    ET.ElementTree(document).write(folder / name, encoding="utf-8", xml_declaration=True)
+    statuses = case_statuses(folder / name)
+    assert statuses is not None
+    return statuses
+
+
+def test_jests_json_report_gives_the_id_gate_each_tests_outcome(tmp_path: Path) -> None:
+    """The hostile review's jest app: the app's tests ran at baseline (1.x) and were skipped on 2.0.0,
+    while the 2.x tests ran instead (3 passed, 2 skipped in both phases). jest's --json report, kept as
+    junit-<phase>.xml, was no XML: the gate had no ids and passed, exit 0. Read as JUnit, both of the
+    app's tests are lost; the canary (its own file) is not in the document."""
+    from agentic_codemod.adapters.npm.test_results import case_report
+    from agentic_codemod.tools.junit import lost_passes
+
+    roots = ("/codemod/repo",)
+    before = kept_statuses(
+        case_report("jest", jest_report(tmp_path, 1), "", "c0ffee12345", roots), tmp_path, "b"
+    )
+    after = kept_statuses(
+        case_report("jest", jest_report(tmp_path, 2), "", "c0ffee12345", roots), tmp_path, "a"
+    )
+    assert before == {
+        "test/orders.test.js::orders > loads an order by id": "passed",
+        "test/orders.test.js::orders > the 2.x client loads an order": "skipped",
+        "test/reports.test.js::reports > runs a named operation": "passed",
+        "test/reports.test.js::reports > the 2.x client runs a named operation": "skipped",
+        "test/reports.test.js::reports > later > a todo": "skipped",
+        "test/reports.test.js::reports > off": "skipped",
+    }
+    assert lost_passes(before, after)[0] == [
+        ("test/orders.test.js::orders > loads an order by id", "skipped"),
+        ("test/reports.test.js::reports > runs a named operation", "skipped"),
+    ]
+
+
+def test_jest_ids_name_the_file_in_the_copy_and_the_describe_titles(tmp_path: Path) -> None:
+    """jest names each file by its absolute path: under process isolation the baseline's copy and the
+    candidate's are two folders, so every id differed between them (every test read as lost, every
+    failure as new). Ids are relative to the copy, and join the describe titles with " > " (fullName
+    joins them with spaces: describe("a b") test("c") and describe("a") test("b c") were one id)."""
+    from agentic_codemod.adapters.npm.test_facts import TEST_FACTS
+    from agentic_codemod.adapters.types import TestCommand
+
+    command = TestCommand(argv=["jest"], source="package.json scripts.test", runner="jest")
+    copies = {"b": tmp_path / "baseline-copy", "a": tmp_path / "copy"}
+    read = {
+        k: TEST_FACTS.read_results(command, copy, jest_report(tmp_path, 1, root=str(copy)), "")
+        for k, copy in copies.items()
+    }
+    assert read["b"] == read["a"]
+    tally, ids = read["a"]
+    assert ids[0] == "test/orders.test.js > orders > loads an order by id"
+    assert tally is not None and tally.failing == ["test/c0ffee12345.test.js > c0ffee12345"]
+    assert TEST_FACTS.case_report is not None and TEST_FACTS.reports_each_test is not None
+    document = TEST_FACTS.case_report(
+        command, copies["a"], jest_report(tmp_path, 1, str(copies["a"])), "", "c0ffee12345"
+    )
+    assert "test/orders.test.js::orders > loads an order by id" in kept_statuses(document, tmp_path, "k.xml")
+    assert TEST_FACTS.reports_each_test(command)
+
+
+def test_a_jest_file_that_failed_to_run_is_an_error_in_the_kept_report(tmp_path: Path) -> None:
+    from agentic_codemod.adapters.npm.test_results import case_report
+
+    report = {"testResults": [{"name": "/r/test/db.test.js", "status": "failed", "assertionResults": []}]}
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    document = case_report("jest", tmp_path / "r.json", "", "c0ffee12345", ("/r",))
+    assert kept_statuses(document, tmp_path, "k.xml") == {"test/db.test.js::test/db.test.js": "failed"}
+    assert case_report("jest", tmp_path / "missing.json", "", "c0ffee12345") is None  # unread: no document
+
+
+TAPE_RUN = """TAP version 13
+# adds
+ok 1 should be equal
+# SKIP later
+# c0ffee12345
+not ok 2 c0ffee12345
+# title with \x1b[31m an escape
+ok 3 fine
+
+1..3
+# tests 3
+# pass  2
+# fail  1
+"""
+
+
+def test_tap_runs_give_the_id_gate_each_tests_outcome(tmp_path: Path) -> None:
+    """tape writes no report, and node's TAP stands in for a JUnit report node did not write: the gate had
+    no ids for either (nothing kept as junit-<phase>.xml) and compared nothing. The TAP as read is kept
+    as JUnit, the canary left out; a title with a control character keeps the document readable. Where
+    node wrote its JUnit report, that report is the one kept (no document)."""
+    from agentic_codemod.adapters.npm.test_results import case_report
+
+    statuses = kept_statuses(case_report("tape", None, TAPE_RUN, "c0ffee12345"), tmp_path, "tape.xml")
+    assert statuses == {
+        "::adds": "passed",
+        "::later": "skipped",
+        "::title with \ufffd[31m an escape": "passed",
+    }
+    node_tap = "ok 1 - adds\nnot ok 2 - c0ffee12345\nok 3 - later # SKIP\n1..3\n# tests 3\n# fail 1\n"
+    statuses = kept_statuses(case_report("node-test", None, node_tap, "c0ffee12345"), tmp_path, "node.xml")
+    assert statuses == {"::adds": "passed", "::later": "skipped"}
+    (tmp_path / "junit.xml").write_text(JUNIT_CANARY_ONLY)
+    assert case_report("node-test", tmp_path / "junit.xml", node_tap, "canary") is None
+    for runner in ("vitest", "mocha"):
+        assert case_report(runner, tmp_path / "junit.xml", "", "canary") is None
+    assert case_report("tape", None, "ok 1 cut before the plan\n", "c0ffee12345") is None
