@@ -25,10 +25,20 @@ excluding the target), one from another source (git, a path, another URL layout)
 A copy of the SDK committed in a node_modules folder below the root (`src/node_modules/acme-sdk`) is what
 node loads for the code beside it, never the version the run installs in the root's node_modules (npm's):
 an uneditable runtime declaration, KIND_COMMITTED_COPY, so the run stops before any edit naming the path.
-The walk that finds them enters no node_modules and no .git, and stops past MAX_WALK_ENTRIES
-(requires_human, as the install scripts' walk does). A node_modules folder committed at the root is no
-declaration: the install replaces it, so the run stops there (requires_human naming it, with how to take
-it out of the repository), where its test run would otherwise read as writing the repository's files.
+A file is a copy too: require() tries node_modules/acme-sdk as a file (itself, .js, .json, .node) before
+the folder, and jest and vitest with their own extensions (COPY_SUFFIXES; `node_modules/@acme/sdk.js` for
+a scoped name). So is a package.json named like the SDK that node or npm resolves the name to: below the
+root, one with `exports` (node's self-reference: require("acme-sdk") in its folder is the package itself,
+before any node_modules) or a workspace (npm links node_modules/acme-sdk to it); at the root, the SDK's own
+repository (a bump onto itself is no migration a test run verifies). Package.json files in test data
+(TEST_DATA: test/, fixtures/ …) are the repository's tests' inputs and stay out. The same walk notes the
+SDK's jest manual mocks (`__mocks__/acme-sdk.js`) for sdk_substitutes.py, which reads the configuration that
+points the test run elsewhere than the installed SDK. It enters no node_modules and no .git, and stops past
+MAX_WALK_ENTRIES (requires_human, as the install scripts' walk does).
+
+A node_modules folder committed at the root is no declaration: the install replaces it, so the run stops
+there (requires_human naming it, with how to take it out of the repository), where its test run would
+otherwise read as writing the repository's files.
 """
 
 from __future__ import annotations
@@ -39,8 +49,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from agentic_codemod import json_input
-from agentic_codemod.adapters.npm import LOCKFILES, package_json, roles
+from agentic_codemod.adapters.install_scripts import SKIPPED_FOLDERS
+from agentic_codemod.adapters.npm import LOCKFILES, package_json, roles, sdk_substitutes
 from agentic_codemod.adapters.npm.dependency_files import checked_dependency_files
+from agentic_codemod.adapters.npm.install_scripts import TEST_FOLDERS
 from agentic_codemod.adapters.npm.lockfile import tarball_version
 from agentic_codemod.adapters.npm.versioning import (
     KIND_COMMITTED_COPY,
@@ -49,7 +61,7 @@ from agentic_codemod.adapters.npm.versioning import (
     KIND_UNVERIFIED_LOCK,
     alias_of,
 )
-from agentic_codemod.config import INSTALL_SCRIPTS_MAX_ENTRIES
+from agentic_codemod.config import INSTALL_SCRIPTS_MAX_ENTRIES, MAX_IMPORT_SCAN_BYTES
 from agentic_codemod.errors import InputError, RequiresHuman
 from agentic_codemod.models import Dependency
 
@@ -57,6 +69,11 @@ KIND_MANIFEST = "package.json"
 KIND_LOCK = "package-lock"
 MODULES = "node_modules"
 MAX_WALK_ENTRIES = INSTALL_SCRIPTS_MAX_ENTRIES  # the committed copies' walk: the install scripts' bound
+# What node_modules/<sdk> is loaded as: the folder, or a file (require()'s LOAD_AS_FILE tries X, X.js,
+# X.json, X.node; jest's and vitest's resolvers add their module file extensions).
+COPY_SUFFIXES = ("", ".js", ".json", ".node", ".cjs", ".mjs", ".jsx", ".ts", ".tsx", ".cts", ".mts")
+# Folders of test data: a package.json there is an input of the repository's tests, never resolved to.
+TEST_DATA = TEST_FOLDERS | (SKIPPED_FOLDERS & {"fixtures", "testdata", "test_data", "__fixtures__"})
 
 
 def find_dependency_files(root: Path) -> list[str]:
@@ -72,7 +89,8 @@ def extract_dependencies(root: Path, files: list[str], sdk: str) -> list[Depende
             found += _manifest(root, file, sdk)
         elif name in LOCKFILES:
             found += _lock(root, file, sdk)
-    return found + _committed_copies(root, sdk)
+    copies, mocks = _committed_copies(root, files, sdk)
+    return found + copies + sdk_substitutes.found(root, files, sdk, mocks)
 
 
 def _manifest(root: Path, file: str, sdk: str) -> list[Dependency]:
@@ -161,8 +179,9 @@ def _lock_kind(sdk: str, version: str, resolved: Any) -> tuple[str, str]:
     return KIND_LOCK, version
 
 
-def _committed_copies(root: Path, sdk: str) -> list[Dependency]:
-    """Every `<folder>/node_modules/<sdk>` below the root (module docstring), uneditable runtime ones."""
+def _committed_copies(root: Path, files: list[str], sdk: str) -> tuple[list[Dependency], list[str]]:
+    """Every copy of the SDK committed below the root and every package.json node resolves its name to
+    (module docstring), uneditable runtime declarations; and the paths of its jest manual mocks."""
 
     def unlisted(exc: OSError) -> None:
         where = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "a folder"
@@ -180,24 +199,15 @@ def _committed_copies(root: Path, sdk: str) -> list[Dependency]:
             hint=f"take it out of the repository (`git rm -r --cached {MODULES}`, and add it to .gitignore), "
             "or migrate this repository by hand",
         )
-    found, entries = [], 0
+    found, mocks, entries = [], [], 0
     for top, folders, names in os.walk(root, followlinks=False, onerror=unlisted):
         relative = Path(top).relative_to(root).as_posix()
-        copy = f"{relative}/{MODULES}/{sdk}"
-        if relative != "." and MODULES in (*folders, *names) and os.path.lexists(root / copy):
-            found.append(
-                Dependency(
-                    name=sdk,
-                    specifier="",
-                    file=copy,
-                    kind=KIND_COMMITTED_COPY,
-                    role="runtime",
-                    section=MODULES,
-                    uneditable=f"{copy} is a copy of {sdk} committed in the repository: node loads it for "
-                    f"the code under {relative}/ instead of the version the run installs, so the tests "
-                    "there would not run on the target; remove it (or update it) by hand",
-                )
-            )
+        if relative != "." and MODULES in (*folders, *names):
+            found += [_copy(path, relative, sdk) for path in _present(root, f"{relative}/{MODULES}/{sdk}")]
+        if "package.json" in names:
+            found += _self_reference(root, relative, files, sdk)
+        if Path(top).name == sdk_substitutes.MOCKS:
+            mocks += _present(root, f"{relative}/{sdk}")
         folders[:] = sorted(f for f in folders if f not in (MODULES, ".git"))
         entries += len(folders) + len(names)
         if entries > MAX_WALK_ENTRIES:
@@ -207,7 +217,76 @@ def _committed_copies(root: Path, sdk: str) -> list[Dependency]:
                 hint=f"check for committed node_modules/{sdk} folders by hand, or migrate this repository "
                 "by hand",
             )
-    return found
+    return found, mocks
+
+
+def _present(root: Path, path: str) -> list[str]:
+    """`path` as a folder or a file with each of COPY_SUFFIXES, where one is in the tree."""
+    return [path + suffix for suffix in COPY_SUFFIXES if os.path.lexists(root / (path + suffix))]
+
+
+def _copy(path: str, relative: str, sdk: str) -> Dependency:
+    return Dependency(
+        name=sdk,
+        specifier="",
+        file=path,
+        kind=KIND_COMMITTED_COPY,
+        role="runtime",
+        section=MODULES,
+        uneditable=f"{path} is a copy of {sdk} committed in the repository: node loads it for "
+        f"the code under {relative}/ instead of the version the run installs, so the tests "
+        "there would not run on the target; remove it (or update it) by hand",
+    )
+
+
+def _self_reference(root: Path, relative: str, files: list[str], sdk: str) -> list[Dependency]:
+    """The package.json of this folder where node or npm resolves the SDK's name to it (module docstring)."""
+    file = "package.json" if relative == "." else f"{relative}/package.json"
+    if not TEST_DATA.isdisjoint(part.lower() for part in PurePosixPath(relative).parts):
+        return []
+    path = root / file
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_IMPORT_SCAN_BYTES:
+            return []  # a link (to /dev/zero, out of the tree) or a file no package.json is this large
+        text = path.read_text(encoding="utf-8")
+        document = json_input.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []  # no package npm reads (the root's and the workspaces' are read, and refused, above)
+    if not isinstance(document, dict) or document.get("name") != sdk:
+        return []
+    resolved = f"require({sdk!r}) in the code under {relative}/"
+    if relative == ".":
+        why = (
+            f"package.json names the repository's own package {sdk}: this repository is the SDK itself, "
+            f"whose own code require({sdk!r}) loads where package.json sets `exports` (node's "
+            "self-reference), and a bump of it onto itself is no migration a test run verifies; migrate a "
+            "repository that uses the SDK, or this one by hand"
+        )
+    elif "exports" in document:
+        why = (
+            f"{file} names its package {sdk} and sets `exports`: node resolves {resolved} to that package "
+            "itself (a self-reference), before any node_modules, never to the version the run installs; "
+            "rename the package (or remove `exports`) by hand"
+        )
+    elif file in files:
+        why = (
+            f"{file} is a workspace named {sdk}: npm links node_modules/{sdk} to it, so the code loads it "
+            "instead of the version the run installs; rename the workspace by hand"
+        )
+    else:
+        return []
+    return [
+        Dependency(
+            name=sdk,
+            specifier="",
+            file=file,
+            kind=KIND_COMMITTED_COPY,
+            line=_line_of(text, '"name"'),
+            role="runtime",
+            section="name",
+            uneditable=why,
+        )
+    ]
 
 
 def _line_of(text: str, needle: str) -> int | None:

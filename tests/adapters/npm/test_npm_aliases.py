@@ -343,3 +343,127 @@ def test_a_node_modules_folder_committed_at_the_root_stops_the_run_naming_it(tmp
         (root / "node_modules" / holds).rmdir()
         (root / "node_modules").rmdir()
         assert ADAPTER.extract_dependencies(root, files, "acme-sdk")  # the package.json range alone
+
+
+# 5b. a copy of the SDK committed as a FILE in a node_modules folder (red-team review, second round)
+
+
+@pytest.mark.parametrize(
+    ("sdk_name", "suffix"),
+    [
+        ("acme-sdk", ".js"),
+        ("acme-sdk", ".json"),
+        ("acme-sdk", ".node"),
+        ("acme-sdk", ".cjs"),
+        ("@acme/sdk", ".js"),
+    ],
+)
+def test_a_committed_file_copy_of_the_sdk_in_a_node_modules_folder_stops_the_run_naming_it(
+    tmp_path: Path, sdk_name: str, suffix: str
+) -> None:
+    """src/node_modules/acme-sdk.js: require("acme-sdk") from src/ tries node_modules/acme-sdk as a file
+    (X, X.js, X.json, X.node) before the folder, and jest with its own extensions: the old client ran
+    under a green bump (exit 0)."""
+    write(
+        tmp_path,
+        {
+            "package.json": {"name": "app", "dependencies": {sdk_name: "^1.0.0"}},
+            f"src/node_modules/{sdk_name}{suffix}": "module.exports = { VERSION: '1.0.0' };\n",
+            f"src/node_modules/{sdk_name}-extra.js": "module.exports = {};\n",  # another package
+            "lib/node_modules/other.js": "module.exports = {};\n",
+        },
+    )
+    found = ADAPTER.extract_dependencies(tmp_path, ADAPTER.find_dependency_files(tmp_path), sdk_name)
+    copies = [d for d in found if d.section == "node_modules"]
+    assert [d.file for d in copies] == [f"src/node_modules/{sdk_name}{suffix}"]
+    sdk = SdkSpec.model_validate({"name": sdk_name, "ecosystem": "npm", "from": "^1.0.0", "to": "2.0.0"})
+    with pytest.raises(
+        RequiresHuman, match=rf"src/node_modules/{sdk_name}{suffix} is a copy of {sdk_name} committed"
+    ):
+        plan(sdk, found)
+
+
+def test_a_folder_copy_and_a_file_copy_side_by_side_are_both_named(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "package.json": {"name": "app", "dependencies": {"acme-sdk": "^1.0.0"}},
+            "src/node_modules/acme-sdk.js": "module.exports = {};\n",
+            "src/node_modules/acme-sdk/package.json": {"name": "acme-sdk", "version": "1.0.0"},
+        },
+    )
+    assert [d.file for d in declarations(tmp_path) if d.section == "node_modules"] == [
+        "src/node_modules/acme-sdk",
+        "src/node_modules/acme-sdk.js",
+    ]
+
+
+# 7. a package.json named like the SDK: node resolves the package's own name to it (self-reference)
+
+
+def test_a_package_below_the_root_named_like_the_sdk_with_exports_stops_the_run_naming_it(
+    tmp_path: Path,
+) -> None:
+    """src/package.json {"name": "acme-sdk", "exports": "./legacy-client.js"}: require("acme-sdk") in src/
+    is the package itself (node's LOAD_PACKAGE_SELF), before any node_modules: green on any version."""
+    write(
+        tmp_path,
+        {
+            "package.json": {"name": "app", "dependencies": {"acme-sdk": "^1.0.0"}},
+            "src/package.json": {"name": "acme-sdk", "exports": "./legacy-client.js"},
+            "src/legacy-client.js": "module.exports = { VERSION: '1.0.0' };\n",
+        },
+    )
+    found = declarations(tmp_path)
+    assert [(d.file, d.section, d.role) for d in found if d.section == "name"] == [
+        ("src/package.json", "name", "runtime")
+    ]
+    with pytest.raises(
+        RequiresHuman, match=r"src/package\.json names its package acme-sdk and sets `exports`"
+    ):
+        plan(npm_sdk("2.0.0", "^1.0.0"), found)
+
+
+def test_a_workspace_named_like_the_sdk_stops_the_run_naming_it(tmp_path: Path) -> None:
+    """npm links node_modules/acme-sdk to a workspace of that name, with or without `exports`."""
+    write(
+        tmp_path,
+        {
+            "package.json": {
+                "name": "app",
+                "workspaces": ["packages/*"],
+                "dependencies": {"acme-sdk": "^1.0.0"},
+            },
+            "packages/sdk/package.json": {"name": "acme-sdk", "version": "1.0.0"},
+        },
+    )
+    found = declarations(tmp_path)
+    with pytest.raises(RequiresHuman, match=r"packages/sdk/package\.json is a workspace named acme-sdk"):
+        plan(npm_sdk("2.0.0", "^1.0.0"), found)
+
+
+def test_the_sdks_own_repository_requires_a_human(tmp_path: Path) -> None:
+    """The root package.json named acme-sdk: the repository is the SDK; bumping it onto itself is no
+    migration this tool can verify (with `exports`, require("acme-sdk") in it is its own code)."""
+    write(tmp_path, {"package.json": {"name": "acme-sdk", "exports": "./index.js", "version": "1.0.0"}})
+    found = declarations(tmp_path)
+    assert [d.file for d in found] == ["package.json"]
+    with pytest.raises(RequiresHuman, match=r"package\.json names the repository's own package acme-sdk"):
+        plan(npm_sdk("2.0.0", "^1.0.0"), found)
+
+
+def test_packages_named_like_the_sdk_that_node_never_resolves_to_are_no_declaration(tmp_path: Path) -> None:
+    """No `exports` and no workspace (an example's copy), or test data (fixtures of the repository's own
+    tests): node never resolves require("acme-sdk") to them."""
+    write(
+        tmp_path,
+        {
+            "package.json": {"name": "app", "dependencies": {"acme-sdk": "^1.0.0"}},
+            "examples/legacy/package.json": {"name": "acme-sdk", "main": "index.js"},
+            "test/fixtures/sdk/package.json": {"name": "acme-sdk", "exports": "./index.js"},
+            "fixtures/sdk/package.json": {"name": "acme-sdk", "exports": "./index.js"},
+            "spec/sdk/package.json": {"name": "acme-sdk", "exports": "./index.js"},
+            "docs/package.json": "{ not json",
+        },
+    )
+    assert [d.file for d in declarations(tmp_path)] == ["package.json"]
