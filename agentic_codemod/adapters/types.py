@@ -260,7 +260,7 @@ class TestFacts:
     case_report: Callable[[TestCommand, Path, Path | None, str, str], ET.Element | None] | None = None
     # command -> whether every run of it gives the test_ids gate each test's outcome (a JUnit report or
     # case_report): then a phase whose outcomes cannot be read fails the gate, never leaving the count gate
-    # alone. None: unknown (runners with counts only, unittest, stestr, trial, keep the count gate)
+    # alone. None: unknown (a runner with counts only keeps the count gate)
     reports_each_test: Callable[[TestCommand], bool] | None = None
 
 

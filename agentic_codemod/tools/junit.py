@@ -13,6 +13,7 @@ adapter's result reader). Nothing here knows a runner.
                                        device) of at most MAX_TEST_REPORT_BYTES: the tests wrote it
     parse(data) -> Element | None      a report's bytes or text as a document; None: not XML, or
                                        nested deeper than JUNIT_MAX_DEPTH
+    document(outcomes, suite) -> Element   {id: status} as a JUnit document (runners without one)
 
 ElementTree parses any depth, but its writer and every recursive walk over the tree (a nested
 <testsuite> reader) recurse once per level: a report of a few thousand nested elements, which a test can
@@ -154,6 +155,34 @@ def read_junit(path: Path) -> Tally | None:
     for case in root.iter("testcase"):
         count_case(counts, f"{case.get('classname', '')}::{case.get('name', '')}", case)
     return counts
+
+
+def document(outcomes: dict[str, str], suite: str) -> ET.Element:
+    """A JUnit document of `outcomes` (test id -> passed | failed | skipped), one <testcase> each, the id
+    split at its last dot into class name and name: what case_statuses reads back, for runners whose
+    results are no JUnit report (an ecosystem's TestFacts.case_report)."""
+    root = ET.Element("testsuites")
+    holder = ET.SubElement(root, "testsuite", name=suite)
+    for test_id, status in outcomes.items():
+        head, _, params = test_id.partition(" ")  # a unittest subtest's `(i=1)` after its id
+        classname, _, name = head.rpartition(".")
+        case = ET.SubElement(
+            holder,
+            "testcase",
+            classname=_xml_text(classname or suite),
+            name=_xml_text(name + (" " + params if params else "")),
+        )
+        if status != "passed":
+            ET.SubElement(case, "failure" if status == "failed" else "skipped")
+    return root
+
+
+XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    """Text as XML may hold it (a control character in a test's name would make the document unreadable)."""
+    return XML_INVALID.sub("\ufffd", text)
 
 
 def report_root(path: Path, max_bytes: int = MAX_TEST_REPORT_BYTES) -> ET.Element | None:

@@ -109,10 +109,11 @@ def kept_passing_gate(state: RunState) -> GateResult:
     baseline running instead), which the count gate cannot see. A phase whose report cannot be read
     beside one that can is a finding (test_ids.unread): which tests passed at baseline, or whether they
     pass after, is not shown. So are both, for a runner that gives each test's outcome in every run
-    (TestFacts.reports_each_test: npm's runners, jest's JSON and TAP written as JUnit by
-    TestFacts.case_report); runners without such a report (stestr, trial, unittest) have the count gate
-    only. A verify-only run (nothing edited, so no candidate to review) asks both gates before it calls
-    the target verified (pipeline._verified_on_target)."""
+    (TestFacts.reports_each_test: every runner of both adapters; jest's JSON, TAP, unittest's `-v` lines,
+    stestr's subunit and trial's result lines written as JUnit by TestFacts.case_report); a runner of an
+    ecosystem without such a report has the count gate only. A verify-only run (nothing edited, so no
+    candidate to review) asks both gates before it calls the target verified
+    (pipeline._verified_on_target)."""
     before, after = state.baseline, state.last_verification
     findings: list[Finding] = []
     if before is not None and after is not None and after is not before:

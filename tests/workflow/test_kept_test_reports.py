@@ -95,10 +95,10 @@ def test_a_jest_test_skipped_on_the_target_is_lost_by_id(tmp_path: Path) -> None
 def test_a_phase_without_a_readable_report_never_passes_the_id_gate(tmp_path: Path) -> None:
     """Before, only a target without a report beside a baseline with one was a finding: a baseline
     without one (the target's tests then compared with nothing), or both without one for a runner whose
-    every run gives each test's outcome (npm's), passed the gate. Runners with counts only (unittest)
-    keep the count gate, as before."""
+    every run gives each test's outcome (npm's; and Python's since unittest's, stestr's and trial's are
+    kept as documents too), passed the gate."""
     assert gate(tmp_path, NPM, JEST) == ["test_ids.unread"]  # both unread: npm's runners always give ids
-    assert gate(tmp_path, PYTHON, UNITTEST) == []  # no per-test report for unittest: the count gate only
+    assert gate(tmp_path, PYTHON, UNITTEST) == ["test_ids.unread"]  # so do Python's (its -v result lines)
     keep(tmp_path, "iteration-1", JEST, jest_json("passed"))
     assert gate(tmp_path, NPM, JEST) == ["test_ids.unread"]  # the baseline's unread, the target's read
     assert gate(tmp_path, PYTHON, UNITTEST) == ["test_ids.unread"]

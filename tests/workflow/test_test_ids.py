@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -453,3 +454,72 @@ def test_lost_passes_name_skipped_and_gone_tests_but_not_ids_pytest_respelled() 
         [("t::q[a10]", "not in the report")],
         0,
     )
+
+
+def test_a_unittest_skip_that_swaps_one_test_for_another_is_lost_by_id(tmp_path: Path) -> None:
+    """helper-20's review: at baseline test_by_the_sdk passes and test_names_its_exceptions is skipped, on
+    the target the other way round: 2 passed, 1 skipped in both runs, and unittest (like stestr and trial)
+    gave the test_ids gate no ids, so the count gate alone let it through (green, exit 0). Its `-v`
+    result lines are now kept as a JUnit document of each test's outcome, the canary's left out."""
+    from agentic_codemod.adapters.python import test_results
+    from agentic_codemod.adapters.types import TestCommand
+    from agentic_codemod.tools.junit import case_statuses, lost_passes
+
+    def run_suite(name: str, on_target: bool) -> dict[str, str]:
+        skip_first = "@unittest.skip('2.x')\n    " if on_target else ""
+        skip_second = "" if on_target else "@unittest.skip('1.x')\n    "
+        root = make(
+            tmp_path / name,
+            {
+                "pkg/__init__.py": "",
+                "pkg/test_c.py": (
+                    "import unittest\n\n\nclass TestC(unittest.TestCase):\n"
+                    "    def test_plain(self):\n        pass\n\n"
+                    f"    {skip_first}def test_by_the_sdk(self):\n        pass\n\n"
+                    f"    {skip_second}def test_names_its_exceptions(self):\n        pass\n\n"
+                    "    def test_ca1b2c3(self):\n        self.fail('the canary')\n"
+                ),
+            },
+        )
+        output = run(root, "-m", "unittest", "discover", "-v")
+        command = TestCommand(
+            argv=["python", "-m", "unittest", "discover", "-v"], source="x", runner="unittest"
+        )
+        made = test_results.case_report(command, root, None, output, "ca1b2c3")
+        assert made is not None
+        report = tmp_path / f"{name}.xml"
+        ElementTree.ElementTree(made).write(report, encoding="utf-8")
+        statuses = case_statuses(report)
+        assert statuses is not None
+        return statuses
+
+    before, after = run_suite("baseline", False), run_suite("target", True)
+    assert before == {
+        "pkg.test_c.TestC::test_plain": "passed",
+        "pkg.test_c.TestC::test_by_the_sdk": "passed",
+        "pkg.test_c.TestC::test_names_its_exceptions": "skipped",
+    }  # the canary left out
+    assert lost_passes(before, after) == ([("pkg.test_c.TestC::test_by_the_sdk", "skipped")], 0)
+
+
+def test_stestr_and_trial_records_give_each_tests_outcome() -> None:
+    """The same document from stestr's subunit record and trial's result lines and problem report."""
+    from agentic_codemod.tools.junit import document
+
+    for name in ("stestr-v1.subunit", "stestr-v2.subunit"):
+        read = subunit.outcomes((RECORDED / name).read_bytes())
+        assert read == {
+            "pkg.tests.test_a.TestA.test_ok": "passed",
+            "pkg.tests.test_a.TestA.test_bad": "failed",
+            "pkg.tests.test_a.TestA.test_skip": "skipped",
+        }, name
+        assert read is not None and read["pkg.tests.test_a.TestA.test_bad"] == "failed"
+        assert read["pkg.tests.test_a.TestA.test_skip"] == "skipped"
+    outcomes = trial_output.outcomes((RECORDED / "trial_bwverbose.txt").read_text())
+    assert outcomes is not None and len(outcomes) == 116
+    assert outcomes["towncrier.test.test_zz.T.test_a"] == "failed"
+    assert outcomes["towncrier.test.test_build.TestCli.test_bullet_points_false"] == "passed"
+    assert list(outcomes.values()).count("skipped") == 1
+    made = document(outcomes, "trial")
+    assert len(list(made.iter("testcase"))) == 116
+    assert trial_output.outcomes("no summary line") is None

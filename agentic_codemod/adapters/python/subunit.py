@@ -57,6 +57,14 @@ class _Bad(ValueError):
     pass
 
 
+def outcomes(data: bytes) -> dict[str, str] | None:
+    """Each test id's outcome: passed, failed (errors too) or skipped; None when it cannot be read."""
+    results = _read_v2(data) if data[:1] == bytes([SIGNATURE]) else _read_v1(data)
+    if results is None:
+        return None
+    return {test_id: "failed" if bucket == "errors" else bucket for test_id, bucket in results.items()}
+
+
 def read_stream(data: bytes) -> tuple[Tally, list[str]] | None:
     """The tally and every test id with a result, in first-seen order; None when it cannot be read."""
     results = _read_v2(data) if data[:1] == bytes([SIGNATURE]) else _read_v1(data)

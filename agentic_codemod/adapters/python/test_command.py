@@ -160,7 +160,8 @@ def uncovered(root: Path, chosen: TestCommand, others: tuple[tuple[str, ...], ..
     review: `pytest --ignore=tests/contract tests` then `pytest tests/contract`, the second never run:
     green). Covered: the same command once its wrappers are gone (`coverage run -m pytest X` and
     `pytest X`), or test paths inside the chosen one's, where the chosen runner collects the other's tests
-    (pytest collects unittest's, never the reverse) and narrows by no name, mark or ignore."""
+    (pytest collects unittest's where each file unittest discovers is one pytest collects: `tests.py`,
+    `base_tests.py` are not; never the reverse) and narrows by no name, mark or ignore."""
     mine = _test_paths(chosen, whole=True)
     left = []
     for tokens in others:
@@ -168,10 +169,25 @@ def uncovered(root: Path, chosen: TestCommand, others: tuple[tuple[str, ...], ..
         if other is None or other.argv == chosen.argv:
             continue
         theirs = _test_paths(other, whole=False)
-        collects = chosen.runner == other.runner or (chosen.runner, other.runner) == ("pytest", "unittest")
+        collects = chosen.runner == other.runner or (
+            (chosen.runner, other.runner) == ("pytest", "unittest") and _pytest_collects(root, other)
+        )
         if mine is None or theirs is None or not collects or not all(_inside(t, mine) for t in theirs):
             left.append(shlex.join(tokens))
     return left
+
+
+def _pytest_collects(root: Path, unittest: TestCommand) -> bool:
+    """Whether every file a unittest command discovers (its `-p` pattern, `test*.py` by default) is one
+    pytest collects by default (TEST_FILE_GLOBS)."""
+    argv = unittest.argv
+    flags = [i for i, a in enumerate(argv) if a in ("-p", "--pattern")]
+    pattern = argv[flags[-1] + 1] if flags and flags[-1] + 1 < len(argv) else "test*.py"
+    if "discover" not in argv:
+        return True  # named modules: the paths decide
+    return all(
+        any(path.match(g) for g in TEST_FILE_GLOBS) for path in _python_files(root) if path.match(pattern)
+    )
 
 
 # pytest options that take the next word as their value (not a test path), and those that narrow which of

@@ -25,7 +25,13 @@ import secrets
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python.tamper import is_support, tamper
-from agentic_codemod.adapters.python.test_results import missing_test_module, read_results, scrub
+from agentic_codemod.adapters.python.test_results import (
+    case_report,
+    missing_test_module,
+    read_results,
+    reports_each_test,
+    scrub,
+)
 from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
 
 SOURCE_SUFFIXES = (".py",)
@@ -214,6 +220,8 @@ TEST_FACTS = TestFacts(
     parallel=parallel,
     shadowing=SHADOWING,
     rule_risk=None,  # workflow/rule_risk.py reads Python's syntax tree itself
+    case_report=case_report,
+    reports_each_test=reports_each_test,
 )
 # Every sandboxed process of a Python run: no bytecode written into the copy, no pytest cache.
 SANDBOX_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 import secrets
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agentic_codemod.adapters.python import subunit, trial_output
 from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import MAX_TEST_REPORT_BYTES
 from agentic_codemod.models import Tally
-from agentic_codemod.tools.junit import junit_case_ids, read_junit
+from agentic_codemod.tools.junit import document, junit_case_ids, read_junit
 from agentic_codemod.tools.untrusted_file import read_regular
 
 
@@ -38,6 +39,58 @@ def read_results(
     if report is not None and report.is_file():
         return read_junit(report), junit_case_ids(report)
     return counts_from_output(output), []
+
+
+def case_report(
+    command: TestCommand, copy: Path, report: Path | None, output: str, token: str
+) -> ET.Element | None:
+    """Each test's outcome as a JUnit document for the test_ids gate (TestFacts.case_report), the canary's
+    left out, for the runners without a JUnit report: unittest's `-v` result lines, stestr's subunit
+    record, trial's result lines. Without it the gate had no ids for them: a test that passed at baseline
+    and was skipped on the target, beside one skipped at baseline running instead, passed as many tests
+    as before (helper-20's review: green, exit 0). None for pytest (its own report is kept) and where
+    nothing can be read."""
+    if command.runner == "unittest":
+        read: dict[str, str] | None = _unittest_outcomes(output)
+    elif command.runner == "stestr":
+        stream = subunit.latest_stream(copy / ".stestr")
+        inside = stream is not None and stream.resolve().is_relative_to(copy.resolve())
+        data = read_regular(stream, MAX_TEST_REPORT_BYTES) if stream is not None and inside else None
+        read = None if data is None else subunit.outcomes(data)
+    elif command.runner == "trial":
+        read = trial_output.outcomes(output)
+    else:
+        return None
+    if read is None:
+        return None
+    return document({t: s for t, s in read.items() if token not in t}, command.runner)
+
+
+def reports_each_test(command: TestCommand) -> bool:
+    """Every runner here gives each test's outcome in every run: pytest its JUnit report, the others
+    through case_report (the tool runs unittest with `-v`)."""
+    return True
+
+
+# `-v` result lines with their outcome (UNITTEST_RESULT's shape).
+UNITTEST_OUTCOME = re.compile(
+    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. "
+    r"(ok|FAIL|ERROR|unexpected success|expected failure|skipped\b[^\n]*)$",
+    re.MULTILINE,
+)
+UNITTEST_STATUS = {"ok": "passed", "FAIL": "failed", "ERROR": "failed", "unexpected success": "failed"}
+
+
+def _unittest_outcomes(output: str) -> dict[str, str] | None:
+    """Each `-v` result line's test id and outcome (an expected failure and a skip: skipped); None
+    without a 'Ran N tests' line (the run did not finish)."""
+    if not re.search(r"^Ran \d+ tests?", output, re.MULTILINE):
+        return None
+    found: dict[str, str] = {}
+    for name, where, params, status in UNITTEST_OUTCOME.findall(output):
+        test_id = _unittest_id(name, where, params)
+        found[test_id] = UNITTEST_STATUS.get(status, "skipped")
+    return found
 
 
 def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:

@@ -57,6 +57,23 @@ def read(output: str) -> tuple[Tally, list[str]] | None:
     return tally, ids
 
 
+def outcomes(output: str) -> dict[str, str] | None:
+    """Each test id's outcome from the result lines and the problem report: passed, failed or skipped
+    (a TODO is skipped, as the tally counts it); None: the run did not finish."""
+    if RAN.search(output) is None:
+        return None
+    found: dict[str, str] = {}
+    for test_id, status in _result_lines(output):
+        found[test_id] = (
+            "failed" if status in FAILING else "skipped" if status in ("SKIPPED", "TODO") else "passed"
+        )
+    for status, ids in _blocks(output):
+        for test_id in ids:
+            if status in FAILING:
+                found[test_id] = "failed"
+    return found
+
+
 def _result_lines(output: str) -> list[tuple[str, str]]:
     """(id, status) per result line; the status may stand at the end of a later line."""
     found: list[tuple[str, str]] = []

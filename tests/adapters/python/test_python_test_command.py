@@ -207,6 +207,7 @@ def test_of_several_test_commands_one_that_does_not_run_the_others_tests_require
         ("pytest --ignore=tests/contract tests\n    pytest tests/contract", False),  # helper-20's case3
         ("pytest tests/unit\n    pytest tests/contract", False),
         ("pytest tests -m 'not slow'\n    pytest tests -m slow", False),
+        ("pytest tests\n    python -m unittest discover -s tests -p '*tests.py'", False),  # mkdocs' names
     ],
 )
 def test_another_test_command_is_covered_only_where_the_chosen_one_runs_its_tests(
@@ -215,6 +216,7 @@ def test_another_test_command_is_covered_only_where_the_chosen_one_runs_its_test
     from agentic_codemod.errors import RequiresHuman
 
     files = {f"tests/{d}/test_{d}.py": PYTEST_FUNCTIONS for d in ("unit", "contract")}
+    files["tests/base_tests.py"] = TESTTOOLS_CASES  # unittest's `*tests.py` finds it, pytest does not
     write(tmp_path, {"tox.ini": f"[testenv]\ncommands =\n    {commands}\n", **files})
     if covered:
         assert detect_test_command(tmp_path) is not None
