@@ -261,13 +261,16 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
     else:
         counts = last.tests
         tally = (
-            f"{counts.passed} passed, {counts.failed} failed, {counts.errors} errors"
+            f"{counts.passed} passed, {counts.failed} failed, {counts.errors} errors, "
+            f"{counts.skipped} skipped"
             if counts
             else "no counts"
         )
         verdict_word = "passed" if last.passed else "failed"  # the exit code includes the must-fail canary
         command = code(" ".join(last.command))
         verification = f"{command} {verdict_word} ({_exit_words(last)}; {tally}), {last.duration_s}s"
+        if state.test_command is not None:  # where the command came from: an auditor's first question
+            verification += f"\n\nTest command taken from: {prose(_item(state.test_command.source))}."
     if plan is not None and plan.verify_only:  # nothing edited: the text says so and shows both test runs
         changes, verification = _verify_only_text(state)
     elif task.migration is None:  # a plain bump: the MR says so, with the version change and both test runs
