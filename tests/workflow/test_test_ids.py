@@ -523,3 +523,40 @@ def test_stestr_and_trial_records_give_each_tests_outcome() -> None:
     made = document(outcomes, "trial")
     assert len(list(made.iter("testcase"))) == 116
     assert trial_output.outcomes("no summary line") is None
+
+
+def test_unittest_results_are_read_past_what_the_tests_write_between_and_a_printed_line_forges_none(
+    tmp_path: Path,
+) -> None:
+    """helper-25's review: a test that logs a warning (an SDK's DeprecationWarning) puts the warning
+    between `... ` and `ok`; the result line was not read, the test was missing from the baseline's ids,
+    and its skip on the target went unseen (green, exit 0). A line the tests print cannot turn the real
+    `skipped` into a pass (worst outcome per id), and a run whose results are not all read is unread."""
+    from agentic_codemod.adapters.python import test_results
+
+    root = make(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/test_d.py": (
+                "import logging\nimport sys\nimport unittest\nimport warnings\n\n\n"
+                "class TestD(unittest.TestCase):\n"
+                "    def test_logs(self):\n        logging.warning('the 1.x client is deprecated')\n\n"
+                "    def test_warns(self):\n        warnings.warn('old', DeprecationWarning)\n\n"
+                "    @unittest.skip('2.x')\n    def test_skipped(self):\n        pass\n\n"
+                "    def test_zforges(self):\n"
+                "        sys.stderr.write('test_skipped (pkg.test_d.TestD.test_skipped) ... ok\\n')\n"
+            ),
+        },
+    )
+    output = run(root, "-W", "always", "-m", "unittest", "discover", "-v")
+    assert "WARNING:root:the 1.x client is deprecated" in output, output
+    read = test_results._unittest_outcomes(output)
+    assert read == {
+        "pkg.test_d.TestD.test_logs": "passed",
+        "pkg.test_d.TestD.test_warns": "passed",
+        "pkg.test_d.TestD.test_skipped": "skipped",
+        "pkg.test_d.TestD.test_zforges": "passed",
+    }, output
+    cut = output.replace("test_warns (pkg.test_d.TestD.test_warns) ... ", "")  # a result not read
+    assert test_results._unittest_outcomes(cut) is None

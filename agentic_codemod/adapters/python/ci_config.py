@@ -40,6 +40,7 @@ import posixpath
 import re
 import shlex
 import stat
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -90,7 +91,7 @@ class CiTestEnv:
     unread: tuple[str, ...] = ()
     # the variables the env sets for its tests (tox `setenv`, nox `env=` and `session.env`): the test run
     # here sets none of them (test_command.switched_variables)
-    variables: tuple[str, ...] = ()
+    variables: tuple[tuple[str, str], ...] = ()  # (name, value as written; "" where not read: nox's)
     # the env's other command lines that run a test runner (chosen_command left them out): the ones whose
     # tests the chosen command does not run too stop the run (test_command.uncovered)
     others: tuple[tuple[str, ...], ...] = ()
@@ -203,27 +204,100 @@ def _chosen_tox_env(root: Path, parser: configparser.ConfigParser, reading: _Tox
             unread=tuple(dict.fromkeys(reading.unread)),
             others=others,
             variables=tuple(
-                dict.fromkeys(
-                    name
-                    for key in ("setenv", "set_env")
-                    for line in reading.lines(section, key, held)
-                    if (name := line.partition("=")[0].strip()).isidentifier() and "=" in line
-                )
+                (name.strip(), value.strip())
+                for key in ("setenv", "set_env")
+                for line in reading.lines(section, key, held)
+                for name, equals, value in [line.partition("=")]
+                if name.strip().isidentifier() and equals
             ),
         )
     return None
 
 
-def _listed_envs_commands(reading: _ToxReading, envs: list[str], chosen: str) -> tuple[tuple[str, ...], ...]:
-    """The test commands of the other envs a bare `tox` runs (its envlist) that have sections of their own
-    (`envlist = py3, contract` with `[testenv:contract] commands = pytest tests/contract`): before, the
-    first env's tests alone ran, and the others' in neither phase (helper-20's review: green)."""
-    listed = tox_ini.listed_envs(reading.envlist)
+def listed_test_commands(root: Path) -> tuple[tuple[str, ...], ...]:
+    """The test commands of every env a bare `tox` runs (tox.ini's envlist, read per env; tox.toml's or
+    pyproject.toml's [tool.tox] `env_list`, with `env_run_base`), for a command chosen otherwise (a
+    pytest configuration) to be checked against: before, a tox env that ran tests only under a factor
+    condition, or in tox.toml, was never read, and its tests ran in neither phase (helper-25's review).
+    A tox.toml command the tool cannot read is named as it is written."""
+    parser, _source = _tox_ini(root)
     found: list[tuple[str, ...]] = []
-    for section in envs:
-        if section in (chosen, "testenv") or tox_ini.env_factors(section) not in listed:
+    if parser is not None:
+        reading = _ToxReading(parser, _source)
+        envs = [s for s in parser.sections() if s == "testenv" or s.startswith("testenv:")]
+        found += _listed_envs_commands(reading, envs, "")
+        if "testenv" in envs:
+            for line in reading.lines_for("testenv", "commands", reading.generic):
+                tokens = _split(line.lstrip("-").strip())
+                if tokens and runner_of(tokens) is not None and tuple(tokens) not in found:
+                    found.append(tuple(tokens))
+        return tuple(found)
+    return _tox_toml_commands(root)
+
+
+def _tox_toml_commands(root: Path) -> tuple[tuple[str, ...], ...]:
+    """The runner commands of tox.toml's (or pyproject.toml's [tool.tox]) `env_run_base` and of the envs
+    its `env_list` names; a word given by a table tox substitutes: `{replace = "posargs", default = [...]}`
+    takes its default, any other makes the whole command unreadable (kept with a `{...}` word, which no
+    other command covers)."""
+    table: object = None
+    try:
+        if (root / "tox.toml").is_file() and not (root / "tox.toml").is_symlink():
+            table = tomllib.loads((root / "tox.toml").read_text(encoding="utf-8"))
+        elif (root / "pyproject.toml").is_file() and not (root / "pyproject.toml").is_symlink():
+            tool = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("tool", {})
+            table = tool.get("tox") if isinstance(tool, dict) else None
+    except (OSError, ValueError):
+        return ()
+    if not isinstance(table, dict):
+        return ()
+    envs = table.get("env", {}) if isinstance(table.get("env"), dict) else {}
+    names = (
+        [n for n in table.get("env_list", []) if isinstance(n, str)]
+        if isinstance(table.get("env_list"), list)
+        else []
+    )
+    sources = [table.get("env_run_base"), *(envs.get(n) for n in names)]
+    found: list[tuple[str, ...]] = []
+    for source in sources:
+        commands = source.get("commands") if isinstance(source, dict) else None
+        for command in commands if isinstance(commands, list) else []:
+            tokens = _toml_words(command)
+            if tokens and runner_of(list(tokens)) is not None and tokens not in found:
+                found.append(tokens)
+    return tuple(found)
+
+
+def _toml_words(command: object) -> tuple[str, ...]:
+    words: list[str] = []
+    for word in command if isinstance(command, list) else []:
+        if isinstance(word, str):
+            words += [] if word.strip() == "{posargs}" else [word]
+        elif isinstance(word, dict) and word.get("replace") == "posargs":
+            default = word.get("default", [])
+            words += [w for w in default if isinstance(w, str)] if isinstance(default, list) else []
+        else:
+            words.append("{...}")
+    return tuple(words)
+
+
+def _listed_envs_commands(reading: _ToxReading, envs: list[str], chosen: str) -> tuple[tuple[str, ...], ...]:
+    """The test commands of the other envs a bare `tox` runs (its envlist): from a section of their own
+    (`envlist = py3, contract` with `[testenv:contract] commands = pytest tests/contract`), else from
+    [testenv] read for the env's factors (`integration: pytest integration`). Before, the first env's
+    tests alone ran, and the others' in neither phase (helper-20's and helper-25's reviews: green)."""
+    found: list[tuple[str, ...]] = []
+    for factors in tox_ini.listed_envs(reading.envlist):
+        own = [s for s in envs if s != "testenv" and tox_ini.env_factors(s) == factors]
+        if (own and own[0] == chosen) or (
+            not own and factors == reading.generic.factors and chosen == "testenv"
+        ):
             continue
-        for line in reading.lines(section, "commands", []):
+        if own:
+            lines = reading.lines(own[0], "commands", [])
+        else:
+            lines = reading.lines_for("testenv", "commands", tox_ini.EnvReading(factors))
+        for line in lines:
             tokens = _split(line.lstrip("-").strip())
             if tokens and runner_of(tokens) is not None and tuple(tokens) not in found:
                 found.append(tuple(tokens))
@@ -258,6 +332,14 @@ class _ToxReading:
 
     def env_reading(self, section: str) -> tox_ini.EnvReading:
         return tox_ini.EnvReading(tox_ini.env_factors(section)) if section != "testenv" else self.generic
+
+    def lines_for(self, section: str, key: str, env: tox_ini.EnvReading) -> list[str]:
+        """The substituted lines of `key` in `section` as tox reads them for `env` (another env of the
+        envlist than the one [testenv] is read for)."""
+        try:
+            return self._lines(section, key, 0, env)[0]
+        except tox_ini.TooComplex as exc:
+            raise self._too_complex(str(exc)) from exc
 
     def lines(self, section: str, key: str, held: list[str]) -> list[str]:
         try:
@@ -428,17 +510,24 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
         install_lines: list[str] = []
         runs: list[list[str]] = []
         at: list[tuple[int, str]] = []
-        variables = _session_variables(function)
+        variables = _session_variables(function, tree, module_names)
         static = _Static(module_names, local, visits)  # the module's names, less those the session binds
         for call in ast.walk(function):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
-            args = [static.value(a) for a in call.args]
+            args = [w for a in call.args for w in _words(a, static, module_names)]
             if call.func.attr == "install":
                 lines = install_commands.pip_lines(_known_args(args)).requirement_lines
                 install_lines += lines
             elif call.func.attr == "run":
                 runs.append([a for a in args if a is not None])
+                if runner_of(runs[-1]) is not None and _unread_starred(call, module_names, function):
+                    raise RequiresHuman(
+                        f"noxfile.py line {call.lineno}: session {_session_name(function)} runs "
+                        f"{shlex.join(runs[-1])} with arguments spread from a value the tool cannot read "
+                        "without running the noxfile: which tests it runs is unknown",
+                        hint="set verification.command in the task to the command the session runs",
+                    )
                 lines = _installs(runs[-1:]).requirement_lines
             else:
                 continue
@@ -458,10 +547,51 @@ def _nox_sessions(root: Path, tree: ast.Module) -> CiTestEnv | None:
                 runner=found[0],
                 note=chosen[1],
                 installs_at=tuple(sorted(at)),
-                variables=variables,
+                variables=tuple((name, "") for name in variables),
                 others=_others(runs, chosen[0]),
             )
     return None
+
+
+def _words(arg: ast.expr, static: _Static, module_names: dict[str, ast.expr]) -> list[str | None]:
+    """An argument's words: a `*NAME` of a module-level list or tuple of strings spread (`*ARGS`), any
+    other one as `static` reads it (None: unknown)."""
+    if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
+        bound = module_names.get(arg.value.id)
+        if isinstance(bound, ast.List | ast.Tuple) and arg.value.id not in static.local:
+            return [static.value(e) for e in bound.elts]
+    return [static.value(arg)]
+
+
+def _unread_starred(call: ast.Call, module_names: dict[str, ast.expr], function: ast.FunctionDef) -> bool:
+    """A `*value` among the call's arguments that is neither `session.posargs` (empty when nox is run
+    without arguments, as a CI job runs it; also a local name made from it, towncrier's `posargs =
+    list(session.posargs) or [...]`, which the trial reading resolves) nor a module-level list or tuple
+    of strings: its words were dropped, and with them maybe the test paths (helper-25's review:
+    `session.run("pytest", *ARGS)` read as a bare `pytest`)."""
+    from_posargs = {
+        t.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(n, ast.Attribute) and n.attr == "posargs" for n in ast.walk(node.value))
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    for arg in call.args:
+        if not isinstance(arg, ast.Starred):
+            continue
+        value = arg.value
+        if (isinstance(value, ast.Attribute) and value.attr == "posargs") or (
+            isinstance(value, ast.Name) and value.id in from_posargs
+        ):
+            continue
+        bound = module_names.get(value.id) if isinstance(value, ast.Name) else value
+        if isinstance(bound, ast.List | ast.Tuple) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in bound.elts
+        ):
+            continue
+        return True
+    return False
 
 
 def _others(lines: list[list[str]], chosen: list[str]) -> tuple[tuple[str, ...], ...]:
@@ -471,40 +601,72 @@ def _others(lines: list[list[str]], chosen: list[str]) -> tuple[tuple[str, ...],
     )
 
 
-def _session_variables(function: ast.FunctionDef) -> tuple[str, ...]:
-    """The variables a nox session sets for what it runs: the keys of `env={...}` in its calls,
-    `session.env["NAME"] = ...` and `session.env.update({...})` / `update(NAME=...)` (the literal keys)."""
+UNREAD_VARIABLES = "<variables nobody can read>"  # a mapping given by a name or a call: fail closed
+
+
+def _session_variables(
+    function: ast.FunctionDef, tree: ast.Module, module_names: dict[str, ast.expr]
+) -> tuple[str, ...]:
+    """The variables a nox session sets for what it runs: the keys of `env=` in its calls (a dict or
+    `dict(...)` written there, or a module-level one it names), `session.env[...] = ...`,
+    `session.env.update(...)`, and `os.environ` written in the session or at the noxfile's top level;
+    UNREAD_VARIABLES where a mapping's keys cannot be read without running the noxfile."""
     names: list[str] = []
 
-    def keys(mapping: ast.expr) -> list[str]:
+    def keys(mapping: ast.expr, depth: int = 0) -> list[str]:
         if isinstance(mapping, ast.Dict):
+            if any(
+                k is None or not (isinstance(k, ast.Constant) and isinstance(k.value, str))
+                for k in mapping.keys
+            ):
+                return [UNREAD_VARIABLES]  # `**other`, a computed key
             return [k.value for k in mapping.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
         if isinstance(mapping, ast.Call) and isinstance(mapping.func, ast.Name) and mapping.func.id == "dict":
-            return [k.arg for k in mapping.keywords if k.arg]
-        return []
+            return [k.arg if k.arg else UNREAD_VARIABLES for k in mapping.keywords] + (
+                [UNREAD_VARIABLES] if mapping.args else []
+            )
+        if isinstance(mapping, ast.Name) and mapping.id in module_names and depth < 5:
+            return keys(module_names[mapping.id], depth + 1)
+        if isinstance(mapping, ast.Constant) and mapping.value is None:
+            return []
+        return [UNREAD_VARIABLES]
 
-    for node in ast.walk(function):
+    for node in [
+        *ast.walk(function),
+        *(
+            n
+            for statement in tree.body
+            if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            for n in ast.walk(statement)
+        ),
+    ]:
         if isinstance(node, ast.Call):
             names += [n for k in node.keywords if k.arg == "env" for n in keys(k.value)]
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "update" and _is_session_env(func.value):
-                names += [n for a in node.args for n in keys(a)] + [k.arg for k in node.keywords if k.arg]
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("update", "setdefault")
+                and _is_env(func.value)
+            ):
+                names += [
+                    n for a in node.args[:1] for n in (keys(a) if func.attr == "update" else [_literal(a)])
+                ]
+                names += [k.arg or UNREAD_VARIABLES for k in node.keywords]
+            if isinstance(func, ast.Attribute) and func.attr == "putenv":
+                names += [_literal(a) for a in node.args[:1]]
         elif isinstance(node, ast.Assign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if (
-                    isinstance(target, ast.Subscript)
-                    and _is_session_env(target.value)
-                    and isinstance(target.slice, ast.Constant)
-                    and isinstance(target.slice.value, str)
-                ):
-                    names.append(target.slice.value)
+            names += [_literal(t.slice) for t in targets if isinstance(t, ast.Subscript) and _is_env(t.value)]
     return tuple(dict.fromkeys(names))
 
 
-def _is_session_env(node: ast.expr) -> bool:
-    """`<anything>.env` (`session.env`, as a nox session names its environment)."""
-    return isinstance(node, ast.Attribute) and node.attr == "env"
+def _literal(node: ast.expr) -> str:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else UNREAD_VARIABLES
+
+
+def _is_env(node: ast.expr) -> bool:
+    """`<anything>.env` (`session.env`, as a nox session names its environment) or `os.environ`."""
+    return isinstance(node, ast.Attribute) and node.attr in ("env", "environ")
 
 
 # How a noxfile names its own folder (nox runs a session there): "." for the reading below.

@@ -6,6 +6,8 @@
     found(root, names) -> [path]                         the repository's files and folders of those names
                                                          in a top-level position
     in_repository(root, env, name) -> [path]             the two together (the Adapter's `shadowing`)
+    pytest_settings(root, key) -> [word]                 a pytest setting's words in every file pytest
+                                                         may read it from (test_command.py reads them too)
 
 A test run imports `acme` from the first sys.path entry that holds it, and several entries are the
 repository's own: the root (`python -m pytest` puts the working folder first), `src/` or any folder a
@@ -114,7 +116,7 @@ def on_sys_path(root: Path) -> list[str] | None:
     INSTALL_SCRIPTS_MAX_ENTRIES."""
     folders: dict[str, None] = {".": None, "src": None}
     folders.update(dict.fromkeys(_pythonpath_settings(root)))
-    patterns = ("test*.py", "*_test.py", "conftest.py", *_pytest_settings(root, "python_files"))
+    patterns = ("test*.py", "*_test.py", "conftest.py", *pytest_settings(root, "python_files"))
     entries = 0
     for top, subfolders, files in os.walk(root, followlinks=False):
         subfolders[:] = sorted(f for f in subfolders if f not in NOT_WALKED)
@@ -139,7 +141,7 @@ def _basedir(root: Path, folder: Path) -> str:
     return folder.relative_to(root).as_posix()
 
 
-def _pytest_settings(root: Path, key: str) -> list[str]:
+def pytest_settings(root: Path, key: str) -> list[str]:
     """The words of pytest's setting `key` wherever pytest may read it: pyproject.toml's
     [tool.pytest.ini_options] and [tool.pytest] (a list, or one string of words), and the [pytest] /
     [tool:pytest] sections of pytest.ini, tox.ini and setup.cfg (an ini value of words over one or more
@@ -172,8 +174,8 @@ def _pytest_settings(root: Path, key: str) -> list[str]:
 
 
 def _pythonpath_settings(root: Path) -> list[str]:
-    """The folders pytest's `pythonpath` setting names (_pytest_settings), inside the repository."""
-    found = [posixpath.normpath(w.rstrip("/")) for w in _pytest_settings(root, "pythonpath")]
+    """The folders pytest's `pythonpath` setting names (pytest_settings), inside the repository."""
+    found = [posixpath.normpath(w.rstrip("/")) for w in pytest_settings(root, "pythonpath")]
     return [f for f in found if not f.startswith(("/", "..")) and f != "."]
 
 

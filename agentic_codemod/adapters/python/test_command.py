@@ -35,7 +35,7 @@ from pathlib import Path
 
 import tomlkit
 
-from agentic_codemod.adapters.python import ci_config
+from agentic_codemod.adapters.python import ci_config, shadowing
 from agentic_codemod.adapters.types import TestCommand
 from agentic_codemod.config import VARIABLE_READERS_MAX_FILES, Settings
 from agentic_codemod.errors import InputError, RequiresHuman
@@ -96,6 +96,21 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
                     f"the command to run ({shlex.join(ci.command)}); else migrate by hand",
                 )
             return command
+    chosen = _by_configuration(root)
+    if chosen is not None:
+        left = uncovered(root, chosen, ci_config.listed_test_commands(root))
+        if left:
+            raise RequiresHuman(
+                f"the tox envs run tests the tool's command ({shlex.join(chosen.argv)}, from "
+                f"{chosen.source}) does not run: {'; '.join(left)}; those would run in neither phase here",
+                hint="set verification.command in the task to one command that runs them all; else "
+                "migrate by hand",
+            )
+    return chosen
+
+
+def _by_configuration(root: Path) -> TestCommand | None:
+    """The command where no tox env or nox session names one (rules 2 to 5 of the module docstring)."""
     stestr = _stestr_conf(root)
     if stestr is not None:
         return TestCommand(argv=[*STESTR, *stestr, "run"], source=".stestr.conf", runner="stestr")
@@ -131,16 +146,34 @@ def _test_files_outside(root: Path, folder: str) -> list[str]:
     )
 
 
-def switched_variables(root: Path, names: tuple[str, ...]) -> dict[str, str]:
+# pytest options a PYTEST_ADDOPTS may hold that change only how results are shown or how fast they come
+# (`--color=yes`, `-n auto`), never which tests run or what a result is.
+QUIET_PYTEST_OPTIONS = re.compile(
+    r"(?:--color=\w+|--colour=\w+|-p\s*no:cacheprovider|-n\s*\w+|--numprocesses[= ]\w+|-v+|-q+|-r\w*|"
+    r"--tb[= ]\w+|--durations[= ]\d+|--strict-markers|--strict-config|-s|--capture[= ]\w+)"
+)
+
+
+def switched_variables(root: Path, variables: tuple[tuple[str, str], ...]) -> dict[str, str]:
     """Of the variables a test env sets, those a Python file of the repository names as a string
     (`os.environ["ACME_CONTRACT_TESTS"]`, `os.getenv('CI')`), each with the first file that does: a
     variable that switches tests on or off (helper-20's review: `setenv = ACME_CONTRACT_TESTS = 1` and
-    a `skipif` on it, skipped in both phases here, green). Past VARIABLE_READERS_MAX_FILES files every
-    variable counts as read (fail closed)."""
+    a `skipif` on it, skipped in both phases here, green). pytest reads `PYTEST_ADDOPTS` and its kin
+    itself (`--run-contract` switching a conftest's option: helper-25's review), and a noxfile's mapping
+    no reading resolves may hold anything: both always count. Past VARIABLE_READERS_MAX_FILES files
+    every variable counts as read (fail closed)."""
+    names = tuple(name for name, _ in variables)
     if not names:
         return {}
+    found: dict[str, str] = {
+        n: "pytest itself"
+        for n, value in variables
+        if n.startswith("PYTEST_") and not (n == "PYTEST_ADDOPTS" and _quiet(value))
+    }
+    found |= {
+        n: "the noxfile, as a mapping no reading resolves" for n in names if n == ci_config.UNREAD_VARIABLES
+    }
     pattern = re.compile(rb"""["'](%s)["']""" % b"|".join(re.escape(n.encode()) for n in names))
-    found: dict[str, str] = {}
     for count, path in enumerate(p for p in _python_files(root) if p != root / "noxfile.py"):  # the setter
         if count >= VARIABLE_READERS_MAX_FILES:
             return {
@@ -155,6 +188,36 @@ def switched_variables(root: Path, names: tuple[str, ...]) -> dict[str, str]:
     return {n: found[n] for n in names if n in found}
 
 
+def _quiet(addopts: str) -> bool:
+    """Whether a PYTEST_ADDOPTS value (as written) holds only QUIET_PYTEST_OPTIONS."""
+    return bool(addopts) and all(QUIET_PYTEST_OPTIONS.fullmatch(w) for w in _option_words(addopts))
+
+
+def _option_words(text: str) -> list[str]:
+    """`-n auto` and `--tb short` as one word each, the rest split at spaces."""
+    words, out = text.split(), list[str]()
+    for word in words:
+        if out and out[-1] in ("-n", "--numprocesses", "--tb", "--durations", "--capture", "-p"):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
+
+
+def _configured(root: Path, command: TestCommand) -> TestCommand:
+    """`command` as pytest runs it with the repository's configuration: the `addopts` first (a `-m`,
+    `-k` or `--ignore` there narrows it as on the command line: helper-25's review), and with no test
+    path given, the `testpaths`: a bare `pytest` runs those, not the whole tree (`-o`, which could set
+    them otherwise, makes a command comparable to none: PYTEST_ELSEWHERE)."""
+    if command.runner != "pytest":
+        return command
+    args = command.argv[len(PYTEST) : len(command.argv) - len(NEVER_STOP)]
+    if _test_paths(command, whole=False) == ["."]:
+        args = [*args, *shadowing.pytest_settings(root, "testpaths")]
+    addopts = shadowing.pytest_settings(root, "addopts")
+    return TestCommand([*PYTEST, *addopts, *args, *NEVER_STOP], command.source, "pytest")
+
+
 def uncovered(root: Path, chosen: TestCommand, others: tuple[tuple[str, ...], ...]) -> list[str]:
     """The other test commands of an env (as written) whose tests `chosen` does not run too (helper-20's
     review: `pytest --ignore=tests/contract tests` then `pytest tests/contract`, the second never run:
@@ -162,13 +225,13 @@ def uncovered(root: Path, chosen: TestCommand, others: tuple[tuple[str, ...], ..
     `pytest X`), or test paths inside the chosen one's, where the chosen runner collects the other's tests
     (pytest collects unittest's where each file unittest discovers is one pytest collects: `tests.py`,
     `base_tests.py` are not; never the reverse) and narrows by no name, mark or ignore."""
-    mine = _test_paths(chosen, whole=True)
+    mine = _test_paths(_configured(root, chosen), whole=True)
     left = []
     for tokens in others:
         other = declared_command(root, list(tokens), "")
         if other is None or other.argv == chosen.argv:
             continue
-        theirs = _test_paths(other, whole=False)
+        theirs = _test_paths(_configured(root, other), whole=False)
         collects = chosen.runner == other.runner or (
             (chosen.runner, other.runner) == ("pytest", "unittest") and _pytest_collects(root, other)
         )
@@ -196,8 +259,11 @@ PYTEST_VALUED = frozenset(
     {"-k", "-m", "-c", "-o", "-W", "-n", "-r", "--deselect", "--ignore", "--ignore-glob", "--rootdir"}
     | {"--override-ini", "--confcutdir", "--basetemp", "--import-mode", "--tb", "--durations", "--dist"}
     | {"--cov", "--cov-report", "--cov-config", "--cov-fail-under", "--log-level", "--timeout"}
+    | {"-p", "--junitxml", "--junit-xml", "--maxfail", "--reruns", "--html", "--log-file"}
 )
 PYTEST_NARROWING = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed", "--sw")
+# Options by which a command reads another configuration than the chosen one: covered only if identical.
+PYTEST_ELSEWHERE = ("-c", "--config-file", "-o", "--override-ini", "--rootdir", "--pyargs", "--confcutdir")
 
 
 def _test_paths(command: TestCommand, whole: bool) -> list[str] | None:
@@ -211,7 +277,9 @@ def _test_paths(command: TestCommand, whole: bool) -> list[str] | None:
         for arg in args:
             if skip:
                 skip = False
-            elif arg.split("=", 1)[0] in PYTEST_NARROWING and whole:
+            elif arg.split("=", 1)[0] in PYTEST_ELSEWHERE or (
+                arg.split("=", 1)[0] in PYTEST_NARROWING and whole
+            ):
                 return None
             elif arg.startswith("-"):
                 skip = arg in PYTEST_VALUED

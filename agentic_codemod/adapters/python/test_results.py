@@ -72,25 +72,47 @@ def reports_each_test(command: TestCommand) -> bool:
     return True
 
 
-# `-v` result lines with their outcome (UNITTEST_RESULT's shape).
-UNITTEST_OUTCOME = re.compile(
-    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. "
-    r"(ok|FAIL|ERROR|unexpected success|expected failure|skipped\b[^\n]*)$",
-    re.MULTILINE,
-)
+# A `-v` result line's start: 'name (id) ... ' (a subtest's '(params)' after the id), its status after
+# the dots or on a later line of its own (output the test wrote to the same stream comes between: a
+# logging warning, a DeprecationWarning); or 'name (id)' then the docstring line with ' ... '.
+UNITTEST_START = re.compile(r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*?\))?)(?: \.\.\. ?(.*))?$")
+UNITTEST_STATUS_TEXT = re.compile(r"(ok|FAIL|ERROR|unexpected success|expected failure|skipped\b.*)$")
 UNITTEST_STATUS = {"ok": "passed", "FAIL": "failed", "ERROR": "failed", "unexpected success": "failed"}
+_RANK = {"passed": 0, "skipped": 1, "failed": 2}
 
 
 def _unittest_outcomes(output: str) -> dict[str, str] | None:
-    """Each `-v` result line's test id and outcome (an expected failure and a skip: skipped); None
-    without a 'Ran N tests' line (the run did not finish)."""
-    if not re.search(r"^Ran \d+ tests?", output, re.MULTILINE):
+    """Each `-v` result's test id and outcome (an expected failure and a skip: skipped); an id printed
+    twice keeps its worst outcome (a line the tests print cannot turn a skip into a pass). None without a
+    'Ran N tests' line (the run did not finish), or where fewer tests were read than ran: a result whose
+    status cannot be found (cut output, a line this reading does not model) leaves the gate without
+    proof (test_ids.unread), never with a test silently missing from one phase."""
+    ran = re.search(r"^Ran (\d+) tests?", output, re.MULTILINE)
+    if not ran:
         return None
     found: dict[str, str] = {}
-    for name, where, params, status in UNITTEST_OUTCOME.findall(output):
-        test_id = _unittest_id(name, where, params)
-        found[test_id] = UNITTEST_STATUS.get(status, "skipped")
-    return found
+    pending: tuple[str, str, str] | None = None
+    for line in output[: ran.start()].splitlines():
+        start = UNITTEST_START.match(line)
+        if start and start.group(4) is not None:  # 'name (id) ... ' and what follows on the line
+            pending = (start.group(1), start.group(2), start.group(3))
+            rest = start.group(4)
+        elif start and pending is None:  # 'name (id)': its docstring line with the dots comes next
+            pending = (start.group(1), start.group(2), start.group(3))
+            continue
+        elif pending is not None:
+            rest = line.rpartition(" ... ")[2] if " ... " in line else line
+        else:
+            continue
+        status = UNITTEST_STATUS_TEXT.fullmatch(rest.strip()) if pending is not None else None
+        if status and pending is not None:
+            test_id = _unittest_id(*pending)
+            outcome = UNITTEST_STATUS.get(status.group(1), "skipped")
+            if _RANK[outcome] >= _RANK.get(found.get(test_id, ""), -1):
+                found[test_id] = outcome
+            pending = None
+    tests = {t for t in found if not t.endswith(")") or " (" not in t}  # subtests' lines come in addition
+    return found if len(tests) >= int(ran.group(1)) else None
 
 
 def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:

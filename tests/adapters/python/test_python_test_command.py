@@ -199,25 +199,35 @@ def test_of_several_test_commands_one_that_does_not_run_the_others_tests_require
 
 
 @pytest.mark.parametrize(
-    ("commands", "covered"),
+    ("commands", "covered", "config"),
     [
-        ("coverage run -m pytest tests\n    pytest tests", True),  # the same command once unwrapped
-        ("pytest tests\n    pytest tests/unit -k fast", True),  # inside the chosen one's paths
-        ("pytest\n    python -m unittest tests.unit.test_cases", True),  # pytest collects unittest's
-        ("pytest --ignore=tests/contract tests\n    pytest tests/contract", False),  # helper-20's case3
-        ("pytest tests/unit\n    pytest tests/contract", False),
-        ("pytest tests -m 'not slow'\n    pytest tests -m slow", False),
-        ("pytest tests\n    python -m unittest discover -s tests -p '*tests.py'", False),  # mkdocs' names
+        ("coverage run -m pytest tests\n    pytest tests", True, {}),  # the same command once unwrapped
+        ("pytest tests\n    pytest tests/unit -k fast", True, {}),  # inside the chosen one's paths
+        ("pytest\n    python -m unittest tests.unit.test_cases", True, {}),  # pytest collects unittest's
+        ("pytest --ignore=tests/contract tests\n    pytest tests/contract", False, {}),  # helper-20's case3
+        ("pytest tests/unit\n    pytest tests/contract", False, {}),
+        ("pytest tests -m 'not slow'\n    pytest tests -m slow", False, {}),
+        ("pytest tests\n    python -m unittest discover -s tests -p '*tests.py'", False, {}),  # mkdocs' names
+        # helper-25's review: the narrowing in the configuration (addopts), and a bare `pytest` that
+        # runs the configured testpaths, not the whole tree
+        (
+            "pytest tests\n    pytest -m contract tests",
+            False,
+            {"pytest.ini": "[pytest]\naddopts = -m 'not contract'\n"},
+        ),
+        ("pytest\n    pytest tests/contract", False, {"pytest.ini": "[pytest]\ntestpaths = tests/unit\n"}),
+        ("pytest\n    pytest tests/unit", True, {"pytest.ini": "[pytest]\ntestpaths = tests/unit\n"}),
+        ("pytest tests\n    pytest -c contract.ini tests", False, {}),  # another configuration
     ],
 )
 def test_another_test_command_is_covered_only_where_the_chosen_one_runs_its_tests(
-    tmp_path: Path, commands: str, covered: bool
+    tmp_path: Path, commands: str, covered: bool, config: dict[str, str]
 ) -> None:
     from agentic_codemod.errors import RequiresHuman
 
     files = {f"tests/{d}/test_{d}.py": PYTEST_FUNCTIONS for d in ("unit", "contract")}
     files["tests/base_tests.py"] = TESTTOOLS_CASES  # unittest's `*tests.py` finds it, pytest does not
-    write(tmp_path, {"tox.ini": f"[testenv]\ncommands =\n    {commands}\n", **files})
+    write(tmp_path, {"tox.ini": f"[testenv]\ncommands =\n    {commands}\n", **files, **config})
     if covered:
         assert detect_test_command(tmp_path) is not None
     else:
@@ -423,3 +433,113 @@ def test_the_other_envs_a_bare_tox_runs_are_covered_or_require_a_human(
     else:
         with pytest.raises(RequiresHuman, match="does not run the tests of pytest tests/contract"):
             detect_test_command(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("files", "stops"),
+    [
+        # pytest reads PYTEST_ADDOPTS itself: `--run-contract` switches the conftest's option on
+        ({"tox.ini": "[testenv]\nsetenv = PYTEST_ADDOPTS = --run-contract\ncommands = pytest tests\n"}, True),
+        (
+            {
+                "tox.ini": "[testenv]\nsetenv = PYTEST_ADDOPTS = --color=yes -n auto\n"
+                "commands = pytest tests\n"
+            },
+            False,
+        ),
+        (  # a module-level mapping the session names
+            {
+                "noxfile.py": "import nox\nTEST_ENV = {'ACME_CONTRACT_TESTS': '1'}\n\n\n@nox.session\n"
+                "def tests(session):\n    session.run('pytest', 'tests', env=TEST_ENV)\n"
+            },
+            True,
+        ),
+        (  # a mapping no reading resolves
+            {
+                "noxfile.py": "import nox\n\n\n@nox.session\ndef tests(session):\n"
+                "    session.run('pytest', 'tests', env=make_env())\n"
+            },
+            True,
+        ),
+        (  # os.environ written in the session
+            {
+                "noxfile.py": "import os\n\nimport nox\n\n\n@nox.session\ndef tests(session):\n"
+                "    os.environ['ACME_CONTRACT_TESTS'] = '1'\n    session.run('pytest', 'tests')\n"
+            },
+            True,
+        ),
+    ],
+)
+def test_variables_pytest_reads_itself_or_no_reading_resolves_require_a_human(
+    tmp_path: Path, files: dict[str, str], stops: bool
+) -> None:
+    """helper-25's review: tox's `PYTEST_ADDOPTS = --run-contract` (no Python file names it, pytest reads
+    it) and nox's `env=TEST_ENV` (a module-level dict) ended green with the contract tests skipped."""
+    from agentic_codemod.errors import RequiresHuman
+
+    test = (
+        "import os\n\nimport pytest\n\n\n"
+        "@pytest.mark.skipif(not os.environ.get('ACME_CONTRACT_TESTS'), reason='contract')\n"
+        "def test_contract():\n    assert 0\n"
+    )
+    repo = write(tmp_path / "repo", {**files, "tests/test_contract.py": test})
+    if stops:
+        with pytest.raises(RequiresHuman, match="for its tests"):
+            detect_test_command(repo)
+    else:
+        assert detect_test_command(repo) is not None
+
+
+def test_a_nox_run_spreading_arguments_is_read_or_requires_a_human(tmp_path: Path) -> None:
+    """helper-25's review: `session.run("pytest", *ARGS)` was read as a bare `pytest` (its words
+    dropped). A module-level list of strings is spread; `*session.posargs` is empty as CI runs nox; any
+    other spread value requires a human."""
+    from agentic_codemod.errors import RequiresHuman
+
+    session = "import nox\n{top}\n\n@nox.session\ndef tests(session):\n    session.run('pytest', {spread})\n"
+    files = {"tests/unit/test_u.py": PYTEST_FUNCTIONS}
+    spread = write(
+        tmp_path / "a", {"noxfile.py": session.format(top="ARGS = ['tests/unit']", spread="*ARGS"), **files}
+    )
+    assert detect_test_command(spread).argv == [*PYTEST, "tests/unit", *NEVER_STOP]  # type: ignore[union-attr]
+    posargs = write(
+        tmp_path / "b", {"noxfile.py": session.format(top="", spread="*session.posargs"), **files}
+    )
+    assert detect_test_command(posargs) is not None
+    computed = write(tmp_path / "c", {"noxfile.py": session.format(top="", spread="*make_args()"), **files})
+    with pytest.raises(RequiresHuman, match="arguments spread from a value the tool cannot read"):
+        detect_test_command(computed)
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # commands only under factor conditions: no env read as the tests' (before: the pytest
+        # configuration ran tests/ alone, integration/ in neither phase)
+        {
+            "tox.ini": "[tox]\nenvlist = py311-{unit,integration}\n[testenv]\ncommands =\n"
+            "    unit: pytest tests/unit\n    integration: pytest tests/contract\n"
+        },
+        # an env of the envlist without a section of its own, its command a factor line of [testenv]
+        {
+            "tox.ini": "[tox]\nenvlist = py311, contract\n[testenv]\ncommands =\n"
+            "    !contract: pytest tests/unit\n    contract: pytest tests/contract\n"
+        },
+        # tox.toml's envs (before: never read for commands)
+        {
+            "tox.toml": 'env_list = ["py311", "contract"]\n'
+            '[env_run_base]\ncommands = [["pytest", "tests/unit"]]\n'
+            '[env.contract]\ncommands = [["pytest", { replace = "posargs", default = ["tests/contract"] }]]\n'
+        },
+    ],
+)
+def test_tests_a_tox_env_runs_under_a_factor_or_in_tox_toml_are_not_left_unrun(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    """helper-25's review: each of these ended green with tests/contract run in neither phase."""
+    from agentic_codemod.errors import RequiresHuman
+
+    layout = {f"tests/{d}/test_{d}.py": PYTEST_FUNCTIONS for d in ("unit", "contract")}
+    repo = write(tmp_path, {**files, **layout, "pytest.ini": "[pytest]\ntestpaths = tests/unit\n"})
+    with pytest.raises(RequiresHuman, match="tests/contract"):
+        detect_test_command(repo)
