@@ -71,7 +71,8 @@ def test_rule_fixable_task_is_approved_and_patch_applies_to_base(
     # the counts a reviewer needs (skips too: a test skipped in both runs proved nothing) and where the
     # command came from
     assert "17 passed, 0 failed, 0 errors, 0 skipped" in mr, mr
-    assert "Test command taken from: pyproject.toml \\[tool.pytest.ini_options\\]." in mr, mr  # Markdown-escaped
+    source = "Test command taken from: pyproject.toml \\[tool.pytest.ini_options\\]."  # Markdown-escaped
+    assert source in mr, mr
 
 
 def test_full_task_offline_ends_honestly_as_requires_human(acme_repo: Path, run_codemod):

@@ -25,6 +25,8 @@ from agentic_codemod.adapters.types import TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 CanaryState = Literal["failed", "passed", "missing"]
+# Options whose value is a file loaded before the tests (node's, mocha's), never a test file to run.
+PRELOAD_OPTIONS = frozenset({"--require", "-r", "--import", "--loader", "--experimental-loader"})
 NOTE = "[agentic-codemod: the canary test failed as it must; its report is cut from this output]\n"
 
 
@@ -85,12 +87,16 @@ def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
 def _named_test_files(command: TestCommand, facts: TestFacts) -> frozenset[str]:
     """The command's arguments that could name a test file by its relative path (`./` dropped; no glob or
     pattern). Only a file the walk in plant() finds counts, so a name through a link or outside the copy
-    never does, and an argument that is a pattern (jest's) matching no such path changes nothing."""
+    never does, and an argument that is a pattern (jest's) matching no such path changes nothing. The
+    value of an option that loads a file first (`node --require ./test/setup.js --test`) names no test:
+    taken for one, the canary went beside the setup file as the only file named, so node ran the canary
+    alone and the run "ran no test"."""
     named = set()
-    for arg in command.argv[1:]:
+    for previous, arg in zip(command.argv, command.argv[1:], strict=False):
         rel = arg.removeprefix("./")
         if (
-            rel
+            previous not in PRELOAD_OPTIONS
+            and rel
             and not rel.startswith(("-", "/"))
             and not any(c in rel for c in "*?[{")
             and ".." not in rel.split("/")

@@ -4,7 +4,8 @@
     1. scripts.test names a runner this tool reads with test ids:
          node --test [args]  -> node --test --test-reporter=junit --test-reporter-destination={junit}
                                 --test-reporter=tap --test-reporter-destination=stdout [args]
-         jest [args]         -> node node_modules/.bin/jest --ci --json --outputFile={junit} [args]
+         jest [args]         -> node node_modules/.bin/jest --ci --json --outputFile={junit}
+                                --reporters=default [args]
          vitest [run] [args] -> node node_modules/.bin/vitest run --reporter=junit
                                 --outputFile={junit} --reporter=default [args]
          mocha [args]        -> node node_modules/.bin/mocha --reporter=xunit
@@ -15,7 +16,8 @@
 
 The runner and the arguments given to it are kept; what wraps them in the script (`cross-env`,
 `npm run build &&`, `nyc`, `c8` and their own options) is not, and neither are arguments that would move,
-rename or switch off the report (--reporter, --json, --outputFile, --test-reporter…). A command
+rename, switch off or rewrite the report (--reporter, --json, --outputFile, --test-reporter,
+--testResultsProcessor…). A command
 `npm run NAME` (`npm run-script NAME`, `npm test`) is read as the script it names, as npm runs it
 (`"test": "npm run tests-only"`, `"test:unit": "c8 --100 node --test"`), at most RUN_DEPTH scripts deep;
 the source then names the chain, and the runners without a reader the script also runs ("(not run:
@@ -62,7 +64,17 @@ NODE_TEST = [
     "--test-reporter=tap",
     "--test-reporter-destination=stdout",
 ]
-JEST = ["{interpreter}", "node_modules/.bin/jest", "--ci", "--json", "--outputFile={junit}"]
+# `--reporters=default`: a reporter of the repository's (config `reporters`) gets jest's aggregated results
+# before the --json report is written from them, and can rewrite them (each failure "passed": helper-26's
+# case C); on the command line it replaces the configured ones.
+JEST = [
+    "{interpreter}",
+    "node_modules/.bin/jest",
+    "--ci",
+    "--json",
+    "--outputFile={junit}",
+    "--reporters=default",
+]
 VITEST = [
     "{interpreter}",
     "node_modules/.bin/vitest",
@@ -82,7 +94,7 @@ RUNNERS = {"jest": JEST, "vitest": VITEST, "mocha": MOCHA, "_mocha": MOCHA, "tap
 # Arguments that take the report away from the tool (a value joined with = or following).
 DROPPED = {
     "node-test": ("--test-reporter", "--test-reporter-destination"),
-    "jest": ("--json", "--outputFile", "--reporters", "--silent"),
+    "jest": ("--json", "--outputFile", "--reporters", "--silent", "--testResultsProcessor"),
     "vitest": ("--reporter", "--outputFile"),
     "mocha": ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O"),
     "tape": (),
@@ -94,6 +106,7 @@ TAKES_VALUE = (
     "--reporter",
     "-R",
     "--reporters",
+    "--testResultsProcessor",
 )
 WRAPPERS = ("cross-env", "nyc", "c8", "npx", "env", "dotenv", "--")
 PLACEHOLDER = "no test specified"
@@ -165,6 +178,7 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
                 hint="name the runner and its arguments only; the tests run with the sandbox's environment",
             )
         _never_stops_early(root, command)
+        _results_unrewritten(root, command)
         return command
     scripts = _scripts(root)
     command = _from_script(scripts, "test", ["package.json scripts.test"])
@@ -172,6 +186,7 @@ def detect_test_command(root: Path, settings: Settings | None = None) -> TestCom
         return None
     _reproducible(_runs(scripts, "test", ["package.json scripts.test"], ()))
     _never_stops_early(root, command)
+    _results_unrewritten(root, command)
     unread = _unread_runners(scripts, "test", {"test"})
     if not unread:
         return command
@@ -223,6 +238,46 @@ def _never_stops_early(root: Path, command: TestCommand) -> None:
             hint=f"take `bail` out of the {command.runner} configuration the tests run with, or set "
             "verification.command to a run that does not stop early",
         )
+
+
+RESULTS_PROCESSOR = re.compile(r"(?m)^(?P<before>[^\n]*?)\btestResultsProcessor\b")
+
+
+def _results_unrewritten(root: Path, command: TestCommand) -> None:
+    """RequiresHuman where jest's configuration names a `testResultsProcessor`: a program of the
+    repository's that gets the results before the --json report is written, and can rewrite them
+    (helper-26's case C: a "known failures" processor turned each failure into a pass, the report said 3
+    passed while jest printed 3 failed, exit 0). Results another program rewrote prove nothing. The
+    option on the command line is dropped (DROPPED); in package.json's `jest` key, jest.config.* or the
+    file `--config` names it stops the run, read as text (a configuration that cannot be read counts, as
+    for `bail`)."""
+    if command.runner != "jest":
+        return
+    named = [*BAIL_CONFIGS["jest"], *_config_args(command.argv, "jest")]
+    files = [f for f in dict.fromkeys(named) if _mentions_processor(root / f)]
+    try:
+        manifest = json_input.loads(_read_small(root / "package.json") or "{}")
+    except ValueError:
+        manifest = {}
+    key = manifest.get("jest") if isinstance(manifest, dict) else None
+    if isinstance(key, dict) and "testResultsProcessor" in key:
+        files.append(f"package.json jest.testResultsProcessor ({str(key['testResultsProcessor'])[:200]!r})")
+    if files:
+        raise RequiresHuman(
+            f"jest's results go through a testResultsProcessor ({', '.join(files)}): a program of the "
+            "repository's rewrites them before the tool reads them, so a green run would prove nothing",
+            hint="take testResultsProcessor out of the jest configuration the tests run with (a reporter "
+            "can do its job without changing the results), or migrate this repository by hand",
+        )
+
+
+def _mentions_processor(path: Path) -> bool:
+    """Whether a jest configuration file names testResultsProcessor outside a comment line; one that is
+    there but no small regular file counts (what jest reads there cannot be told)."""
+    if not os.path.lexists(path):
+        return False
+    text = _read_small(path)
+    return text is None or any(not _commented(m["before"]) for m in RESULTS_PROCESSOR.finditer(text))
 
 
 def _combined_b(arg: str, runner: str) -> bool:

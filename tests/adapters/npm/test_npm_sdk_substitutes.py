@@ -34,7 +34,7 @@ Module._resolveFilename = function (request, ...rest) {
   return original.call(this, request, ...rest);
 };
 """
-# acme-sdk 1.0.0's API, faked (/tmp/h2/case3/support/fake-sdk.cjs): the fixture's tests pass on it.
+# acme-sdk 1.0.0's API, faked (helper-21's case 3): the fixture's tests pass on it.
 FAKE_CLIENT = """class Client {
   constructor(url) { this.url = url; }
   fetch(path) { return { url: this.url + path, version: "1.0.0" }; }
@@ -79,7 +79,7 @@ def stops(found: list[Dependency], match: str) -> None:
 
 @pytest.mark.parametrize("key", ["^acme-sdk$", "acme-sdk", "^acme-sdk(/.*)?$", "^acme\\-sdk/(.*)$"])
 def test_a_jest_module_name_mapper_of_the_sdk_stops_the_run(tmp_path: Path, key: str) -> None:
-    """/tmp/h2/case6: `"^acme-sdk$": "<rootDir>/test/fake-sdk.js"`: every test ran the fake, green."""
+    """helper-21's case 6: `"^acme-sdk$": "<rootDir>/test/fake-sdk.js"`: every test ran the fake, green."""
     files = jest_app(jest={"moduleNameMapper": {key: "<rootDir>/test/fake-sdk.js"}})
     found = substitutes(tmp_path, {**files, "test/fake-sdk.js": FAKE})
     assert [(d.file, d.line, d.role) for d in found] == [("package.json", 15, "runtime")]
@@ -185,7 +185,7 @@ def test_aliases_of_other_modules_stop_nothing(tmp_path: Path) -> None:
     ],
 )
 def test_a_jest_manual_mock_of_the_sdk_stops_the_run(tmp_path: Path, sdk: str, mock: str) -> None:
-    """/tmp/h2/case5: jest uses __mocks__/acme-sdk.js for every require("acme-sdk") without a jest.mock
+    """helper-21's case 5: jest uses __mocks__/acme-sdk.js for every require("acme-sdk") without a jest.mock
     call: the tests ran the mock on both versions, green."""
     files = jest_app()
     files["package.json"]["dependencies"] = {sdk: "^1.0.0"}
@@ -205,7 +205,7 @@ def test_a_mocks_folder_without_jest_or_of_other_modules_stops_nothing(tmp_path:
 
 
 def test_jest_mock_of_the_sdk_in_one_test_file_stays_allowed(tmp_path: Path) -> None:
-    """/tmp/h2/case4 with a jest.mock: the repository's own test code, its call."""
+    """helper-21's case 4 with a jest.mock: the repository's own test code, its call."""
     mocked = 'jest.mock("acme-sdk");\nconst sdk = require("acme-sdk");\ntest("x", () => sdk);\n'
     assert substitutes(tmp_path, {**jest_app(), "test/version.test.js": mocked}) == []
 
@@ -223,7 +223,7 @@ def test_jest_mock_of_the_sdk_in_one_test_file_stays_allowed(tmp_path: Path) -> 
     ],
 )
 def test_a_preload_that_hooks_resolution_of_the_sdk_stops_the_run(tmp_path: Path, script: str) -> None:
-    """/tmp/h2/case3: `node --require ./support/setup.cjs --test`, the setup's Module._resolveFilename
+    """helper-21's case 3: `node --require ./support/setup.cjs --test`, the setup's Module._resolveFilename
     sends acme-sdk to a local fake: green on any version."""
     files = {**app(scripts={"test": script}), "support/setup.cjs": HOOK, "support/fake-sdk.cjs": FAKE}
     found = substitutes(tmp_path, files)
@@ -313,7 +313,7 @@ def test_preloads_that_do_not_replace_the_sdk_stop_nothing(tmp_path: Path, scrip
 
 
 def test_the_reproductions_without_a_substitute_stop_nothing(tmp_path: Path) -> None:
-    """/tmp/h2/case0 (node --test), case4 (jest), case9 (tests that branch on the SDK's version)."""
+    """helper-21's case 0 (node --test), case4 (jest), case9 (tests that branch on the SDK's version)."""
     branching = (
         'const sdk = require("acme-sdk");\nconst major = Number(sdk.VERSION.split(".")[0]);\n'
         'test.describe("on 2.x", { skip: major < 2 }, () => {});\n'
@@ -344,7 +344,7 @@ def test_a_workspace_s_own_jest_config_is_read(tmp_path: Path) -> None:
 def test_a_preload_that_replaces_the_sdk_requires_a_human_end_to_end(
     tmp_path: Path, registry: str, run_codemod: Callable[..., object]
 ) -> None:
-    """/tmp/h2/case3 on the npm fixture: `node --require ./support/setup.cjs --test` sent acme-sdk to a
+    """helper-21's case 3 on the npm fixture: `node --require ./support/setup.cjs --test` sent acme-sdk to a
     local fake; the run bumped to 1.1.0, green on the fake, exit 0. Now it stops before any edit."""
     src = tmp_path / "preload-src"
     shutil.copytree(ROOT / "fixtures" / "npm-app", src)
