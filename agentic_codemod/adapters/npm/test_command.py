@@ -4,8 +4,8 @@
     1. scripts.test names a runner this tool reads with test ids:
          node --test [args]  -> node --test --test-reporter=junit --test-reporter-destination={junit}
                                 --test-reporter=tap --test-reporter-destination=stdout [args]
-         jest [args]         -> node node_modules/.bin/jest --ci --json --outputFile={junit}
-                                --reporters=default [args]
+         jest [args]         -> node node_modules/.bin/jest --reporters=default --ci --json
+                                --outputFile={junit} [args]
          vitest [run] [args] -> node node_modules/.bin/vitest run --reporter=junit
                                 --outputFile={junit} --reporter=default [args]
          mocha [args]        -> node node_modules/.bin/mocha --reporter=xunit
@@ -66,14 +66,16 @@ NODE_TEST = [
 ]
 # `--reporters=default`: a reporter of the repository's (config `reporters`) gets jest's aggregated results
 # before the --json report is written from them, and can rewrite them (each failure "passed": helper-26's
-# case C); on the command line it replaces the configured ones.
+# case C); on the command line it replaces the configured ones. It comes before the other options: jest
+# reads `--reporters` as a list, which would take the test paths after it for reporters (process-warning's
+# `jest jest.test.js` in the corpus: "Could not resolve a module for a custom reporter").
 JEST = [
     "{interpreter}",
     "node_modules/.bin/jest",
+    "--reporters=default",
     "--ci",
     "--json",
     "--outputFile={junit}",
-    "--reporters=default",
 ]
 VITEST = [
     "{interpreter}",

@@ -87,6 +87,16 @@ def test_a_command_line_processor_or_reporter_is_dropped_and_jest_reports_by_def
     assert "--reporters=default" in JEST  # on the command line it replaces the configured reporters
 
 
+def test_the_test_paths_after_the_default_reporter_stay_test_paths(tmp_path: Path) -> None:
+    """jest reads `--reporters` as a list: with the repository's `jest jest.test.js` after it, the test
+    path was taken for a reporter module, and jest 30 stopped ("Could not resolve a module for a custom
+    reporter", the corpus's process-warning: no test ran, exit 3). Another option follows it."""
+    command = ADAPTER.detect_test_command(manifest(tmp_path, "jest jest.test.js"))
+    assert command is not None and command.argv[-1] == "jest.test.js"
+    after = command.argv[command.argv.index("--reporters=default") + 1]
+    assert after.startswith("--"), command.argv
+
+
 @pytest.mark.parametrize(
     ("files", "named"),
     [
