@@ -40,6 +40,7 @@ assertions are its own call), mappings, aliases and mocks of other modules, prel
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shlex
@@ -52,6 +53,7 @@ import yaml
 from agentic_codemod import json_input
 from agentic_codemod.adapters.npm.versioning import KIND_COMMITTED_COPY
 from agentic_codemod.config import MAX_IMPORT_SCAN_BYTES
+from agentic_codemod.errors import UNPARSEABLE
 from agentic_codemod.models import Dependency
 
 MOCKS = "__mocks__"
@@ -415,10 +417,17 @@ def _runs_jest(root: Path, folder: str) -> bool:
     )
 
 
+# A quantified group holding an alternation or a quantifier of its own (`(.|.|.)*!`, `(a+)+`): a key
+# written to backtrack catastrophically on the SDK's name (helper-28's review: 18 s for 21 characters).
+RISKY_PATTERN = re.compile(r"\([^()]*[|*+{][^()]*\)\s*[*+{?]")
+MAX_VALUES = 50  # values of one option read in one file (each a scan to its closing bracket)
+MAX_VALUE_CHARS = 100_000  # how far one value's closing bracket is looked for
+
+
 def _maps(key: str, sdk: str) -> bool:
     """Whether jest's moduleNameMapper key (a regular expression jest tests with .test()) takes the SDK or a
     path inside it; one Python cannot compile is read by the name written in it."""
-    if len(key) > MAX_PATTERN:
+    if len(key) > MAX_PATTERN or RISKY_PATTERN.search(key):  # Python's engine could backtrack for hours
         return bool(_named(sdk).search(f'"{key}"'))
     try:
         pattern = re.compile(re.sub(r"\(\?<(?![=!])", "(?P<", key))
@@ -465,7 +474,8 @@ def _values(
     it); for a call, its arguments. Never the rest of the file: a name written elsewhere in it
     (`optimizeDeps: {include: ['acme-sdk']}` beside `alias: alias`) is no value of the option (review
     helper-26's review: such files were flagged whole)."""
-    for m in re.finditer(rf"(?<![\w$.])(?P<word>{key}\w*)['\"]?\s*(?:[:=]\s*|(?=[,}}]))", text):
+    matches = re.finditer(rf"(?<![\w$.])(?P<word>{key}\w*)['\"]?\s*(?:[:=]\s*|(?=[,}}]))", text)
+    for m in itertools.islice(matches, MAX_VALUES):  # a file written to make each scan long (helper-28)
         shorthand = not m[0].rstrip().endswith((":", "="))
         yield from _value_at(text, m.end(), root, file, 0, m["word"] if shorthand else None)
 
@@ -522,8 +532,8 @@ def _exported(
 
 
 def _closing(text: str, start: int) -> int:
-    depth, index = 0, start
-    while index < len(text):
+    depth, index, stop = 0, start, min(len(text), start + MAX_VALUE_CHARS)
+    while index < stop:
         char = text[index]
         if char in "'\"`":
             end = STRING.match(text, index)
@@ -629,7 +639,7 @@ def _get(document: Any, key: str) -> Any:
 def _parsed(text: str, parse: Any) -> Any:
     try:
         return parse(text)
-    except (ValueError, yaml.YAMLError):
+    except (*UNPARSEABLE, yaml.YAMLError):  # a document nested past the parser's depth too
         return None
 
 

@@ -56,7 +56,7 @@ TAPE_PLAN = re.compile(r"^1\.\.\d+$")
 SUMMARY_FAIL = re.compile(r"^# fail\s+(\d+)\s*$", re.MULTILINE)  # tape's and node's TAP summary
 SKIPPED_TEST = TAPE_ASSERT.match("ok 0 skipped # SKIP")
 JEST_SUMMARY_FAIL = re.compile(
-    r"^\s*Tests:\s+(\d+) failed\b", re.MULTILINE
+    r"^[ \t]*Tests:[ \t]+(\d{1,9}) failed\b", re.MULTILINE
 )  # `Tests:  3 failed, 1 passed, …`
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -211,7 +211,8 @@ def _jest_cases(text: str, roots: tuple[str, ...]) -> list[Case] | None:
         if not isinstance(suite, dict):
             continue
         file = _relative(str(suite.get("name", "")), roots)
-        assertions = [c for c in suite.get("assertionResults") or [] if isinstance(c, dict)]
+        listed = suite.get("assertionResults")
+        assertions = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
         if suite.get("status") == "failed" and not any(c.get("status") == "failed" for c in assertions):
             # "Test suite failed to run": a file that did not load, or a failing afterAll/beforeAll hook
             # beside tests that all passed; jest exits 1 for it, and so must the tally

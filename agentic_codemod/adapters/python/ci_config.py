@@ -242,12 +242,13 @@ def _tox_toml_commands(root: Path) -> tuple[tuple[str, ...], ...]:
     other command covers)."""
     table: object = None
     try:
-        if (root / "tox.toml").is_file() and not (root / "tox.toml").is_symlink():
-            table = tomllib.loads((root / "tox.toml").read_text(encoding="utf-8"))
-        elif (root / "pyproject.toml").is_file() and not (root / "pyproject.toml").is_symlink():
-            tool = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("tool", {})
+        toml, pyproject = _small_text(root / "tox.toml"), _small_text(root / "pyproject.toml")
+        if toml is not None:
+            table = tomllib.loads(toml)
+        elif pyproject is not None:
+            tool = tomllib.loads(pyproject).get("tool", {})
             table = tool.get("tox") if isinstance(tool, dict) else None
-    except (OSError, ValueError):
+    except (OSError, *UNPARSEABLE):  # a document nested past the parser's depth too
         return ()
     if not isinstance(table, dict):
         return ()

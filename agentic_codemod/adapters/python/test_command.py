@@ -248,6 +248,8 @@ def _pytest_collects(root: Path, unittest: TestCommand) -> bool:
     pattern = argv[flags[-1] + 1] if flags and flags[-1] + 1 < len(argv) else "test*.py"
     if "discover" not in argv:
         return True  # named modules: the paths decide
+    if not pattern.strip():
+        return False  # a pattern Path.match refuses: nothing is known of what unittest discovers
     return all(
         any(path.match(g) for g in TEST_FILE_GLOBS) for path in _python_files(root) if path.match(pattern)
     )
@@ -277,9 +279,7 @@ def _test_paths(command: TestCommand, whole: bool) -> list[str] | None:
         for arg in args:
             if skip:
                 skip = False
-            elif arg.split("=", 1)[0] in PYTEST_ELSEWHERE or (
-                arg.split("=", 1)[0] in PYTEST_NARROWING and whole
-            ):
+            elif _option(arg) in PYTEST_ELSEWHERE or (_option(arg) in PYTEST_NARROWING and whole):
                 return None
             elif arg.startswith("-"):
                 skip = arg in PYTEST_VALUED
@@ -300,6 +300,12 @@ def _test_paths(command: TestCommand, whole: bool) -> list[str] | None:
         names = [a for a in args if not a.startswith("-")]
         return [_normal(n.replace(".", "/")) for n in names] or ["."]
     return None
+
+
+def _option(arg: str) -> str:
+    """An option's name, its value joined or attached (`--ignore=x`, `-knot_slow`, `-mslow`, `-cX`)."""
+    short = arg[:2] in ("-k", "-m", "-c", "-o") and not arg.startswith("--")
+    return arg[:2] if short else arg.split("=", 1)[0]
 
 
 def _normal(path: str) -> str:

@@ -87,7 +87,7 @@ def _unittest_outcomes(output: str) -> dict[str, str] | None:
     'Ran N tests' line (the run did not finish), or where fewer tests were read than ran: a result whose
     status cannot be found (cut output, a line this reading does not model) leaves the gate without
     proof (test_ids.unread), never with a test silently missing from one phase."""
-    ran = re.search(r"^Ran (\d+) tests?", output, re.MULTILINE)
+    ran = re.search(r"^Ran (\d{1,9}) tests?", output, re.MULTILINE)
     if not ran:
         return None
     found: dict[str, str] = {}
@@ -132,7 +132,7 @@ def counts_from_output(output: str) -> Tally | None:
     named by id ('pkg.mod.Class.test_x', a subtest with its parameters) from the `-v` result lines
     ('test_x (pkg.mod.Class.test_x) ... FAIL') and the report headers ('ERROR: test_x (...)'); when the
     output was cut and fewer ids than failures are left, `failing` says so (`unnamed_failures`)."""
-    ran = re.search(r"^Ran (\d+) tests?", output, re.MULTILINE)
+    ran = re.search(r"^Ran (\d{1,9}) tests?", output, re.MULTILINE)
     if not ran:
         return None
     total = int(ran.group(1))
