@@ -169,8 +169,8 @@ def document(outcomes: dict[str, str], suite: str) -> ET.Element:
         case = ET.SubElement(
             holder,
             "testcase",
-            classname=_xml_text(classname or suite),
-            name=_xml_text(name + (" " + params if params else "")),
+            classname=xml_text(classname or suite),
+            name=xml_text(name + (" " + params if params else "")),
         )
         if status != "passed":
             ET.SubElement(case, "failure" if status == "failed" else "skipped")
@@ -180,8 +180,9 @@ def document(outcomes: dict[str, str], suite: str) -> ET.Element:
 XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _xml_text(text: str) -> str:
-    """Text as XML may hold it (a control character in a test's name would make the document unreadable)."""
+def xml_text(text: str) -> str:
+    """A test's name as XML may hold it: ElementTree writes a control character (an escape sequence in a
+    title) as is, and the document would then be unreadable; replaced the same way in every run."""
     return XML_INVALID.sub("\ufffd", text)
 
 

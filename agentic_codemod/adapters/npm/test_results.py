@@ -139,22 +139,15 @@ def case_report(
     for case in cases:
         if token in case.id:
             continue
-        file = _xml_text(case.file)
+        file = junit.xml_text(case.file)
         if file not in suites:
             suites[file] = ET.SubElement(root, "testsuite", name=file)
-        node = ET.SubElement(suites[file], "testcase", classname=file, name=_xml_text(case.name or case.file))
+        node = ET.SubElement(
+            suites[file], "testcase", classname=file, name=junit.xml_text(case.name or case.file)
+        )
         if case.status != "passed":
             ET.SubElement(node, "failure" if case.status == "failed" else case.status)
     return root
-
-
-XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml_text(text: str) -> str:
-    """A test title as XML may hold it: ElementTree writes a control character (an escape sequence in a
-    title) as is, and the document would then be unreadable; replaced the same way in every run."""
-    return XML_INVALID.sub("\ufffd", text)
 
 
 def _report(report: Path | None) -> str | None:

@@ -204,7 +204,7 @@ def _option_words(text: str) -> list[str]:
     return out
 
 
-def _configured(root: Path, command: TestCommand) -> TestCommand:
+def _configured(command: TestCommand, addopts: list[str], testpaths: list[str]) -> TestCommand:
     """`command` as pytest runs it with the repository's configuration: the `addopts` first (a `-m`,
     `-k` or `--ignore` there narrows it as on the command line: helper-25's review), and with no test
     path given, the `testpaths`: a bare `pytest` runs those, not the whole tree (`-o`, which could set
@@ -213,8 +213,7 @@ def _configured(root: Path, command: TestCommand) -> TestCommand:
         return command
     args = command.argv[len(PYTEST) : len(command.argv) - len(NEVER_STOP)]
     if _test_paths(command, whole=False) == ["."]:
-        args = [*args, *shadowing.pytest_settings(root, "testpaths")]
-    addopts = shadowing.pytest_settings(root, "addopts")
+        args = [*args, *testpaths]
     return TestCommand([*PYTEST, *addopts, *args, *NEVER_STOP], command.source, "pytest")
 
 
@@ -225,13 +224,17 @@ def uncovered(root: Path, chosen: TestCommand, others: tuple[tuple[str, ...], ..
     `pytest X`), or test paths inside the chosen one's, where the chosen runner collects the other's tests
     (pytest collects unittest's where each file unittest discovers is one pytest collects: `tests.py`,
     `base_tests.py` are not; never the reverse) and narrows by no name, mark or ignore."""
-    mine = _test_paths(_configured(root, chosen), whole=True)
+    addopts, testpaths = (
+        shadowing.pytest_settings(root, "addopts"),
+        shadowing.pytest_settings(root, "testpaths"),
+    )
+    mine = _test_paths(_configured(chosen, addopts, testpaths), whole=True)
     left = []
     for tokens in others:
         other = declared_command(root, list(tokens), "")
         if other is None or other.argv == chosen.argv:
             continue
-        theirs = _test_paths(_configured(root, other), whole=False)
+        theirs = _test_paths(_configured(other, addopts, testpaths), whole=False)
         collects = chosen.runner == other.runner or (
             (chosen.runner, other.runner) == ("pytest", "unittest") and _pytest_collects(root, other)
         )

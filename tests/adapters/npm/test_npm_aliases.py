@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -313,13 +314,15 @@ def test_a_committed_copy_of_the_sdk_in_a_node_modules_folder_stops_the_run_nami
             },  # other's copy
         },
     )
-    found = ADAPTER.extract_dependencies(tmp_path, ADAPTER.find_dependency_files(tmp_path), sdk_name)
-    copies = [d for d in found if d.section == "node_modules"]
-    assert [d.file for d in copies] == [f"src/node_modules/{sdk_name}"]
+    stops_naming_the_copy(tmp_path, sdk_name, f"src/node_modules/{sdk_name}")
+
+
+def stops_naming_the_copy(root: Path, sdk_name: str, copy: str) -> None:
+    """The copy is the one committed copy read, and the plan stops before any edit naming it."""
+    found = ADAPTER.extract_dependencies(root, ADAPTER.find_dependency_files(root), sdk_name)
+    assert [d.file for d in found if d.section == "node_modules"] == [copy]
     sdk = SdkSpec.model_validate({"name": sdk_name, "ecosystem": "npm", "from": "^1.0.0", "to": "2.0.0"})
-    with pytest.raises(
-        RequiresHuman, match=rf"src/node_modules/{sdk_name} is a copy of {sdk_name} committed"
-    ):
+    with pytest.raises(RequiresHuman, match=rf"{re.escape(copy)} is a copy of {sdk_name} committed"):
         plan(sdk, found)
 
 
@@ -373,14 +376,7 @@ def test_a_committed_file_copy_of_the_sdk_in_a_node_modules_folder_stops_the_run
             "lib/node_modules/other.js": "module.exports = {};\n",
         },
     )
-    found = ADAPTER.extract_dependencies(tmp_path, ADAPTER.find_dependency_files(tmp_path), sdk_name)
-    copies = [d for d in found if d.section == "node_modules"]
-    assert [d.file for d in copies] == [f"src/node_modules/{sdk_name}{suffix}"]
-    sdk = SdkSpec.model_validate({"name": sdk_name, "ecosystem": "npm", "from": "^1.0.0", "to": "2.0.0"})
-    with pytest.raises(
-        RequiresHuman, match=rf"src/node_modules/{sdk_name}{suffix} is a copy of {sdk_name} committed"
-    ):
-        plan(sdk, found)
+    stops_naming_the_copy(tmp_path, sdk_name, f"src/node_modules/{sdk_name}{suffix}")
 
 
 def test_a_folder_copy_and_a_file_copy_side_by_side_are_both_named(tmp_path: Path) -> None:
