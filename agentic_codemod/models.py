@@ -116,6 +116,9 @@ class VerificationResult(Artifact):
     candidate_sha256: str | None = None
     isolation: str | None = None  # "sandbox" (bubblewrap) or "process" (explicitly accepted)
     canary: Literal["failed", "passed", "missing"] | None = None  # the tool's must-fail test
+    # Where the test code's own loader resolved the SDK, asked by the canary's file (oracle.py); None where
+    # the adapter cannot ask (Python, ES modules, TypeScript, vitest). "elsewhere" stops the run.
+    sdk_resolution: Literal["installed", "elsewhere", "unknown"] | None = None
     tampered: list[str] = Field(default_factory=list)  # candidate files the test run wrote
     rewritten: list[str] = Field(default_factory=list)  # data files it rewrote with their own bytes
 

@@ -191,12 +191,19 @@ class Versioning:
     requirement: Callable[[str, str], str]  # (name, plain range) -> a pin as the environment takes it
 
 
+# The names of a canary's tests of where the SDK resolves: the token, then these (oracle.Canary.read).
+SDK_SEEN = "_sdk_seen"  # fails only where the test code's loader resolves the SDK to the installed package
+SDK_MOVED = "_sdk_moved"  # passes only where it resolves the SDK elsewhere
+
+
 @dataclass(frozen=True)
 class Canary:
-    """A test the tool plants that must fail: file name (beside a test file of the repository), text."""
+    """A test the tool plants that must fail: file name (beside a test file of the repository), text.
+    `checks_sdk`: the text also holds the two tests of where the SDK resolves (oracle.SDK_SEEN/SDK_MOVED)."""
 
     name: str
     text: str
+    checks_sdk: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,7 +243,9 @@ class TestFacts:
     read_results: Callable[[TestCommand, Path, Path | None, str], tuple[Tally | None, list[str]]]
     # output tail -> "the module a test file could not load" when one was missing, else None
     missing_dependency: Callable[[str], str | None]
-    canary: Callable[[TestCommand, str, str], Canary]  # (command, sibling test file name, token)
+    # (command, sibling test file name, token, the SDK's name or None) -> the canary; with the SDK's
+    # name it may add the tests of where the test code's own loader resolves the SDK (oracle.py)
+    canary: Callable[[TestCommand, str, str, str | None], Canary]
     scrub: Callable[[str, str], str]  # (output, canary token) -> the output without the canary's report
     suspects: Callable[[Path], list[str]]  # (a copy) -> "path: hook" for what can rewrite or hide results
     # (path, base text or None, candidate text or None, is a test file, new at this path: added or renamed

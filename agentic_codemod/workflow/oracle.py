@@ -7,8 +7,18 @@ passed, or goes missing, something in the repository rewrites or hides results, 
 can be trusted. What a test file is, what the canary says and how its report is cut from the output are
 the ecosystem's (the adapter's TestFacts); this module knows no runner.
 
-    canary = plant(root, command, facts)     the canary's file in the copy (never in the candidate)
+    canary = plant(root, command, facts, sdk)  the canary's file in the copy (never in the candidate)
     state = canary.state_in(tally, ids)      "failed" (as it must) | "passed" | "missing"
+    state, sdk = canary.read(tally, ids)     the same, and where the test code's loader resolved the SDK
+
+Where the adapter can (npm: CommonJS tests of jest, node, tape, mocha), the canary's file also asks the
+test code's own loader where the SDK resolves: `require.resolve` sees jest's moduleNameMapper and
+modulePaths, node's resolution hooks, module-alias, tsconfig-paths, however they were set up (a name
+built at run time, a preload, a setup file). Against the package node's plain lookup finds from the
+canary's folder, it is "installed", "elsewhere" or "unknown" (the check could not run). "elsewhere" means
+the tests would not test the installed SDK: the run stops (test_runs.untrusted). Two tests carry the
+answer, since a reader sees only outcomes: SDK_SEEN fails only on "installed", SDK_MOVED passes only on
+"elsewhere"; a runner that hides them reads as "unknown", never as "installed".
     scrub(output, token, facts)              the output without the canary's report, and a note saying so
     suspects(root, facts) -> list[str]       what in the copy can rewrite results (the adapter's reading)
 """
@@ -21,10 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agentic_codemod.adapters.types import TestCommand, TestFacts
+from agentic_codemod.adapters.types import SDK_MOVED, SDK_SEEN, TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 CanaryState = Literal["failed", "passed", "missing"]
+SdkResolution = Literal["installed", "elsewhere", "unknown"]
 # Options whose value is a file loaded before the tests (node's, mocha's), never a test file to run.
 PRELOAD_OPTIONS = frozenset({"--require", "-r", "--import", "--loader", "--experimental-loader"})
 NOTE = "[agentic-codemod: the canary test failed as it must; its report is cut from this output]\n"
@@ -35,6 +46,22 @@ class Canary:
     file: str  # repository-relative
     token: str  # in the class and test names
     named: bool = False  # the command names its test files: the canary's path goes after them (see plant)
+    checks_sdk: bool = False  # the file holds the tests of where the SDK resolves (SDK_SEEN, SDK_MOVED)
+
+    def read(self, tally: Tally | None, case_ids: list[str]) -> tuple[CanaryState, SdkResolution | None]:
+        """state_in, and where the SDK resolved (None: not checked): both canary tests of it are taken
+        out of the tally (in place) first, so the must-fail test is read as before."""
+        if not self.checks_sdk:
+            return self.state_in(tally, case_ids), None
+        seen, moved = f"{self.token}{SDK_SEEN}", f"{self.token}{SDK_MOVED}"
+        outcomes = {name: _take(tally, case_ids, name) for name in (seen, moved)}
+        rest = [t for t in case_ids if seen not in t and moved not in t]
+        sdk: SdkResolution = "unknown"
+        if outcomes[moved] == "passed":
+            sdk = "elsewhere"
+        elif outcomes[seen] == "failed" and outcomes[moved] == "failed":
+            sdk = "installed"
+        return self.state_in(tally, rest), sdk
 
     def state_in(self, tally: Tally | None, case_ids: list[str]) -> CanaryState:
         """What happened to the canary; the canary is taken out of the tally (in place). `case_ids`: every
@@ -52,7 +79,7 @@ class Canary:
         return "missing"
 
 
-def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
+def plant(root: Path, command: TestCommand, facts: TestFacts, sdk: str | None = None) -> Canary | None:
     """The adapter's canary beside the shallowest of its test files (one in a test folder first) under
     the folder the command collects from (hidden folders and the ecosystem's skipped_dirs are not
     searched); None if there is none. Where the command names test files one by one (`node --test
@@ -78,10 +105,15 @@ def plant(root: Path, command: TestCommand, facts: TestFacts) -> Canary | None:
         return None
     token = f"c{secrets.token_hex(5)}"
     sibling = root / best[2]
-    planted = facts.canary(command, sibling.name, token)
+    planted = facts.canary(command, sibling.name, token, sdk)
     path = sibling.parent / planted.name
     path.write_text(planted.text, encoding="utf-8")
-    return Canary(file=path.relative_to(root).as_posix(), token=token, named=best_named is not None)
+    return Canary(
+        file=path.relative_to(root).as_posix(),
+        token=token,
+        named=best_named is not None,
+        checks_sdk=planted.checks_sdk,
+    )
 
 
 def _named_test_files(command: TestCommand, facts: TestFacts) -> frozenset[str]:
@@ -143,6 +175,21 @@ def _folder_inside(root: Path, rel: str) -> Path | None:
         if path.is_symlink() or not path.is_dir():
             return None
     return path
+
+
+def _take(tally: Tally | None, case_ids: list[str], name: str) -> CanaryState:
+    """What happened to the canary's test `name`, taken out of the tally (in place) like the canary."""
+    if tally is None:
+        return "missing"
+    failing = [t for t in tally.failing if name in t]
+    if failing:
+        tally.failing = [t for t in tally.failing if name not in t]
+        _uncount(tally)
+        return "failed"
+    if any(name in t for t in case_ids):
+        tally.passed = max(tally.passed - 1, 0)
+        return "passed"
+    return "missing"
 
 
 def _uncount(tally: Tally) -> None:

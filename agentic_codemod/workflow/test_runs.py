@@ -6,7 +6,8 @@ tests_on(state, place, phase, strict, timeout_s)    the same run on a Place of t
     -> VerificationResult                           copied, the copy, the environment, its boxes), not
                                                     charged: the baseline beside the bump (baseline_run.py)
 untrusted(state, result, tree=) -> RequiresHuman | None
-                                                    the canary did not fail: nothing can be trusted
+                                                    the canary did not fail: nothing can be trusted;
+                                                    or the tests load the SDK from elsewhere
 changed_files(worktree, base) -> set[str]           what the candidate changes so far
 """
 
@@ -100,6 +101,7 @@ def tests_on(
             source=place.tree,
             strict=strict,
             keep_bytes=budgets.output_tail_bytes,
+            sdk=state.task.sdk.name,
         )
     finally:
         repo_copy.discard(place.copy)
@@ -127,7 +129,17 @@ def changed_files(worktree: Path, base_commit: str) -> set[str]:
 def untrusted(state: RunState, result: VerificationResult, tree: Path | None = None) -> RequiresHuman | None:
     """Why a verification's results cannot be trusted at all, or None: the canary passed, or went
     missing from a run that completed (exit 0 or 1; an interrupted collection explains its absence, and
-    such a run is not green anyway). `tree`: what the run's copy was made from (the worktree when None)."""
+    such a run is not green anyway), or the test code's loader resolved the SDK outside the installed
+    package (its tests test something else). `tree`: what the run's copy was made from (the worktree when
+    None)."""
+    if result.sdk_resolution == "elsewhere":
+        sdk = state.task.sdk.name
+        return RequiresHuman(
+            f"{result.phase}: the tests' own module loader resolves {sdk!r} outside the installed package"
+            " (a module mapper, alias, resolution hook or copy); they would not test the installed version",
+            hint=f"make the tests load the installed {sdk} (check moduleNameMapper, aliases, preloads and"
+            " setup files), or set verification.command to a run that does",
+        )
     if result.canary == "failed" or (result.canary == "missing" and result.exit_code not in (0, 1)):
         return None
     repo_copy.fresh_copy(tree or state.paths.worktree, state.paths.copy)

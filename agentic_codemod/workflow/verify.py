@@ -53,15 +53,17 @@ def run_tests(
     source: Path | None = None,
     strict: Collection[str] = (),
     keep_bytes: int | None = None,
+    sdk: str | None = None,
 ) -> VerificationResult:
     """Run the test command on the disposable copy (made with `stamp`) inside `box`, with the canary
-    planted. Green needs: exit 1 with the canary's failure the only one reported, tests that ran, the
-    canary failed, and no candidate file written during the run (a data file the candidate does not change,
-    rewritten with its own bytes, is only listed: see repo_copy.touched)."""
+    planted (with `sdk`, where the adapter can, asking where the tests' loader resolves it). Green needs:
+    exit 1 with the canary's failure the only one reported, tests that ran, the canary failed, and no
+    candidate file written during the run (a data file the candidate does not change, rewritten with its
+    own bytes, is only listed: see repo_copy.touched)."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     junit = reports_dir / "junit.xml"
     junit.unlink(missing_ok=True)
-    canary = oracle.plant(copy, command, facts)
+    canary = oracle.plant(copy, command, facts, sdk)
     if canary is not None:
         repo_copy.stamp_file(copy, stamp, canary.file)  # rewriting the canary is tampering too
     argv = render(command, interpreter, box.inside(junit))
@@ -80,7 +82,7 @@ def run_tests(
     )
     # the ecosystem's reader: its runners' reports (or records in the copy), with their test ids
     counts, ids = facts.read_results(command, copy, junit if junit.exists() else None, result.output_tail)
-    state = canary.state_in(counts, ids) if canary is not None else "missing"
+    state, resolution = canary.read(counts, ids) if canary is not None else ("missing", None)
     kept = reports_dir.parent / f"junit-{phase}.xml"
     kept.unlink(missing_ok=True)  # an earlier run of this phase never stands for this one
     if canary is not None:  # for CI's test report and the test_ids gate: the repository's tests only
@@ -112,6 +114,7 @@ def run_tests(
         tests=counts,
         isolation=box.isolation,
         canary=state,
+        sdk_resolution=resolution,
         tampered=tampered,
         rewritten=rewritten,
     )

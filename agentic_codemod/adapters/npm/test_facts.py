@@ -23,6 +23,7 @@ package.json keys are read by the manifest gate (package.json changes only as th
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -35,7 +36,7 @@ from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_command import JEST
 from agentic_codemod.adapters.npm.test_results import case_report as read_cases
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
-from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
+from agentic_codemod.adapters.types import SDK_MOVED, SDK_SEEN, Canary, Shadowing, TestCommand, TestFacts
 from agentic_codemod.models import Tally
 from agentic_codemod.tools.sandbox import REPO_MOUNT
 
@@ -111,10 +112,12 @@ def command_collects(command: TestCommand, path: str) -> bool:
     return False
 
 
-def canary(command: TestCommand, sibling: str, token: str) -> Canary:
+def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = None) -> Canary:
     """The canary beside `sibling` (a test file the runner collects), named so the runner collects it: like
     the sibling, its stem replaced by the token (utils-test.js -> <token>-test.js), since a command's own
-    glob (`mocha test/*-test.js`) collects the sibling's pattern and maybe no other."""
+    glob (`mocha test/*-test.js`) collects the sibling's pattern and maybe no other. With `sdk`, a CommonJS
+    canary of a runner whose passing tests are read by name also holds the two tests of where the SDK
+    resolves (sdk_tests)."""
     suffix = PurePosixPath(sibling).suffix or ".js"
     found = SIBLING_NAME.match(sibling)
     name = f"{token}.test{suffix}"
@@ -131,25 +134,89 @@ def canary(command: TestCommand, sibling: str, token: str) -> Canary:
             else f'test("{token}", () => {{\n  expect(1).toBe(2);\n}});\n'
         )
         return Canary(name, body)
+    checks = (
+        sdk is not None
+        and command.runner in SDK_CHECKED_RUNNERS
+        and PurePosixPath(name).suffix in (".js", ".cjs")
+    )
+    extra = sdk_tests(command.runner or "", token, sdk) if checks and sdk is not None else ""
     if command.runner == "node-test":
         return Canary(
             name,
             f'const test = require("node:test");\nconst assert = require("node:assert");\n\n'
-            f'test("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n',
+            f'test("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n{extra}',
+            checks,
         )
     if command.runner == "tape":
         return Canary(
             name,
             f'var test = require("tape");\n\n'
-            f'test("{token}", function (t) {{\n  t.equal(1, 2, "{token}");\n  t.end();\n}});\n',
+            f'test("{token}", function (t) {{\n  t.equal(1, 2, "{token}");\n  t.end();\n}});\n{extra}',
+            checks,
         )
     if command.runner == "mocha":
         return Canary(
             name,
             f'const assert = require("assert");\n\n'
-            f'it("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n',
+            f'it("{token}", () => {{\n  assert.strictEqual(1, 2);\n}});\n{extra}',
+            checks,
         )
-    return Canary(name, f'test("{token}", () => {{\n  expect(1).toBe(2);\n}});\n')
+    return Canary(name, f'test("{token}", () => {{\n  expect(1).toBe(2);\n}});\n{extra}', checks)
+
+
+# The runners whose canary also checks where the SDK resolves: CommonJS test files with `require.resolve`
+# (jest's applies its moduleNameMapper, modulePaths and resolver; node's its hooks), whose passing tests
+# the readers name (test_results.py), so a check that passes is seen.
+SDK_CHECKED_RUNNERS = frozenset({"jest", "node-test", "tape", "mocha"})
+# Where `require.resolve(SDK)` leads from the canary's folder, against the package node's own lookup finds
+# from there (the nearest node_modules/SDK up the tree, links resolved): "installed" (a file inside it),
+# "elsewhere", or "unknown" (anything threw: no require, an ESM-only package, no fs).
+WHERE_SDK = """
+function {fn}() {{
+  try {{
+    const path = require("path");
+    const fs = require("fs");
+    const sdk = {sdk};
+    const got = fs.realpathSync(require.resolve(sdk));
+    for (let dir = __dirname; ; dir = path.dirname(dir)) {{
+      const pkg = path.join(dir, "node_modules", sdk);
+      if (fs.existsSync(path.join(pkg, "package.json"))) {{
+        return got.startsWith(fs.realpathSync(pkg) + path.sep) ? "installed" : "elsewhere";
+      }}
+      if (path.dirname(dir) === dir) return "elsewhere";
+    }}
+  }} catch (e) {{
+    return "unknown";
+  }}
+}}
+"""
+# The two tests, in each runner's words: SDK_SEEN fails only where the SDK resolved to the installed
+# package; SDK_MOVED passes only where it resolved elsewhere (oracle.Canary.read tells the three apart).
+SDK_TESTS = {
+    "tape": (
+        'test("{name}", function (t) {{\n  t.notEqual({fn}(), "installed", "{name}");\n  t.end();\n}});\n'
+        'test("{moved}", function (t) {{\n  t.equal({fn}(), "elsewhere", "{moved}");\n  t.end();\n}});\n'
+    ),
+    "mocha": (
+        'it("{name}", () => {{\n  assert.notStrictEqual({fn}(), "installed");\n}});\n'
+        'it("{moved}", () => {{\n  assert.strictEqual({fn}(), "elsewhere");\n}});\n'
+    ),
+    "node-test": (
+        'test("{name}", () => {{\n  assert.notStrictEqual({fn}(), "installed");\n}});\n'
+        'test("{moved}", () => {{\n  assert.strictEqual({fn}(), "elsewhere");\n}});\n'
+    ),
+    "jest": (
+        'test("{name}", () => {{\n  expect({fn}()).not.toBe("installed");\n}});\n'
+        'test("{moved}", () => {{\n  expect({fn}()).toBe("elsewhere");\n}});\n'
+    ),
+}
+
+
+def sdk_tests(runner: str, token: str, sdk: str) -> str:
+    """The function of where the SDK resolves and the two tests that report it (SDK_SEEN, SDK_MOVED)."""
+    fn = f"{token}_where"
+    tests = SDK_TESTS[runner].format(name=f"{token}{SDK_SEEN}", moved=f"{token}{SDK_MOVED}", fn=fn)
+    return WHERE_SDK.format(fn=fn, sdk=json.dumps(sdk)) + "\n" + tests
 
 
 def read_results(

@@ -83,7 +83,8 @@ def is_test_file(path: str) -> bool:
     return bool(TEST_FILE.match(name)) or (name.startswith("test") and name.endswith(".py"))
 
 
-def canary(command: TestCommand, sibling: str, token: str) -> Canary:
+def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = None) -> Canary:
+    """The must-fail test; `sdk` is not checked here (a Python SDK's import names are not its name)."""
     beside_suffixed = PurePosixPath(sibling).name.endswith("_test.py") and command.runner == "pytest"
     name = f"{token}_test.py" if beside_suffixed else f"test_{token}.py"
     pattern = discover_pattern(command.argv) if command.runner == "unittest" else None

@@ -175,7 +175,7 @@ def test_a_test_script_naming_its_files_gets_the_canary_named_too(
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0, m["reason"]  # type: ignore[attr-defined]
     for v in m["verifications"]:
-        assert v["passed"] and v["canary"] == "failed", v
+        assert v["passed"] and v["canary"] == "failed" and v["sdk_resolution"] == "installed", v
         assert v["tests"]["passed"] == 2, v  # the two named files' tests; reports.test.js is not named
         assert v["command"][-1].startswith("test/c") and v["command"][-1].endswith(".test.js"), v["command"]
 

@@ -87,9 +87,12 @@ def test_the_coder_fixes_the_method_looked_up_by_name(
     assert last["passed"] and last["tests"]["passed"] == 3 and last["tests"]["failed"] == 0
     assert last["candidate_sha256"] == m["candidate"]["sha256"]
     junit = result.run_dir / "reports" / last["phase"] / "junit.xml"
-    cases = junit_cases(junit)  # the fixture's three tests pass; the one failure is the planted canary
+    cases = junit_cases(junit)  # the fixture's three tests pass; the failures are the planted canary's
     assert {name for name, ok in cases if ok} == TESTS, cases
-    assert len([name for name, ok in cases if not ok]) == 1 and last["canary"] == "failed", cases
+    failing = sorted(name for name, ok in cases if not ok)
+    token = failing[0]  # the must-fail test, then its two tests of where acme-sdk resolved
+    assert failing == [token, f"{token}_sdk_moved", f"{token}_sdk_seen"] and last["canary"] == "failed", cases
+    assert last["sdk_resolution"] == "installed"
 
     review = result.json("review.json")
     assert review["verdict"] == "approve" and review["candidate_sha256"] == m["candidate"]["sha256"]

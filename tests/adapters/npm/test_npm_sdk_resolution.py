@@ -1,0 +1,175 @@
+"""The canary's tests of where the SDK resolves (oracle.py): run by real node, read through the adapter's
+reader, and end to end through the CLI on a repository whose preload sends `acme-sdk` to a fake with every
+name built at run time, which no reading of the repository's files catches (before: green, exit 0, on
+tests that never loaded the installed SDK)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fixtures_support import ROOT, materialize
+
+from agentic_codemod.adapters.npm import ADAPTER
+from agentic_codemod.adapters.types import TestCommand
+from agentic_codemod.models import Tally
+from agentic_codemod.tools import sandbox
+from agentic_codemod.workflow import oracle, verify
+
+FACTS = ADAPTER.test_facts
+NODE = shutil.which("node")
+SDK_PACKAGE = {"name": "acme-sdk", "version": "1.1.0", "main": "lib/index.js"}
+# A preload that replaces acme-sdk with names no reader can see: the hook's and the SDK's both built.
+HIDDEN_HOOK = """const M = require("mod" + "ule");
+const path = require("path");
+const key = ["_resolve", "File", "name"].join("");
+const original = M[key];
+const wanted = ["acme", "sdk"].join("-");
+M[key] = function (request, ...rest) {
+  if (request === wanted) return path.join(__dirname, "fake.cjs");
+  return original.call(this, request, ...rest);
+};
+"""
+FAKE_CLIENT = """class Client {
+  constructor(url) { this.url = url; }
+  fetch(path) { return { url: this.url + path, version: "1.0.0" }; }
+}
+module.exports = { Client, connect: (url) => new Client(url), VERSION: "1.0.0" };
+"""
+
+
+def node_project(root: Path, preload: str | None = None, module: bool = False) -> TestCommand:
+    """A project with acme-sdk in node_modules and one test using it; its `node --test` command."""
+    manifest: dict[str, object] = {"name": "app", "version": "1.0.0", "scripts": {"test": "node --test"}}
+    if preload is not None:
+        manifest["scripts"] = {"test": "node --require ./support/setup.cjs --test"}
+        (root / "support").mkdir(parents=True)
+        (root / "support" / "setup.cjs").write_text(preload)
+        (root / "support" / "fake.cjs").write_text(FAKE_CLIENT)
+    if module:
+        manifest["type"] = "module"
+    sdk = root / "node_modules" / "acme-sdk"
+    (sdk / "lib").mkdir(parents=True)
+    (sdk / "package.json").write_text(json.dumps(SDK_PACKAGE))
+    (sdk / "lib" / "index.js").write_text('module.exports = { VERSION: "1.1.0" };\n')
+    (root / "package.json").write_text(json.dumps(manifest))
+    (root / "test").mkdir()
+    use = 'import test from "node:test";\n' if module else 'const test = require("node:test");\n'
+    (root / "test" / "a.test.js").write_text(use + 'test("uses the sdk", () => {});\n')
+    command = ADAPTER.detect_test_command(root, None)
+    assert command is not None and command.runner == "node-test"
+    return command
+
+
+def run(
+    root: Path, command: TestCommand
+) -> tuple[oracle.Canary, Tally | None, str, oracle.SdkResolution | None]:
+    canary = oracle.plant(root, command, FACTS, "acme-sdk")
+    assert canary is not None and canary.checks_sdk
+    junit = root / "junit.xml"
+    argv = verify.render(command, Path(str(NODE)), str(junit))
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=120)
+    tally, ids = FACTS.read_results(
+        command, root, junit if junit.exists() else None, done.stdout + done.stderr
+    )
+    state, resolution = canary.read(tally, ids)
+    return canary, tally, state, resolution
+
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def test_the_installed_sdk_reads_installed_and_leaves_the_repository_s_counts(tmp_path: Path) -> None:
+    canary, tally, state, resolution = run(tmp_path, node_project(tmp_path))
+    assert (state, resolution) == ("failed", "installed")
+    assert tally is not None and (tally.passed, tally.failed, tally.errors) == (1, 0, 0)
+    assert not any(canary.token in t for t in tally.failing)
+
+
+def test_a_preload_that_resolves_the_sdk_elsewhere_reads_elsewhere(tmp_path: Path) -> None:
+    _canary, tally, state, resolution = run(tmp_path, node_project(tmp_path, preload=HIDDEN_HOOK))
+    assert (state, resolution) == ("failed", "elsewhere")
+    assert tally is not None and (tally.passed, tally.failed, tally.errors) == (1, 0, 0)
+
+
+def test_an_sdk_linked_into_node_modules_reads_installed(tmp_path: Path) -> None:
+    """pnpm's layout and the tool's own test copies: node_modules/acme-sdk (or node_modules) a link."""
+    command = node_project(tmp_path / "store")
+    (tmp_path / "app").mkdir()
+    for name in ("package.json", "test"):
+        shutil.move(tmp_path / "store" / name, tmp_path / "app" / name)
+    (tmp_path / "app" / "node_modules").symlink_to(tmp_path / "store" / "node_modules")
+    _canary, _tally, state, resolution = run(tmp_path / "app", command)
+    assert (state, resolution) == ("failed", "installed")
+
+
+def test_a_check_that_cannot_run_reads_unknown_never_installed(tmp_path: Path) -> None:
+    """An ES module package: `require` is not defined in the canary's file, so no answer either way."""
+    _canary, _tally, _state, resolution = run(tmp_path, node_project(tmp_path, module=True))
+    assert resolution == "unknown"
+
+
+def test_reading_the_two_tests_by_their_outcomes() -> None:
+    canary = oracle.Canary(file="test/c1.test.js", token="c1", checks_sdk=True)
+    ran = ["c1", "c1_sdk_seen", "c1_sdk_moved", "ok"]
+    both_failed = Tally(passed=1, failed=3, failing=["c1", "c1_sdk_seen", "c1_sdk_moved"])
+    assert canary.read(both_failed, ran) == ("failed", "installed") and both_failed.failed == 0
+    moved = Tally(passed=3, failed=1, failing=["c1"])
+    assert canary.read(moved, ran) == ("failed", "elsewhere") and moved.passed == 1
+    unanswered = Tally(passed=2, failed=2, failing=["c1", "c1_sdk_moved"])
+    assert canary.read(unanswered, ran) == ("failed", "unknown") and unanswered.passed == 1
+    hidden = Tally(passed=1, failed=1, failing=["c1"])  # a runner that drops both: never "installed"
+    assert canary.read(hidden, ["c1", "ok"]) == ("failed", "unknown")
+    assert canary.read(None, []) == ("missing", "unknown")
+    unchecked = oracle.Canary(file="test/c1.test.js", token="c1")
+    assert unchecked.read(Tally(passed=1, failed=1, failing=["c1"]), ["c1", "ok"]) == ("failed", None)
+
+
+@pytest.mark.parametrize(
+    ("runner", "sibling", "checked"),
+    [
+        ("node-test", "a.test.js", True),
+        ("jest", "a.test.js", True),
+        ("jest", "a.test.cjs", True),
+        ("mocha", "a-test.js", True),
+        ("tape", "a.test.js", True),
+        ("jest", "a.test.ts", False),
+        ("jest", "a.test.mjs", False),
+        ("vitest", "a.test.js", False),
+    ],
+)
+def test_the_check_is_planted_in_commonjs_canaries_of_runners_read_by_name(
+    runner: str, sibling: str, checked: bool
+) -> None:
+    planted = FACTS.canary(TestCommand(["x"], "s", runner), sibling, "c0ffee", "@acme/sdk")
+    assert planted.checks_sdk is checked
+    assert ('"@acme/sdk"' in planted.text) is checked and ("c0ffee_sdk_moved" in planted.text) is checked
+    assert not FACTS.canary(TestCommand(["x"], "s", runner), sibling, "c0ffee", None).checks_sdk
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.skipif(sandbox.probe() is not None, reason="bwrap cannot start here")
+def test_a_hidden_preload_that_replaces_the_sdk_requires_a_human_end_to_end(
+    tmp_path: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    src = tmp_path / "hidden-src"
+    shutil.copytree(ROOT / "fixtures" / "npm-app", src)
+    manifest = json.loads((src / "package.json").read_text())
+    manifest["scripts"]["test"] = "node --require ./support/setup.cjs --test"
+    (src / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (src / "support").mkdir()
+    (src / "support" / "setup.cjs").write_text(HIDDEN_HOOK)
+    (src / "support" / "fake.cjs").write_text(FAKE_CLIENT)
+    repo = tmp_path / "hidden"
+    materialize.materialize(src, repo)
+    result = run_codemod(repo, ROOT / "fixtures" / "npm-tasks" / "acme-sdk-1.1-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert "baseline: the tests' own module loader resolves 'acme-sdk' outside the installed" in m["reason"]
+    assert [v["sdk_resolution"] for v in m["verifications"]] == ["elsewhere"]
+    assert m["candidate"]["files"] == []  # stopped at the baseline, before any edit
