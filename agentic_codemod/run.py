@@ -44,6 +44,7 @@ def now() -> str:
 def execute(options: RunOptions) -> RunManifest:
     """Run the workflow and always write the artifacts. Never raises for a run outcome."""
     from agentic_codemod import experience
+    from agentic_codemod.tools import repo_copy
     from agentic_codemod.tools.sandbox import discard_install_cache
     from agentic_codemod.tools.trace import Redactor, Trace
     from agentic_codemod.workflow import artifacts
@@ -86,8 +87,11 @@ def execute(options: RunOptions) -> RunManifest:
 
         startup.loaded()  # the workflow's modules are in (the command line deferred collection until now)
         _learn(redactor, caller_secrets)
-        # A run killed before its end left its cache in this run dir: what its boxes wrote there is
-        # never what this run's installs read.
+        # A run before this one in the same run dir (killed before its end, or a runner that reuses the
+        # dir) left its environments, copies and cache: what its repository's code wrote there is never
+        # what this run installs into, tests with or reads (an install copies a template over what is there).
+        for leftover in paths.made_by_a_run():
+            repo_copy.remove(leftover)
         discard_install_cache(paths.env_dir)
         run_workflow(state, _brain(options))
         if state.stopped is not None:

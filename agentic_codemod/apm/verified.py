@@ -39,6 +39,7 @@ from pathlib import Path
 
 from agentic_codemod import __version__
 from agentic_codemod.apm.manifest import Manifest
+from agentic_codemod.tools.private import private
 
 FORMAT = "agentic-codemod/apm-verified@1"
 ENV = "CODEMOD_APM_CACHE"
@@ -129,7 +130,7 @@ class VerifiedCache:
         if self.pinned is not None and key != self.pinned:
             return False
         entry = self.directory / f"{key}.json"
-        if not (_private(self.directory) and _private(entry, regular=True)):
+        if not (private(self.directory) and private(entry, regular=True)):
             return False
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
@@ -143,7 +144,7 @@ class VerifiedCache:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError:
             return None
-        if not _private(self.directory):
+        if not private(self.directory):
             return None
         body = {"format": FORMAT, "key": key, "lock_sha256": lock_sha256, "verified_at": _now()}
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".tmp")
@@ -159,16 +160,7 @@ class VerifiedCache:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError:
             return None
-        return self.directory / f"{key}.lock" if _private(self.directory) else None
-
-
-def _private(path: Path, *, regular: bool = False) -> bool:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    kind_ok = stat.S_ISREG(st.st_mode) if regular else stat.S_ISDIR(st.st_mode)
-    return kind_ok and st.st_uid == os.getuid() and not st.st_mode & 0o022
+        return self.directory / f"{key}.lock" if private(self.directory) else None
 
 
 def _now() -> str:

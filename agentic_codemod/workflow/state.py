@@ -48,6 +48,11 @@ class RunPaths:
         """The baseline environment's copy that the bump installs into while the baseline's tests run."""
         return self.run_dir / "env-after"
 
+    def made_by_a_run(self) -> list[Path]:
+        """What a run makes in its run dir and reads back (not the worktree, which intake refuses to clone
+        into when it is not empty, nor the artifacts, which every run writes anew)."""
+        return [self.env_dir, self.env_after, self.home, self.tmp, self.run_dir / "sandbox"]
+
     @property
     def home(self) -> Path:
         return self.run_dir / "home"

@@ -391,3 +391,25 @@ def test_attack_a_build_backend_makes_the_environment_listing_end_in_json_nested
         assert reason.startswith("the environment after the bump cannot be listed (the listing of what is")
         assert m["environments"]["baseline"]["widget"] == "1.1.0"
         assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # the candidate was not tested
+
+
+@pytest.mark.slow
+def test_attack_a_run_dir_used_again_keeps_nothing_an_earlier_repository_left_in_its_environments(
+    acme_repo: Path, run_codemod: Callable[..., Any]
+) -> None:
+    """helper-30's F1: a runner that reuses --run-dir (the worktree removed, the rest left) copied the
+    template over the earlier run's venvs, so a .pth the earlier repository's build wrote into them ran in
+    this run's tests (a plugin there turned failures into passes: exit 0). Now a run starts without any
+    environment, copy, home or tmp an earlier run left."""
+    first = run_codemod(acme_repo, "acme-sdk-2-rules.yml")
+    assert first.code == 0, first.manifest["reason"]
+    planted = []
+    for env in ("env", "env-after"):
+        site = next((first.run_dir / env).glob("lib/python3*/site-packages"))
+        planted.append(site / "zz_earlier_run.pth")  # exits every Python of this venv at its start
+        planted[-1].write_text("import sys; sys.exit(7)\n")
+    shutil.rmtree(first.run_dir / "worktree")
+    again = run_codemod(acme_repo, "acme-sdk-2-rules.yml", "--run-dir", str(first.run_dir))
+    # before: the planted .pth ran in this run's install (exit 3; a quieter one would run in its tests)
+    assert again.code == 0, json.loads((first.run_dir / "run.json").read_text())["reason"]
+    assert not any(p.exists() for p in planted)

@@ -57,6 +57,7 @@ from agentic_codemod.adapters.python.seed import Seed
 from agentic_codemod.adapters.types import ProcessResult, Runner
 from agentic_codemod.config import CACHE_DIR_VARIABLE, Settings
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.private import private
 
 if TYPE_CHECKING:
     from agentic_codemod.tools.sandbox import Box
@@ -145,11 +146,18 @@ def ensure(
     `found` the seed installed first (none when None)."""
     root = cache_root(settings)
     template = root / "envs" / key
-    if (template / "template.json").is_file():
-        return template, []
-    (root / "envs").mkdir(parents=True, exist_ok=True)
     shared_uv = root / "uv"
-    shared_uv.mkdir(parents=True, exist_ok=True)
+    for folder in (root, root / "envs", shared_uv):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    others = [str(f) for f in (root, root / "envs", shared_uv) if not private(f)]
+    if others:  # another user could have put anything there: no template, the run installs it all
+        _trace(runner, key, f"not used: {', '.join(others)} can be written by others than this user")
+        return None, []
+    if (template / "template.json").exists():
+        if _intact(template, key):
+            return template, []
+        _trace(runner, key, f"not used: {template} is not a template this user built for this key")
+        return None, []
     build = Path(tempfile.mkdtemp(prefix=f".build-{key[:12]}-", dir=root / "envs"))
     scratch = Path(tempfile.mkdtemp(prefix=".scratch-", dir=root / "envs"))
     try:
@@ -164,6 +172,8 @@ def ensure(
             **dataclasses.asdict(part),
         }
         (venv / "template.json").write_text(json.dumps(meta, indent=2))
+        for path, mode in ((venv / "template.json", 0o644), (venv, 0o755)):  # _intact's, whatever the umask
+            path.chmod(mode)
         try:
             venv.rename(template)  # atomic; a concurrent build of the same key may have won
         except OSError:
@@ -175,6 +185,25 @@ def ensure(
     finally:
         shutil.rmtree(build, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _intact(template: Path, key: str) -> bool:
+    """The template folder and its record as this user's build left them: no link, no one else's, and
+    the record names `key` in this format (a folder renamed or planted under another key is not it)."""
+    record = template / "template.json"
+    if not (private(template) and private(record, regular=True)):
+        return False
+    try:
+        meta = json.loads(record.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("key") == key and meta.get("format") == FORMAT
+
+
+def _trace(runner: Any, key: str, outcome: str) -> None:
+    trace = getattr(runner, "trace", None)
+    if trace is not None:
+        trace.record("verification", "environment_template", {"template": key}, outcome)
 
 
 def instantiate(template: Path, env_dir: Path) -> ProcessResult | None:
@@ -288,11 +317,13 @@ def _registry(text: str) -> bool:
 
 
 def _read(root: Path, path: Path, into: list[str], constraints: list[str], depth: int) -> None:
-    path = path.resolve()
-    if depth > MAX_INCLUDE_DEPTH or not path.is_file() or not path.is_relative_to(root.resolve()):
+    """The registry requirements of `path` and what it includes. An include is taken from the folder of
+    the file as named, as pip, uv and dependency_files.py take it, never from where a link leads."""
+    real = path.resolve()
+    if depth > MAX_INCLUDE_DEPTH or not real.is_file() or not real.is_relative_to(root.resolve()):
         return
     try:
-        text = requirement_options.decode(path.read_bytes())
+        text = requirement_options.decode(real.read_bytes())
     except (OSError, ValueError):
         return
     options, _problems = requirement_options.scan(text)

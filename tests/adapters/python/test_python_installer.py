@@ -241,6 +241,26 @@ def test_registry_part_keeps_named_requirements_and_leaves_urls_paths_editables_
     assert env_template.registry_part(repo, plan).empty  # hash-checked: no template at all
 
 
+def test_a_linked_requirements_file_includes_from_its_own_folder_as_pip_does(tmp_path: Path) -> None:
+    """helper-30's F3: requirements.txt -> sub/real.txt holding `-c pins.txt`: pip, uv and the tool's own
+    reading take ./pins.txt; the template took sub/pins.txt, a file nothing else checks (a hash-checked
+    ./pins.txt did not stop the template either)."""
+    repo = write(
+        tmp_path,
+        {
+            "sub/real.txt": "-c pins.txt\nacme-sdk>=1\n",
+            "sub/pins.txt": "acme-sdk==9.9\n",
+            "pins.txt": "idna<4\n",
+        },
+    )
+    (repo / "requirements.txt").symlink_to("sub/real.txt")
+    plan = InstallPlan(requirement_files=["requirements.txt"], project=".")
+    part = env_template.registry_part(repo, plan)
+    assert part.requirements == ["acme-sdk>=1"] and part.constraints == ["idna<4"]
+    write(tmp_path, {"pins.txt": "idna==3.7 --hash=sha256:" + "0" * 64 + "\n"})
+    assert env_template.registry_part(repo, plan).empty
+
+
 def test_the_template_key_follows_requirements_wheels_seed_and_time_only_for_an_index(tmp_path: Path) -> None:
     uv = installer.Installer("uv", "uv", "0.13.9")
     part = env_template.Part(["tinypkg==0.1.0"])
@@ -317,6 +337,43 @@ def test_a_template_is_built_once_per_dependency_set_and_copied_into_each_run(
     assert_seeded(two.root, runner, tmp_path)  # pip is in the template, uncompiled
     if (site / "_distutils_hack").is_dir():  # setuptools' .pth imports it in every start: compiled
         assert list((site / "_distutils_hack" / "__pycache__").glob("*.pyc"))
+
+
+@needs_uv
+@pytest.mark.slow
+def test_a_template_or_cache_others_could_have_written_is_not_used(tmp_path: Path, runner: Runner) -> None:
+    """helper-30's F2: any `envs/<key>/template.json` was taken, whoever wrote it; the key is in run.json,
+    so a user (or job) who can write the cache could plant a template whose .pth rewrites test results.
+    Now the cache, its envs and uv folders and the template must be this user's alone, the record must
+    name the key: otherwise the run installs everything itself."""
+    wheels = wheelhouse(tmp_path, runner)
+    cache = tmp_path / "cache"
+    config = settings(
+        find_links=[str(wheels)], no_index=True, extra_test_requirements=[], cache_dir=str(cache)
+    )
+
+    def install(name: str) -> dict[str, str]:
+        repo = write(tmp_path / name, {"requirements.txt": "tinypkg==0.1.0\n", "app.py": ""})
+        env_dir = tmp_path / f"run-{name}" / "env"
+        env = prepare_environment(repo, env_dir, config, boxed_runner(tmp_path, repo, env_dir, wheels), [])
+        assert all(r.ok for r in env.install_log), env.install_log[-1].output_tail
+        return env.install
+
+    key = install("built")["template"]
+    template = cache / "envs" / key
+    assert install("honest").get("template") == key  # the control: a template of this user's is used
+    for shared in (template, cache / "envs", cache, cache / "uv"):
+        shared.chmod(0o775)  # group-writable: someone else could have put anything there
+        assert not install(f"open-{shared.name}").get("template"), shared
+        shared.chmod(0o755)
+    meta = json.loads((template / "template.json").read_text())
+    (template / "template.json").write_text(json.dumps({**meta, "key": "0" * 32}))  # renamed or planted
+    assert not install("other-key").get("template")
+    (template / "template.json").write_text(json.dumps(meta))
+    assert install("again").get("template") == key
+    if os.getuid() == 0:  # another owner, where the test may make one
+        os.chown(template, 65534, 65534)
+        assert not install("foreign").get("template")
 
 
 BACKEND = """
