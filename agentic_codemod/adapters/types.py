@@ -191,15 +191,15 @@ class Versioning:
     requirement: Callable[[str, str], str]  # (name, plain range) -> a pin as the environment takes it
 
 
-# The names of a canary's tests of where the SDK resolves: the token, then these (oracle.Canary.read).
-SDK_SEEN = "_sdk_seen"  # fails only where the test code's loader resolves the SDK to the installed package
-SDK_MOVED = "_sdk_moved"  # passes only where it resolves the SDK elsewhere
+# The name of a canary's skipped test of where the SDK resolves: the token, this, then the answer
+# ("installed", "elsewhere", "unknown"; oracle.Canary.read).
+SDK_TEST = "_sdk_"
 
 
 @dataclass(frozen=True)
 class Canary:
     """A test the tool plants that must fail: file name (beside a test file of the repository), text.
-    `checks_sdk`: the text also holds the two tests of where the SDK resolves (oracle.SDK_SEEN/SDK_MOVED)."""
+    `checks_sdk`: the text also holds the skipped test named by where the SDK resolves (SDK_TEST)."""
 
     name: str
     text: str

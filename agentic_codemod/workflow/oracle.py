@@ -15,12 +15,10 @@ Where the adapter can (npm: CommonJS tests of jest, node, tape, mocha), the cana
 test code's own loader where the SDK resolves: `require.resolve` sees jest's moduleNameMapper and
 modulePaths, node's resolution hooks, module-alias, tsconfig-paths, however they were set up (a name
 built at run time, a preload, a setup file). Against the package node's plain lookup finds from the
-canary's folder, it is "installed", "elsewhere" or "unknown" (the check could not run). "elsewhere" means
-the tests would not test the installed SDK: the run stops (test_runs.untrusted). Two tests carry the
-answer, since a reader sees only outcomes: SDK_SEEN fails only on "installed", SDK_MOVED passes only on
-"elsewhere"; a runner that hides them reads as "unknown", never as "installed".
-    scrub(output, token, facts)              the output without the canary's report, and a note saying so
-    suspects(root, facts) -> list[str]       what in the copy can rewrite results (the adapter's reading)
+canary's folder, it is "installed", "elsewhere" or "unknown" (the check could not run), and names a
+skipped test (`<token>_sdk_<answer>`), since a reader sees names and outcomes only. "elsewhere" means the
+tests would not test the installed SDK: the run stops (test_runs.untrusted). A runner that hides that
+test reads as "unknown", never as "installed".
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agentic_codemod.adapters.types import SDK_MOVED, SDK_SEEN, TestCommand, TestFacts
+from agentic_codemod.adapters.types import SDK_TEST, TestCommand, TestFacts
 from agentic_codemod.models import Tally
 
 CanaryState = Literal["failed", "passed", "missing"]
@@ -46,21 +44,27 @@ class Canary:
     file: str  # repository-relative
     token: str  # in the class and test names
     named: bool = False  # the command names its test files: the canary's path goes after them (see plant)
-    checks_sdk: bool = False  # the file holds the tests of where the SDK resolves (SDK_SEEN, SDK_MOVED)
+    checks_sdk: bool = False  # the file holds the skipped test named by where the SDK resolves (SDK_TEST)
 
     def read(self, tally: Tally | None, case_ids: list[str]) -> tuple[CanaryState, SdkResolution | None]:
-        """state_in, and where the SDK resolved (None: not checked): both canary tests of it are taken
-        out of the tally (in place) first, so the must-fail test is read as before."""
+        """state_in, and where the SDK resolved (None: not checked): the skipped test that says it is
+        taken out of the tally (in place) and the ids first, so the must-fail test is read as before."""
         if not self.checks_sdk:
             return self.state_in(tally, case_ids), None
-        seen, moved = f"{self.token}{SDK_SEEN}", f"{self.token}{SDK_MOVED}"
-        outcomes = {name: _take(tally, case_ids, name) for name in (seen, moved)}
-        rest = [t for t in case_ids if seen not in t and moved not in t]
+        prefix = f"{self.token}{SDK_TEST}"
+        said = [t for t in case_ids if prefix in t]
+        answers = {t.partition(prefix)[2].partition(" ")[0] for t in said}
         sdk: SdkResolution = "unknown"
-        if outcomes[moved] == "passed":
-            sdk = "elsewhere"
-        elif outcomes[seen] == "failed" and outcomes[moved] == "failed":
-            sdk = "installed"
+        if tally is not None and said:
+            failing = [t for t in tally.failing if prefix in t]
+            tally.failing = [t for t in tally.failing if prefix not in t]
+            for _ in failing:  # a runner that failed a skipped test: counted, and no answer
+                _uncount(tally)
+            if not failing:
+                tally.skipped = max(tally.skipped - len(said), 0)
+                if answers == {"installed"} or answers == {"elsewhere"}:
+                    sdk = "installed" if answers == {"installed"} else "elsewhere"
+        rest = [t for t in case_ids if prefix not in t]
         return self.state_in(tally, rest), sdk
 
     def state_in(self, tally: Tally | None, case_ids: list[str]) -> CanaryState:
@@ -175,21 +179,6 @@ def _folder_inside(root: Path, rel: str) -> Path | None:
         if path.is_symlink() or not path.is_dir():
             return None
     return path
-
-
-def _take(tally: Tally | None, case_ids: list[str], name: str) -> CanaryState:
-    """What happened to the canary's test `name`, taken out of the tally (in place) like the canary."""
-    if tally is None:
-        return "missing"
-    failing = [t for t in tally.failing if name in t]
-    if failing:
-        tally.failing = [t for t in tally.failing if name not in t]
-        _uncount(tally)
-        return "failed"
-    if any(name in t for t in case_ids):
-        tally.passed = max(tally.passed - 1, 0)
-        return "passed"
-    return "missing"
 
 
 def _uncount(tally: Tally) -> None:

@@ -36,7 +36,7 @@ from agentic_codemod.adapters.npm.tamper import tamper as find_tampering
 from agentic_codemod.adapters.npm.test_command import JEST
 from agentic_codemod.adapters.npm.test_results import case_report as read_cases
 from agentic_codemod.adapters.npm.test_results import read_results as read_by_runner
-from agentic_codemod.adapters.types import SDK_MOVED, SDK_SEEN, Canary, Shadowing, TestCommand, TestFacts
+from agentic_codemod.adapters.types import SDK_TEST, Canary, Shadowing, TestCommand, TestFacts
 from agentic_codemod.models import Tally
 from agentic_codemod.tools.sandbox import REPO_MOUNT
 
@@ -116,8 +116,7 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
     """The canary beside `sibling` (a test file the runner collects), named so the runner collects it: like
     the sibling, its stem replaced by the token (utils-test.js -> <token>-test.js), since a command's own
     glob (`mocha test/*-test.js`) collects the sibling's pattern and maybe no other. With `sdk`, a CommonJS
-    canary of a runner whose passing tests are read by name also holds the two tests of where the SDK
-    resolves (sdk_tests)."""
+    canary of a runner whose skipped tests are read by name also asks where the SDK resolves (sdk_tests)."""
     suffix = PurePosixPath(sibling).suffix or ".js"
     found = SIBLING_NAME.match(sibling)
     name = f"{token}.test{suffix}"
@@ -165,14 +164,15 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
 
 
 # The runners whose canary also checks where the SDK resolves: CommonJS test files with `require.resolve`
-# (jest's applies its moduleNameMapper, modulePaths and resolver; node's its hooks), whose passing tests
-# the readers name (test_results.py), so a check that passes is seen.
+# (jest's applies its moduleNameMapper, modulePaths and resolver; node's its hooks), whose readers list
+# skipped tests by name (test_results.py).
 SDK_CHECKED_RUNNERS = frozenset({"jest", "node-test", "tape", "mocha"})
 # Where `require.resolve(SDK)` leads from the canary's folder, against the package node's own lookup finds
 # from there (the nearest node_modules/SDK up the tree, links resolved): "installed" (a file inside it),
-# "elsewhere", or "unknown" (anything threw: no require, an ESM-only package, no fs).
+# "elsewhere", or "unknown" (anything threw: no require, an ESM-only package, no fs). Asked as the file
+# loads, so the answer can name a test.
 WHERE_SDK = """
-function {fn}() {{
+const {fn} = (() => {{
   try {{
     const path = require("path");
     const fs = require("fs");
@@ -188,35 +188,27 @@ function {fn}() {{
   }} catch (e) {{
     return "unknown";
   }}
-}}
+}})();
 """
-# The two tests, in each runner's words: SDK_SEEN fails only where the SDK resolved to the installed
-# package; SDK_MOVED passes only where it resolved elsewhere (oracle.Canary.read tells the three apart).
+# The answer as the name of a skipped test, in each runner's words: a skipped test fails nothing (mocha
+# exits with the number of failures, and a green run exits 1: the canary's), and a runner that hides it
+# leaves the answer "unknown", never "installed".
 SDK_TESTS = {
-    "tape": (
-        'test("{name}", function (t) {{\n  t.notEqual({fn}(), "installed", "{name}");\n  t.end();\n}});\n'
-        'test("{moved}", function (t) {{\n  t.equal({fn}(), "elsewhere", "{moved}");\n  t.end();\n}});\n'
-    ),
-    "mocha": (
-        'it("{name}", () => {{\n  assert.notStrictEqual({fn}(), "installed");\n}});\n'
-        'it("{moved}", () => {{\n  assert.strictEqual({fn}(), "elsewhere");\n}});\n'
-    ),
-    "node-test": (
-        'test("{name}", () => {{\n  assert.notStrictEqual({fn}(), "installed");\n}});\n'
-        'test("{moved}", () => {{\n  assert.strictEqual({fn}(), "elsewhere");\n}});\n'
-    ),
-    "jest": (
-        'test("{name}", () => {{\n  expect({fn}()).not.toBe("installed");\n}});\n'
-        'test("{moved}", () => {{\n  expect({fn}()).toBe("elsewhere");\n}});\n'
-    ),
+    "tape": 'test.skip("{name}" + {fn}, function (t) {{\n  t.end();\n}});\n',
+    "mocha": 'it.skip("{name}" + {fn}, () => {{}});\n',
+    "node-test": 'test("{name}" + {fn}, {{ skip: true }}, () => {{}});\n',
+    "jest": 'test.skip("{name}" + {fn}, () => {{}});\n',
 }
 
 
 def sdk_tests(runner: str, token: str, sdk: str) -> str:
-    """The function of where the SDK resolves and the two tests that report it (SDK_SEEN, SDK_MOVED)."""
+    """Where the SDK resolves, asked as the file loads, and the skipped test named by the answer."""
     fn = f"{token}_where"
-    tests = SDK_TESTS[runner].format(name=f"{token}{SDK_SEEN}", moved=f"{token}{SDK_MOVED}", fn=fn)
-    return WHERE_SDK.format(fn=fn, sdk=json.dumps(sdk)) + "\n" + tests
+    return (
+        WHERE_SDK.format(fn=fn, sdk=json.dumps(sdk))
+        + "\n"
+        + SDK_TESTS[runner].format(name=f"{token}{SDK_TEST}", fn=fn)
+    )
 
 
 def read_results(

@@ -86,14 +86,14 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_installed_sdk_reads_installed_and_leaves_the_repository_s_counts(tmp_path: Path) -> None:
     canary, tally, state, resolution = run(tmp_path, node_project(tmp_path))
     assert (state, resolution) == ("failed", "installed")
-    assert tally is not None and (tally.passed, tally.failed, tally.errors) == (1, 0, 0)
+    assert tally is not None and (tally.passed, tally.failed, tally.errors, tally.skipped) == (1, 0, 0, 0)
     assert not any(canary.token in t for t in tally.failing)
 
 
 def test_a_preload_that_resolves_the_sdk_elsewhere_reads_elsewhere(tmp_path: Path) -> None:
     _canary, tally, state, resolution = run(tmp_path, node_project(tmp_path, preload=HIDDEN_HOOK))
     assert (state, resolution) == ("failed", "elsewhere")
-    assert tally is not None and (tally.passed, tally.failed, tally.errors) == (1, 0, 0)
+    assert tally is not None and (tally.passed, tally.failed, tally.errors, tally.skipped) == (1, 0, 0, 0)
 
 
 def test_an_sdk_linked_into_node_modules_reads_installed(tmp_path: Path) -> None:
@@ -113,18 +113,27 @@ def test_a_check_that_cannot_run_reads_unknown_never_installed(tmp_path: Path) -
     assert resolution == "unknown"
 
 
-def test_reading_the_two_tests_by_their_outcomes() -> None:
+def test_reading_the_answer_from_the_skipped_test_s_name() -> None:
     canary = oracle.Canary(file="test/c1.test.js", token="c1", checks_sdk=True)
-    ran = ["c1", "c1_sdk_seen", "c1_sdk_moved", "ok"]
-    both_failed = Tally(passed=1, failed=3, failing=["c1", "c1_sdk_seen", "c1_sdk_moved"])
-    assert canary.read(both_failed, ran) == ("failed", "installed") and both_failed.failed == 0
-    moved = Tally(passed=3, failed=1, failing=["c1"])
-    assert canary.read(moved, ran) == ("failed", "elsewhere") and moved.passed == 1
-    unanswered = Tally(passed=2, failed=2, failing=["c1", "c1_sdk_moved"])
-    assert canary.read(unanswered, ran) == ("failed", "unknown") and unanswered.passed == 1
-    hidden = Tally(passed=1, failed=1, failing=["c1"])  # a runner that drops both: never "installed"
-    assert canary.read(hidden, ["c1", "ok"]) == ("failed", "unknown")
+
+    def read(answer: str | None, skipped: int = 1) -> tuple[str, str | None, Tally]:
+        ids = ["test/c1.test.js > c1", "test/a.test.js > ok"] + (
+            [f"test/c1.test.js > c1_sdk_{answer}"] if answer else []
+        )
+        tally = Tally(passed=1, failed=1, skipped=skipped, failing=["test/c1.test.js > c1"])
+        state, resolution = canary.read(tally, ids)
+        return state, resolution, tally
+
+    for answer in ("installed", "elsewhere", "unknown"):
+        state, resolution, tally = read(answer)
+        assert (state, resolution) == ("failed", answer) and (tally.failed, tally.skipped) == (0, 0)
+    assert read("forged")[1] == "unknown"  # no other word is an answer
+    assert read(None, skipped=0)[1] == "unknown"  # a runner that hides it: never "installed"
     assert canary.read(None, []) == ("missing", "unknown")
+    failed = Tally(passed=1, failed=2, failing=["c1", "c1_sdk_installed"])  # a skipped test failed: no answer
+    assert (
+        canary.read(failed, ["c1", "c1_sdk_installed", "ok"]) == ("failed", "unknown") and failed.failed == 0
+    )
     unchecked = oracle.Canary(file="test/c1.test.js", token="c1")
     assert unchecked.read(Tally(passed=1, failed=1, failing=["c1"]), ["c1", "ok"]) == ("failed", None)
 
@@ -147,7 +156,7 @@ def test_the_check_is_planted_in_commonjs_canaries_of_runners_read_by_name(
 ) -> None:
     planted = FACTS.canary(TestCommand(["x"], "s", runner), sibling, "c0ffee", "@acme/sdk")
     assert planted.checks_sdk is checked
-    assert ('"@acme/sdk"' in planted.text) is checked and ("c0ffee_sdk_moved" in planted.text) is checked
+    assert ('"@acme/sdk"' in planted.text) is checked and ("c0ffee_sdk_" in planted.text) is checked
     assert not FACTS.canary(TestCommand(["x"], "s", runner), sibling, "c0ffee", None).checks_sdk
 
 
