@@ -324,6 +324,14 @@ class Adapter:
     # SDK installed in the environment (a vendored copy of its package; python/shadowing.py), each named.
     # None: the ecosystem's adapter checks this elsewhere or cannot.
     shadowing: Callable[[Path, VerificationEnv, str], list[str]] | None = None
+    # Code that still imports a module the FROM version of the SDK ships and the target does not: (worktree,
+    # FROM's environment root or None (the bump installed into it: read FROM from the wheel folders), the
+    # target's environment root, local wheel folders, SDK name, FROM version or None, target version) ->
+    # "FILE:LINE imports M, which SDK TO no longer ships" items; None: the ecosystem's packages list no
+    # modules a version removes (npm)
+    removed_imports: (
+        Callable[[Path, Path | None, Path, Sequence[Path], str, str | None, str], list[str]] | None
+    ) = None
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ FUNCTIONS = {
     "check_test_requirement": 1,
 }
 # Fields an adapter may leave None (adapters/types.py says when), checked where it sets them.
-OPTIONAL_FUNCTIONS = {"asked_for_by_tests": 3, "install_script_pins": 2, "shadowing": 3}
+OPTIONAL_FUNCTIONS = {"asked_for_by_tests": 3, "install_script_pins": 2, "shadowing": 3, "removed_imports": 7}
 
 
 def package(name: str) -> ModuleType:

@@ -57,6 +57,7 @@ from agentic_codemod.adapters.python.extract import extract_dependencies, find_d
 from agentic_codemod.adapters.python.imports import first_sdk_import  # noqa: E402
 from agentic_codemod.adapters.python.install_plan import asked_for  # noqa: E402
 from agentic_codemod.adapters.python.lockfile import lock_format, locked_versions  # noqa: E402
+from agentic_codemod.adapters.python.removed_imports import removed_imports  # noqa: E402
 from agentic_codemod.adapters.python.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
@@ -75,6 +76,7 @@ ADAPTER = Adapter(
     extract_dependencies=extract_dependencies,
     install_script_pins=install_scripts.found,
     shadowing=shadowing.in_repository,
+    removed_imports=removed_imports,
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
     locked_versions=locked_versions,
