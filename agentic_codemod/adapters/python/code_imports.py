@@ -15,7 +15,10 @@ What `imports` reads:
                                                         package argument)
     __import__("a.b", fromlist=["x"])                   a.b, a.b.x
 Relative imports (`from . import x`, `from .utils import y`) are the repository's own modules. A name
-built at run time (`import_module("acme." + name)`, getattr on a module) is not read.
+built at run time (`import_module("acme." + name)`, getattr on a module) is not read. An import in a
+`try` body whose handler catches ImportError and puts something in its place (or `with
+suppress(ImportError)`) is compatibility code and not read; one whose handler only passes or raises is,
+as is one in `if TYPE_CHECKING:` (a type checker fails on it).
 
 The code files: what git lists in the tree (tracked, and new files not ignored), at most MAX_FILES names:
 `.py`, `.pyw`, `.pyi`, `.pyx` (Cython: its own syntax fails to parse, below), a file of any other name
@@ -52,6 +55,8 @@ MAX_FILES = 500_000  # names git lists; past them the rest is not read and that 
 MAX_FILE_BYTES = 10_000_000  # one code file parsed; a larger one is only searched for the package's name
 SHEBANG_BYTES = 256  # of a file without a Python suffix: Linux reads no more of a `#!` line either
 WHY_CHARS = 200  # of a parse error's message in a Finding
+# What an `except` names that catches a failed import (a guarded import fails nothing: _guarded).
+IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 SOURCE_SUFFIXES = (".py", ".pyw", ".pyi", ".pyx")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -93,7 +98,10 @@ def found(root: Path, gone: frozenset[str]) -> list[Finding]:
 
 def imports(tree: ast.AST) -> list[tuple[int, str]]:
     named: list[tuple[int, str]] = []
+    guarded = _guarded(tree)
     for node in ast.walk(tree):
+        if id(node) in guarded:
+            continue
         if isinstance(node, ast.Import):
             named.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -102,6 +110,52 @@ def imports(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Call):
             named.extend((node.lineno, module) for module in _called(node))
     return sorted(named)
+
+
+def _guarded(tree: ast.AST) -> set[int]:
+    """The nodes inside a `try` body whose handler catches a failed import and does something in its
+    place, or a `with suppress(ImportError)`: compatibility code that runs on either version (`try: from
+    acme.utils import x` / `except ImportError: from acme import x`) fails no import. Handlers, `else`
+    and `finally` are not guarded; nor is a body whose handler only passes or raises."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        body: list[ast.stmt] = []
+        if isinstance(node, ast.Try | ast.TryStar):
+            body = node.body if any(_catches(h.type) and _falls_back(h.body) for h in node.handlers) else []
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            body = node.body if any(_suppresses(i.context_expr) for i in node.items) else []
+        for statement in body:
+            inside.update(id(n) for n in ast.walk(statement))
+    return inside
+
+
+def _falls_back(handler: list[ast.stmt]) -> bool:
+    """Whether a handler does something in the import's place: not only `pass`, `...` or a `raise` (the
+    names stay undefined, or the failure goes on)."""
+    idle = (ast.Pass, ast.Raise)
+    return any(
+        not isinstance(s, idle) and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        for s in handler
+    )
+
+
+def _catches(kind: ast.expr | None) -> bool:
+    """Whether an `except` clause catches ImportError (bare, the class, a base of it, in a tuple too)."""
+    if kind is None:
+        return True
+    if isinstance(kind, ast.Tuple):
+        return any(_catches(k) for k in kind.elts)
+    name = kind.id if isinstance(kind, ast.Name) else kind.attr if isinstance(kind, ast.Attribute) else ""
+    return name in IMPORT_FAILURES
+
+
+def _suppresses(expr: ast.expr) -> bool:
+    """`suppress(ImportError)` / `contextlib.suppress(...)` of an import failure."""
+    if not isinstance(expr, ast.Call):
+        return False
+    func = expr.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name == "suppress" and any(_catches(a) for a in expr.args)
 
 
 def code_kind(root: Path, name: str) -> Kind | None:

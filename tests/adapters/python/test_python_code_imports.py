@@ -71,6 +71,37 @@ def test_comments_strings_relative_and_built_names_name_no_sdk_module(source: st
     assert not [m for _, m in named(source) if m.startswith("acme")]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "try:\n    from acme.utils import paginate\nexcept ImportError:\n    from acme import paginate\n",
+        "try:\n    import acme.errors as e\nexcept (ModuleNotFoundError, AttributeError):\n    e = None\n",
+        "try:\n    import acme.errors\nexcept:\n    acme = None\n",
+        "import contextlib\nwith contextlib.suppress(ImportError):\n    from acme.utils import paginate\n",
+    ],
+)
+def test_compatibility_code_that_catches_a_failed_import_is_not_read(source: str) -> None:
+    """Code that runs on either version: its try body's import of a module 2.0 dropped fails nothing."""
+    assert not [m for _, m in named(source) if m.startswith(("acme.utils", "acme.errors"))]
+
+
+def test_an_import_guarded_against_something_else_or_in_a_handler_is_still_read() -> None:
+    """Only a `try` body whose handler catches a failed import is compatibility code."""
+    assert named("try:\n    import acme.utils\nexcept KeyError:\n    pass\n") == [(2, "acme.utils")]
+    assert named("try:\n    import x\nexcept ImportError:\n    import acme.utils\n") == [(4, "acme.utils")]
+    assert named("try:\n    pass\nfinally:\n    import acme.utils\n") == [(4, "acme.utils")]
+    # a handler that leaves the names undefined, or raises on: the import still fails the code
+    assert named("try:\n    import acme.utils\nexcept ImportError:\n    pass\n") == [(2, "acme.utils")]
+    assert named("try:\n    import acme.utils\nexcept ImportError as e:\n    raise X from e\n") == [
+        (2, "acme.utils")
+    ]
+    assert named("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import acme.utils\n") == [
+        (1, "typing"),
+        (1, "typing.TYPE_CHECKING"),
+        (3, "acme.utils"),
+    ]
+
+
 def test_the_package_name_is_a_word_not_a_prefix_and_is_found_in_utf16() -> None:
     word = word_of(["acme"])
     assert word.search(b"import acme.utils")
