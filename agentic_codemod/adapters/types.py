@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -329,6 +329,12 @@ class Adapter:
     # target's environment root, local wheel folders, SDK name, FROM version or None, target version) ->
     # "FILE:LINE imports M, which SDK TO no longer ships" items; None: the ecosystem's packages list no
     # modules a version removes (npm)
+    # Code files of the ecosystem that name the SDK where no loaded rule looks: (root, the ast-grep
+    # languages of the loaded rules, SDK name, the task's import names, settings) -> [(path, why)]
+    # (adapters/unscanned_code.py); each is a human's item of the plan. None: the ecosystem has none
+    unscanned_code: (
+        Callable[[Path, Iterable[str], str, Sequence[str], Settings], list[tuple[str, str]]] | None
+    ) = None
     removed_imports: (
         Callable[[Path, Path | None, Path, Sequence[Path], str, str | None, str], list[str]] | None
     ) = None

@@ -12,7 +12,7 @@ from agentic_codemod.tools import sandbox
 from agentic_codemod.tools.sandbox import Policy
 from agentic_codemod.tools.verification import SandboxRunner, scrubbed_env
 from agentic_codemod.tools.workspace import Workspace
-from agentic_codemod.workflow import codemod, removed_imports, verify
+from agentic_codemod.workflow import codemod, verify
 from agentic_codemod.workflow.candidate import clone_worktree
 from agentic_codemod.workflow.state import RunSetup, RunState
 
@@ -119,9 +119,9 @@ def _unaddressed_human_items(state: RunState) -> list[str]:
     lockfile the tool could not refresh, a file a rule could not edit, a rule edit that brings in
     import-time code, ...), and every applicable detect-only rule match that is still there — unless the
     brain works on such items (agents) and the candidate changed the flagged file, which the verification
-    and the review then judged; and every import in the candidate of an SDK module the target no longer
-    ships, whoever wrote it (removed_imports.py: green tests that never import the file prove nothing).
-    The scan reuses the plan's results for every file that did not change."""
+    and the review then judged. Among the plan's items: every import in the candidate of an SDK module the
+    target no longer ships, whoever wrote it (added at review: removed_imports.py). The scan reuses the
+    plan's results for every file that did not change."""
     target = state.task.sdk.to
     versioning = get_adapter(state.task.sdk.ecosystem).versioning
     detect_only = [r for r in state.rules if not r.fixable and r.applies_to(target, versioning)]
@@ -136,4 +136,4 @@ def _unaddressed_human_items(state: RunState) -> list[str]:
     for h in state.plan.requires_human if state.plan else []:
         if h.rule_id is None:
             items.append(f"{h.reason} ({h.file})" if h.file and h.file not in h.reason else h.reason)
-    return items + removed_imports.items(state)
+    return items

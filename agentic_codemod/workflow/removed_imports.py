@@ -12,7 +12,8 @@ When the repository's tests never import such a file, both test runs pass and th
 success on code that fails at its first import. So, whatever the rules and the brain did, the candidate
 is read for imports of modules the installed FROM version ships and the installed target does not (the
 distribution's own file lists, compared; a module no version shipped is not the migration's concern),
-and each one keeps the run from succeeding (outcome._unaddressed_human_items: exit 3).
+and each one is a human's item of the plan, added at review (steps.review), so the reviewer and the
+merge request read it and the run cannot succeed (outcome._unaddressed_human_items: exit 3).
 
 Where the FROM version's list comes from: the baseline environment (paths.env_dir) where the bump
 installed into its copy (paths.env_after, baseline_run.py); where the bump installed into the baseline

@@ -22,7 +22,7 @@ from agentic_codemod.tools.paths import allowed_by
 from agentic_codemod.tools.rooted import RootedFS
 from agentic_codemod.tools.sandbox import install_cache_of
 from agentic_codemod.tools.snapshot import GitError, read_blob
-from agentic_codemod.workflow import baseline_run, codemod, environments, lock_changes
+from agentic_codemod.workflow import baseline_run, codemod, environments, lock_changes, removed_imports
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_sha256, candidate_sha256_and_files, freeze
 from agentic_codemod.workflow.declarations import (
@@ -58,6 +58,21 @@ def recon(state: RunState, brain: Brain) -> str:
     return f"{len(declarations)} declaration(s) of {state.task.sdk.name} in {len(files)} file(s)"
 
 
+def _unscanned(state: RunState) -> list[HumanItem]:
+    """Code that names the SDK where no loaded rule looks (a `.ts` file under JavaScript rules, a `.pyw`,
+    a notebook, a `#!` script): the migration cannot be told complete there, so each is a human's item.
+    None without rules (a plain bump edits no code)."""
+    read = need(state.adapter).unscanned_code
+    if not state.rules or read is None:
+        return []
+    sdk = state.task.sdk
+    languages = {r.language for r in state.rules}
+    return [
+        HumanItem(reason=f"{path or 'the repository'}: {why}; migrate it by hand", file=path or None)
+        for path, why in read(state.paths.worktree, languages, sdk.name, sdk.import_names, state.settings)
+    ]
+
+
 def plan(state: RunState, brain: Brain) -> str:
     task, profile = state.task, need(state.profile)
     target = task.sdk.to
@@ -78,9 +93,10 @@ def plan(state: RunState, brain: Brain) -> str:
     draft.rule_matches = codemod.find_matches(state.rules, state.paths.worktree, state.scanner)
     versioning = need(state.adapter).versioning
     relevant = [m for m in draft.rule_matches if _rule(state, m.rule_id).applies_to(target, versioning)]
+    unread = _unscanned(state)
     # Detect-only matches alone do not make work on a repository that is already migrated: they flag a
     # construct, not a break. They still become requires_human items of any run that does work.
-    if not pending and not any(m.fixable for m in relevant):
+    if not pending and not any(m.fixable for m in relevant) and not unread:
         unproven = doubts(task.sdk, profile.sdk_declarations)  # nothing_to_do only on proof
         if unproven:
             draft.verify_only = True
@@ -114,7 +130,7 @@ def plan(state: RunState, brain: Brain) -> str:
             + ", ".join(outside),
             hint="add them to allowed_paths in the task file",
         )
-    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target, versioning)
+    draft.requires_human = codemod.human_items(draft.rule_matches, state.rules, target, versioning) + unread
     experience.use_lessons(state, draft, state.settings.experience_budget_bytes)  # hypotheses, never gates
     draft.steps = [
         *(f"bump {d.name} {d.specifier} -> {target} in {d.file}" for d in pending),
@@ -342,6 +358,9 @@ def run_verification(state: RunState, phase: str) -> str:
 def review(state: RunState, brain: Brain) -> str:
     state.candidate = freeze(state.paths.worktree, state.base_commit, state.paths.artifact("changes.patch"))
     findings = judge_candidate(state)
+    # Imports of modules the target dropped are a human's items like the plan's, before the review and the
+    # merge request read them (removed_imports.py; outcome.decide keeps such a run from succeeding)
+    need(state.plan).requires_human += [HumanItem(reason=item) for item in removed_imports.items(state)]
     state.verdict = brain.review(state, findings)
     state.verdict.candidate_sha256 = state.candidate.sha256
     return f"{state.verdict.verdict} by {state.verdict.reviewer} for {state.candidate.sha256[:12]}"

@@ -47,7 +47,13 @@ FUNCTIONS = {
     "check_test_requirement": 1,
 }
 # Fields an adapter may leave None (adapters/types.py says when), checked where it sets them.
-OPTIONAL_FUNCTIONS = {"asked_for_by_tests": 3, "install_script_pins": 2, "shadowing": 3, "removed_imports": 7}
+OPTIONAL_FUNCTIONS = {
+    "asked_for_by_tests": 3,
+    "install_script_pins": 2,
+    "shadowing": 3,
+    "removed_imports": 7,
+    "unscanned_code": 5,
+}
 
 
 def package(name: str) -> ModuleType:

@@ -53,6 +53,10 @@ def test_an_untested_module_importing_a_removed_module_ends_the_run_for_a_human(
     assert "src/acme_app/sync.py:1 imports acme.utils, which acme-sdk 2.0.0 no longer ships" in m["reason"]
     # both test runs were green: only the backstop saw it
     assert all(v["passed"] for v in m["verifications"])
+    # the merge request's "Needs a human" names it too (it said "nothing" beside requires_human)
+    mr = result.artifact("merge_request.md").read_text()
+    needs = mr.split("### Needs a human", 1)[1].split("###", 1)[0]
+    assert "src/acme_app/sync.py:1 imports acme.utils" in needs and "- nothing" not in needs
 
 
 def install(env: Path, dist_info: str, files: list[str]) -> None:

@@ -37,6 +37,7 @@ from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: 
 from agentic_codemod.adapters.npm.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.npm.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
+from agentic_codemod.adapters.npm.unscanned import unscanned_code  # noqa: E402
 from agentic_codemod.adapters.npm.update import update_dependency, update_lockfiles  # noqa: E402
 from agentic_codemod.adapters.npm.versioning import VERSIONING  # noqa: E402
 from agentic_codemod.adapters.types import Adapter  # noqa: E402
@@ -70,6 +71,7 @@ ADAPTER = Adapter(
     check_test_requirement=check_test_requirement,
     scaffold=SCAFFOLD,
     lock_cache=True,
+    unscanned_code=unscanned_code,
 )
 
 __all__ = ["ADAPTER", "FILE_PATTERNS", "LOCKFILES", "NAME", "UNSUPPORTED_LOCKFILES"]

@@ -62,6 +62,7 @@ from agentic_codemod.adapters.python.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.python.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.python.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
 from agentic_codemod.adapters.python.test_requirements import check_test_requirement  # noqa: E402
+from agentic_codemod.adapters.python.unscanned import unscanned_code  # noqa: E402
 from agentic_codemod.adapters.python.update import update_dependency, update_lockfiles  # noqa: E402
 from agentic_codemod.adapters.python.versioning import VERSIONING  # noqa: E402
 from agentic_codemod.adapters.types import Adapter  # noqa: E402
@@ -77,6 +78,7 @@ ADAPTER = Adapter(
     install_script_pins=install_scripts.found,
     shadowing=shadowing.in_repository,
     removed_imports=removed_imports,
+    unscanned_code=unscanned_code,
     update_dependency=update_dependency,
     update_lockfiles=update_lockfiles,
     locked_versions=locked_versions,

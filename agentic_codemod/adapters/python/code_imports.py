@@ -378,4 +378,8 @@ def _head(path: Path) -> bytes | None:
 
 
 def _why(exc: BaseException) -> str:
+    """The parser's reason, as a person reads it (a crash's name is no reason: RecursionError is Python's
+    parser giving up on nesting, which the file's readers all report as unparseable)."""
+    if isinstance(exc, RecursionError):
+        return "nested past the parser's limit"
     return f"{type(exc).__name__}: {exc}"[:WHY_CHARS]

@@ -1,0 +1,110 @@
+"""Code of the ecosystem that names the SDK where no loaded migration rule looks: the adapters' shared part
+(each adapter's `unscanned.py` says what its code files, interpreters and mentions of the SDK are).
+
+    unscanned(root, scanned, code_suffixes, interpreters, mention) -> [(path, why)]
+
+The rules scan the files whose suffixes their ast-grep languages read (workflow/scan.py). Code can sit
+elsewhere: a TypeScript file where the rules are JavaScript only, a `.vue` component, a `.pyw` or `.pyx`
+module, a notebook, a script named without a suffix whose `#!` line runs the ecosystem's interpreter, a
+link named as a code file whose target has another name. When such a file names the SDK, the run cannot
+say its migration is complete: each is a human's item of the plan (steps.plan), so the run ends exit 3
+naming it, however green the tests (they may never load the file).
+
+The files: what git lists in the tree (tracked, and new files not ignored), at most MAX_FILES names. Fail
+closed: a code file that cannot be read (larger than MAX_FILE_BYTES, not a regular file) is an item too;
+so is a listing past MAX_FILES or one git cannot give. A link is read where it leads only inside the tree
+(a target outside it is an item: it cannot be checked); submodules (folders git lists) are not read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path, PurePosixPath
+
+from agentic_codemod.tools.snapshot import GitError, git
+from agentic_codemod.tools.untrusted_file import read_regular
+
+# Bounds of one reading of a tree:
+MAX_FILES = 500_000  # names git lists; past them the rest is not read, and that is an item of its own
+MAX_FILE_BYTES = 10_000_000  # one code file searched for the SDK's name; a larger one is an item
+SHEBANG_BYTES = 256  # of a file without a code suffix: Linux reads no more of a `#!` line either
+
+
+def unscanned(
+    root: Path,
+    scanned: frozenset[str],
+    code_suffixes: tuple[str, ...],
+    interpreters: tuple[str, ...],
+    mention: re.Pattern[bytes],
+) -> list[tuple[str, str]]:
+    """(path, why) for each code file git lists whose suffix is not in `scanned` (links: whatever their
+    name) and which names the SDK (`mention`) or cannot be read."""
+    try:
+        listed = git(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+    except GitError as exc:
+        return [("", f"the repository's files cannot be listed ({exc}): code no rule reads may name the SDK")]
+    names = sorted({n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n})
+    found: list[tuple[str, str]] = []
+    if len(names) > MAX_FILES:
+        found.append(
+            ("", f"more than {MAX_FILES} files (unscanned_code.MAX_FILES): only the first were read")
+        )
+    for name in names[:MAX_FILES]:
+        why = _why(root, name, scanned, code_suffixes, interpreters, mention)
+        if why is not None:
+            found.append((name, why))
+    return found
+
+
+def _why(
+    root: Path,
+    name: str,
+    scanned: frozenset[str],
+    code_suffixes: tuple[str, ...],
+    interpreters: tuple[str, ...],
+    mention: re.Pattern[bytes],
+) -> str | None:
+    path = root / name
+    suffix = PurePosixPath(name).suffix
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None  # listed in the index, gone from the tree: nothing there to migrate
+    if stat.S_ISLNK(info.st_mode):
+        if suffix not in scanned and suffix not in code_suffixes:
+            return None
+        target = path.resolve()
+        if not target.is_relative_to(root.resolve()):
+            return "a link named as code that leads out of the tree: it cannot be checked for the SDK"
+        if PurePosixPath(target.name).suffix in scanned or not target.is_file():
+            return None  # read by the rules under its own name (listed itself), or no file
+        kind = f"a link to {target.relative_to(root.resolve()).as_posix()}, which no rule reads"
+        path = target
+    elif not stat.S_ISREG(info.st_mode) or suffix in scanned:
+        return None
+    elif suffix in code_suffixes:
+        kind = f"a {suffix} file, which no migration rule of this task reads"
+    elif _script_of(path, interpreters):
+        kind = "a script (its #! line runs the interpreter), which no rule reads: it has no code suffix"
+    else:
+        return None
+    data = read_regular(path, MAX_FILE_BYTES)
+    if data is None:
+        return f"{kind}; it cannot be read (over {MAX_FILE_BYTES} bytes or not a regular file) to check"
+    return f"{kind}, names the SDK" if mention.search(data) else None
+
+
+def _script_of(path: Path, interpreters: tuple[str, ...]) -> bool:
+    """Whether the file's first line is a `#!` line naming one of `interpreters` (env's argument too)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SHEBANG_BYTES)
+    except OSError:
+        return False
+    if not head.startswith(b"#!"):
+        return False
+    line = head.splitlines()[0] if head else b""
+    words = re.findall(rb"[\w.+-]+", line)
+    return any(w.decode("ascii", "replace").rstrip("0123456789.") in interpreters for w in words)
