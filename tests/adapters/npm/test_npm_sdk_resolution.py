@@ -182,3 +182,21 @@ def test_a_hidden_preload_that_replaces_the_sdk_requires_a_human_end_to_end(
     assert "baseline: the tests' own module loader resolves 'acme-sdk' outside the installed" in m["reason"]
     assert [v["sdk_resolution"] for v in m["verifications"]] == ["elsewhere"]
     assert m["candidate"]["files"] == []  # stopped at the baseline, before any edit
+
+
+def test_tape_s_answer_is_a_skipped_assertion_it_prints() -> None:
+    """tape 5 prints nothing for `test.skip` (the corpus' object-inspect read "unknown"); a skipped
+    assertion is printed `ok N name # SKIP`: the output of tape 5.9 running the planted canary."""
+    assert (
+        't.skip("c1_sdk_" + c1_where)'
+        in FACTS.canary(TestCommand(["x"], "s", "tape"), "a.js", "c1", "tape").text
+    )
+    output = (
+        "TAP version 13\n# c1\nnot ok 1 c1\n  ---\n    operator: equal\n  ...\n# c1_sdk_installed\n"
+        "ok 2 c1_sdk_installed # SKIP\n# a test\nok 3 should be equal\n\n"
+        "1..3\n# tests 3\n# pass  2\n# fail  1\n"
+    )
+    tally, ids = FACTS.read_results(TestCommand(["tape"], "s", "tape"), Path("."), None, output)
+    canary = oracle.Canary(file="test/c1.js", token="c1", checks_sdk=True)
+    assert canary.read(tally, ids) == ("failed", "installed")
+    assert tally is not None and (tally.passed, tally.failed, tally.skipped) == (1, 0, 0)
