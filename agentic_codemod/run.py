@@ -90,8 +90,11 @@ def execute(options: RunOptions) -> RunManifest:
         # A run before this one in the same run dir (killed before its end, or a runner that reuses the
         # dir) left its environments, copies and cache: what its repository's code wrote there is never
         # what this run installs into, tests with or reads (an install copies a template over what is there).
-        for leftover in paths.made_by_a_run():
-            repo_copy.remove(leftover)
+        # Only a dir a run marked is emptied so: folders of the same names in a dir of the caller's stay.
+        if paths.run_marker.exists() or paths.artifact("run.json").exists():
+            for leftover in paths.made_by_a_run():
+                repo_copy.remove(leftover)
+        paths.run_marker.touch()
         discard_install_cache(paths.env_dir)
         run_workflow(state, _brain(options))
         if state.stopped is not None:

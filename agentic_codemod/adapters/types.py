@@ -207,6 +207,17 @@ class Canary:
 
 
 @dataclass(frozen=True)
+class UnscannedCode:
+    """A code file that names the SDK where no loaded rule looks (Adapter.unscanned_code)."""
+
+    path: str  # repository-relative; "" for the tree (it could not be listed)
+    why: str
+    # (ast-grep language, text) the rules can read the file as (a .pyw as Python, a notebook's code
+    # cells): the plan scans it so and keeps it only where a rule matches; None: it stays a human's item
+    source: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
 class Shadowing:
     """When a code file a test run creates can change what the candidate's code loads (tools/repo_copy.py).
     Any new code file beside candidate files can; these say what else can."""
@@ -324,17 +335,17 @@ class Adapter:
     # SDK installed in the environment (a vendored copy of its package; python/shadowing.py), each named.
     # None: the ecosystem's adapter checks this elsewhere or cannot.
     shadowing: Callable[[Path, VerificationEnv, str], list[str]] | None = None
+    # Code files of the ecosystem that name the SDK where no loaded rule looks: (root, the ast-grep
+    # languages of the loaded rules, SDK name, the task's import names, settings) -> what the plan makes
+    # human's items of (adapters/unscanned_code.py; steps._unscanned). None: the ecosystem has none
+    unscanned_code: (
+        Callable[[Path, Iterable[str], str, Sequence[str], Settings], list[UnscannedCode]] | None
+    ) = None
     # Code that still imports a module the FROM version of the SDK ships and the target does not: (worktree,
     # FROM's environment root or None (the bump installed into it: read FROM from the wheel folders), the
     # target's environment root, local wheel folders, SDK name, FROM version or None, target version) ->
     # "FILE:LINE imports M, which SDK TO no longer ships" items; None: the ecosystem's packages list no
     # modules a version removes (npm)
-    # Code files of the ecosystem that name the SDK where no loaded rule looks: (root, the ast-grep
-    # languages of the loaded rules, SDK name, the task's import names, settings) -> [(path, why)]
-    # (adapters/unscanned_code.py); each is a human's item of the plan. None: the ecosystem has none
-    unscanned_code: (
-        Callable[[Path, Iterable[str], str, Sequence[str], Settings], list[tuple[str, str]]] | None
-    ) = None
     removed_imports: (
         Callable[[Path, Path | None, Path, Sequence[Path], str, str | None, str], list[str]] | None
     ) = None

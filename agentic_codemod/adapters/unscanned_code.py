@@ -1,28 +1,35 @@
 """Code of the ecosystem that names the SDK where no loaded migration rule looks: the adapters' shared part
 (each adapter's `unscanned.py` says what its code files, interpreters and mentions of the SDK are).
 
-    unscanned(root, scanned, code_suffixes, interpreters, mention) -> [(path, why)]
+    unscanned(root, scanned, code_suffixes, interpreters, mention, render) -> [UnscannedCode]
 
 The rules scan the files whose suffixes their ast-grep languages read (workflow/scan.py). Code can sit
 elsewhere: a TypeScript file where the rules are JavaScript only, a `.vue` component, a `.pyw` or `.pyx`
 module, a notebook, a script named without a suffix whose `#!` line runs the ecosystem's interpreter, a
 link named as a code file whose target has another name. When such a file names the SDK, the run cannot
 say its migration is complete: each is a human's item of the plan (steps.plan), so the run ends exit 3
-naming it, however green the tests (they may never load the file).
+naming it, however green the tests (they may never load the file). Where the adapter can give the file
+as a rule language's source (`render`: a `.pyw` or a `#!` script as Python, a notebook's code cells), the
+plan scans that with the loaded rules and keeps the file only where a rule matches, as it would for a
+file the rules read (so a file migrated by hand stops being an item).
 
 The files: what git lists in the tree (tracked, and new files not ignored), at most MAX_FILES names. Fail
-closed: a code file that cannot be read (larger than MAX_FILE_BYTES, not a regular file) is an item too;
-so is a listing past MAX_FILES or one git cannot give. A link is read where it leads only inside the tree
-(a target outside it is an item: it cannot be checked); submodules (folders git lists) are not read.
+closed: a code file too large to read whole (over MAX_FILE_BYTES) that names the SDK is an item, as is a
+listing past MAX_FILES or one git cannot give. A link is read where it leads only inside the tree (a
+target outside it, or a loop, is an item: it cannot be checked; a dangling one is nothing); submodules
+(folders git lists) are not read.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod.adapters.types import UnscannedCode
 from agentic_codemod.tools.snapshot import GitError, git
 from agentic_codemod.tools.untrusted_file import read_regular
 
@@ -32,40 +39,49 @@ MAX_FILE_BYTES = 10_000_000  # one code file searched for the SDK's name; a larg
 SHEBANG_BYTES = 256  # of a file without a code suffix: Linux reads no more of a `#!` line either
 
 
+# (repository-relative name, the file's bytes) -> (ast-grep language, text) the rules can read it as, or None
+Render = Callable[[str, bytes], tuple[str, str] | None]
+
+
 def unscanned(
     root: Path,
     scanned: frozenset[str],
     code_suffixes: tuple[str, ...],
     interpreters: tuple[str, ...],
     mention: re.Pattern[bytes],
-) -> list[tuple[str, str]]:
-    """(path, why) for each code file git lists whose suffix is not in `scanned` (links: whatever their
-    name) and which names the SDK (`mention`) or cannot be read."""
+    render: Render,
+) -> list[UnscannedCode]:
+    """Each code file git lists whose suffix is not in `scanned` (links: whatever their name) and which
+    names the SDK (`mention`) or cannot be checked."""
     try:
         listed = git(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
     except GitError as exc:
-        return [("", f"the repository's files cannot be listed ({exc}): code no rule reads may name the SDK")]
+        why = f"the repository's files cannot be listed ({exc}): code no rule reads may name the SDK"
+        return [UnscannedCode("", why)]
     names = sorted({n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n})
-    found: list[tuple[str, str]] = []
+    found: list[UnscannedCode] = []
     if len(names) > MAX_FILES:
         found.append(
-            ("", f"more than {MAX_FILES} files (unscanned_code.MAX_FILES): only the first were read")
+            UnscannedCode(
+                "", f"more than {MAX_FILES} files (unscanned_code.MAX_FILES): only the first were read"
+            )
         )
     for name in names[:MAX_FILES]:
-        why = _why(root, name, scanned, code_suffixes, interpreters, mention)
-        if why is not None:
-            found.append((name, why))
+        item = _item(root, name, scanned, code_suffixes, interpreters, mention, render)
+        if item is not None:
+            found.append(item)
     return found
 
 
-def _why(
+def _item(
     root: Path,
     name: str,
     scanned: frozenset[str],
     code_suffixes: tuple[str, ...],
     interpreters: tuple[str, ...],
     mention: re.Pattern[bytes],
-) -> str | None:
+    render: Render,
+) -> UnscannedCode | None:
     path = root / name
     suffix = PurePosixPath(name).suffix
     try:
@@ -75,9 +91,18 @@ def _why(
     if stat.S_ISLNK(info.st_mode):
         if suffix not in scanned and suffix not in code_suffixes:
             return None
-        target = path.resolve()
+        try:
+            target = path.resolve(strict=True)
+        except FileNotFoundError:
+            return None  # dangling: no code there
+        except (OSError, RuntimeError):  # a loop
+            return UnscannedCode(
+                name, "a link named as code that cannot be followed (a loop): it cannot be checked"
+            )
         if not target.is_relative_to(root.resolve()):
-            return "a link named as code that leads out of the tree: it cannot be checked for the SDK"
+            return UnscannedCode(
+                name, "a link named as code that leads out of the tree: it cannot be checked for the SDK"
+            )
         if PurePosixPath(target.name).suffix in scanned or not target.is_file():
             return None  # read by the rules under its own name (listed itself), or no file
         kind = f"a link to {target.relative_to(root.resolve()).as_posix()}, which no rule reads"
@@ -92,8 +117,24 @@ def _why(
         return None
     data = read_regular(path, MAX_FILE_BYTES)
     if data is None:
-        return f"{kind}; it cannot be read (over {MAX_FILE_BYTES} bytes or not a regular file) to check"
-    return f"{kind}, names the SDK" if mention.search(data) else None
+        if not _names_sdk(path, mention):
+            return None
+        return UnscannedCode(
+            name, f"{kind}, names the SDK, and is over {MAX_FILE_BYTES} bytes: not read whole"
+        )
+    if not mention.search(data):
+        return None
+    return UnscannedCode(name, f"{kind}, names the SDK", render(name, data))
+
+
+def _names_sdk(path: Path, mention: re.Pattern[bytes]) -> bool:
+    """Whether a file too large to read whole names the SDK (searched mapped); True where that cannot be
+    told (fail closed)."""
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return mention.search(mapped) is not None
+    except (OSError, ValueError):
+        return True
 
 
 def _script_of(path: Path, interpreters: tuple[str, ...]) -> bool:

@@ -29,6 +29,7 @@ from agentic_codemod.yaml_input import safe_load
 
 if TYPE_CHECKING:
     from agentic_codemod.adapters.types import Versioning
+    from agentic_codemod.config import ScanSettings
 
 __all__ = [
     "CodemodReport",
@@ -40,6 +41,7 @@ __all__ = [
     "find_matches",
     "human_items",
     "load_rules",
+    "matches_in_sources",
     "provenance",
     "risk_items",
     "source_files",
@@ -135,6 +137,36 @@ def find_matches(rules: list[Rule], root: Path, scanner: Scanner | None = None) 
         for rule in rules
         for h in found[rule.id]
     ]
+
+
+def matches_in_sources(
+    rules: list[Rule], sources: dict[str, tuple[str, str]], scratch: Path, settings: ScanSettings
+) -> dict[str, list[Hit]]:
+    """Where the rules match files given as another language's source ({name: (ast-grep language, text)}:
+    a `.pyw` as Python, a notebook's code cells), by name: each is written under `scratch` (a new folder,
+    removed afterwards) with its language's suffix and scanned as the repository's files are."""
+    from agentic_codemod.tools import repo_copy
+    from agentic_codemod.tools.snapshot import git
+
+    scratch.mkdir(parents=True)
+    try:
+        git(scratch, "init", "-q")
+        named: dict[str, str] = {}
+        for number, (name, (language, text)) in enumerate(sorted(sources.items())):
+            suffixes = source_suffixes(language)
+            if not suffixes:
+                continue
+            written = f"f{number}{suffixes[0]}"
+            (scratch / written).write_text(text, encoding="utf-8", errors="surrogateescape")
+            named[written] = name
+        found = Scanner(scratch, settings).scan(rules)
+        hits: dict[str, list[Hit]] = {}
+        for rule in rules:
+            for hit in found[rule.id]:
+                hits.setdefault(named[hit.file], []).append(hit)
+        return hits
+    finally:
+        repo_copy.remove(scratch)
 
 
 def human_items(

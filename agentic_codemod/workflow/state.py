@@ -48,6 +48,11 @@ class RunPaths:
         """The baseline environment's copy that the bump installs into while the baseline's tests run."""
         return self.run_dir / "env-after"
 
+    @property
+    def run_marker(self) -> Path:
+        """Written as a run starts: what it makes here (made_by_a_run) may go when the next run starts."""
+        return self.run_dir / ".agentic-codemod-run"
+
     def made_by_a_run(self) -> list[Path]:
         """What a run makes in its run dir and reads back (not the worktree, which intake refuses to clone
         into when it is not empty, nor the artifacts, which every run writes anew)."""

@@ -60,17 +60,38 @@ def recon(state: RunState, brain: Brain) -> str:
 
 def _unscanned(state: RunState) -> list[HumanItem]:
     """Code that names the SDK where no loaded rule looks (a `.ts` file under JavaScript rules, a `.pyw`,
-    a notebook, a `#!` script): the migration cannot be told complete there, so each is a human's item.
-    None without rules (a plain bump edits no code)."""
+    a notebook, a `#!` script): each is a human's item, unless the adapter can give it as a rule
+    language's source, in which case it is one only where a rule matches there (as for a file the rules
+    read; a file migrated by hand is then no item). None without rules (a plain bump edits no code)."""
     read = need(state.adapter).unscanned_code
     if not state.rules or read is None:
         return []
-    sdk = state.task.sdk
-    languages = {r.language for r in state.rules}
-    return [
-        HumanItem(reason=f"{path or 'the repository'}: {why}; migrate it by hand", file=path or None)
-        for path, why in read(state.paths.worktree, languages, sdk.name, sdk.import_names, state.settings)
-    ]
+    sdk, paths = state.task.sdk, state.paths
+    found = read(
+        paths.worktree, {r.language for r in state.rules}, sdk.name, sdk.import_names, state.settings
+    )
+    versioning = need(state.adapter).versioning
+    applying = [r for r in state.rules if r.applies_to(sdk.to, versioning)]
+    sources = {u.path: u.source for u in found if u.source is not None}
+    scratch = paths.run_dir / "sandbox" / "unscanned"
+    hits = codemod.matches_in_sources(applying, sources, scratch, state.settings.scan) if sources else {}
+    items = []
+    for u in found:
+        if u.source is None:
+            items.append(
+                HumanItem(
+                    reason=f"{u.path or 'the repository'}: {u.why}; migrate it by hand", file=u.path or None
+                )
+            )
+        elif u.path in hits:
+            where = ", ".join(f"{h.rule_id} at line {h.line}" for h in hits[u.path][:5])
+            items.append(
+                HumanItem(
+                    reason=f"{u.path}: {u.why}, and the rules match it ({where}); migrate it by hand",
+                    file=u.path,
+                )
+            )
+    return items
 
 
 def plan(state: RunState, brain: Brain) -> str:

@@ -48,7 +48,7 @@ def notebook(source: str) -> str:
 
 
 def python(root: Path) -> list[str]:
-    return [path for path, _ in python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())]
+    return [u.path for u in python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())]
 
 
 def test_python_code_the_rules_do_not_read_that_names_the_sdk_is_an_item(tmp_path: Path) -> None:
@@ -85,17 +85,50 @@ def test_a_link_named_as_code_that_leads_out_of_the_tree_is_an_item(tmp_path: Pa
     root = committed(
         tmp_path / "repo", {"src/a.py": "x = 1\n"}, links={"src/b.py": str(tmp_path / "outside.py")}
     )
-    [(path, why)] = python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())
-    assert path == "src/b.py" and "leads out of the tree" in why
+    [found] = python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())
+    assert found.path == "src/b.py" and "leads out of the tree" in found.why and found.source is None
 
 
-def test_a_code_file_too_large_to_read_is_an_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_link_loop_named_as_code_is_an_item_and_a_dangling_link_is_nothing(tmp_path: Path) -> None:
+    """helper-32: a committed loop named `*.pyw` crashed the plan (RuntimeError, exit 1)."""
+    root = committed(
+        tmp_path / "repo", {"src/a.py": "x = 1\n"}, links={"src/gen.py": "../build/generated.py"}
+    )
+    (root / "src" / "loop.pyw").symlink_to("loop.pyw")
+    [found] = python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())
+    assert found.path == "src/loop.pyw" and "a loop" in found.why
+
+
+def test_a_code_file_too_large_to_read_is_an_item_only_where_it_names_the_sdk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-32: a notebook over the bound (plots embedded) was an item even when it never named the SDK."""
     from agentic_codemod.adapters import unscanned_code
 
-    root = committed(tmp_path / "repo", {"src/a.pyw": "x = 1\n" * 100})
+    root = committed(
+        tmp_path / "repo", {"a.ipynb": notebook("x = 1\n" * 100), "b.ipynb": notebook(OLD_PY * 20)}
+    )
     monkeypatch.setattr(unscanned_code, "MAX_FILE_BYTES", 100)
-    [(path, why)] = python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())
-    assert path == "src/a.pyw" and "cannot be read" in why
+    [found] = python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())
+    assert found.path == "b.ipynb" and "not read whole" in found.why and found.source is None
+
+
+def test_what_python_can_read_is_given_as_python_and_a_notebook_as_its_code_cells(tmp_path: Path) -> None:
+    cells = [
+        {"cell_type": "markdown", "source": ["# acme notes\n"]},
+        {"cell_type": "code", "source": ["%matplotlib inline\n", "import acme\n"]},
+        {"cell_type": "code", "source": "%%bash\necho acme\n"},
+    ]
+    root = committed(
+        tmp_path / "repo",
+        {
+            "a.pyw": OLD_PY,
+            "b.pyx": OLD_PY,
+            "n.ipynb": json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+        },
+    )
+    found = {u.path: u.source for u in python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())}
+    assert found == {"a.pyw": ("python", OLD_PY), "b.pyx": None, "n.ipynb": ("python", "\nimport acme\n")}
 
 
 @pytest.mark.parametrize(
@@ -124,7 +157,7 @@ def test_npm_code_the_rules_do_not_read_that_names_the_sdk_is_an_item(
         },
     )
     found = npm_unscanned(root, languages, "acme-sdk", [], Settings())
-    assert [path for path, _ in found] == expected
+    assert [u.path for u in found] == expected and all(u.source is None for u in found)
 
 
 @pytest.mark.slow
@@ -138,5 +171,19 @@ def test_untested_code_in_a_file_no_rule_reads_requires_a_human_end_to_end(
     m = result.manifest
     assert result.code == 3, m["reason"]
     assert "src/acme_app/tray.pyw: a .pyw file, which no migration rule of this task reads" in m["reason"]
+    assert "the rules match it (ACME" in m["reason"]
     plan = result.json("plan.json")
     assert any(h["file"] == "src/acme_app/tray.pyw" for h in plan["requires_human"])
+
+
+@pytest.mark.slow
+def test_a_file_no_rule_reads_that_was_migrated_by_hand_is_no_item(
+    make_repo: Callable[..., Path], run_codemod: Callable[..., Any]
+) -> None:
+    """helper-32: an item on every mention could never be cleared; a `.pyw` already on the 2.0 API, read
+    as Python by the rules, matches none of them: the run is green."""
+    repo = make_repo(
+        "pyw-done", {"src/acme_app/tray.pyw": 'from acme import Client\n\nClient("u").get("/x")\n'}
+    )
+    result = run_codemod(repo, "acme-sdk-2-rules.yml")
+    assert result.code == 0, result.manifest["reason"]

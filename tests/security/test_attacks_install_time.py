@@ -413,3 +413,18 @@ def test_attack_a_run_dir_used_again_keeps_nothing_an_earlier_repository_left_in
     # before: the planted .pth ran in this run's install (exit 3; a quieter one would run in its tests)
     assert again.code == 0, json.loads((first.run_dir / "run.json").read_text())["reason"]
     assert not any(p.exists() for p in planted)
+
+
+@pytest.mark.slow
+def test_a_run_dir_of_the_callers_keeps_its_own_folders(
+    acme_repo: Path, run_codemod: Callable[..., Any]
+) -> None:
+    """helper-32: the emptying above removed env/, tmp/ … in any --run-dir, a folder of the caller's too
+    (a thesis in tmp/ was gone). Only a dir a run marked is emptied so."""
+    run_dir = acme_repo.parent / "mine"
+    (run_dir / "tmp").mkdir(parents=True)
+    (run_dir / "tmp" / "thesis.tex").write_text("precious\n")
+    result = run_codemod(acme_repo, "acme-sdk-2-rules.yml", "--run-dir", str(run_dir))
+    assert result.code == 0, json.loads((run_dir / "run.json").read_text())["reason"]
+    assert (run_dir / "tmp" / "thesis.tex").read_text() == "precious\n"
+    assert (run_dir / ".agentic-codemod-run").exists()

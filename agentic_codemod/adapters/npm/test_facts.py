@@ -202,14 +202,31 @@ SDK_TESTS = {
 }
 
 
+# jest's `require.resolve` does not see a module factory (`jest.mock(name, factory)` in a setup file,
+# `automock`): where it answered "installed", the module the tests get must also be the real one. A
+# package whose exports are a getter (ansi-styles 4) gives a new object each time: no such comparison.
+JEST_MOCKED = """
+const {fn}_jest = (() => {{
+  if ({where} !== "installed") return {where};
+  try {{
+    const actual = jest.requireActual({sdk});
+    if (actual !== jest.requireActual({sdk})) return "installed";
+    return require({sdk}) === actual ? "installed" : "elsewhere";
+  }} catch (e) {{
+    return "unknown";
+  }}
+}})();
+"""
+
+
 def sdk_tests(runner: str, token: str, sdk: str) -> str:
     """Where the SDK resolves, asked as the file loads, and the skipped test named by the answer."""
-    fn = f"{token}_where"
-    return (
-        WHERE_SDK.format(fn=fn, sdk=json.dumps(sdk))
-        + "\n"
-        + SDK_TESTS[runner].format(name=f"{token}{SDK_TEST}", fn=fn)
-    )
+    where, quoted = f"{token}_where", json.dumps(sdk)
+    text = WHERE_SDK.format(fn=where, sdk=quoted)
+    if runner == "jest":
+        text += JEST_MOCKED.format(fn=token, where=where, sdk=quoted)
+        where = f"{token}_jest"
+    return text + "\n" + SDK_TESTS[runner].format(name=f"{token}{SDK_TEST}", fn=where)
 
 
 def read_results(

@@ -158,6 +158,8 @@ def test_the_check_is_planted_in_commonjs_canaries_of_runners_read_by_name(
     assert planted.checks_sdk is checked
     assert ('"@acme/sdk"' in planted.text) is checked and ("c0ffee_sdk_" in planted.text) is checked
     assert not FACTS.canary(TestCommand(["x"], "s", runner), sibling, "c0ffee", None).checks_sdk
+    # jest's require.resolve does not see a module factory or automock: the module itself is compared
+    assert ("jest.requireActual" in planted.text) is (checked and runner == "jest")
 
 
 @pytest.mark.slow
