@@ -111,6 +111,34 @@ def test_each_import_of_a_module_the_target_dropped_is_an_item(tmp_path: Path) -
     ]
 
 
+def test_an_attribute_of_the_sdk_imported_as_a_module_is_an_item(tmp_path: Path) -> None:
+    """`import acme as sdk` then `sdk.errors.NotFound`: an AttributeError on 2.0, though the import itself
+    names acme only."""
+    source = (
+        "import acme as sdk\n\n\ndef get(c):\n    try:\n        return c.get()\n"
+        "    except sdk.errors.NotFound:\n        return None\n"
+    )
+    state = make_state(tmp_path, {"src/app/get.py": source})
+
+    assert removed_imports.items(state) == [
+        "src/app/get.py:7 imports acme.errors, which acme-sdk 2.0.0 no longer ships"
+    ]
+
+
+def test_a_module_another_distribution_of_the_target_ships_is_not_gone(tmp_path: Path) -> None:
+    """dbt-core 1.8 moved dbt.adapters into dbt-adapters under the same import path: the target's
+    environment still has it. A distribution whose RECORD cannot be read ships nothing (fail closed)."""
+    state = make_state(tmp_path, {"src/app/sync.py": PARENTHESIZED, "src/app/e.py": "import acme.errors\n"})
+    after = state.paths.env_after
+    install(after, "acme_utils-1.0.0.dist-info", ["acme/utils.py"])
+    site = after / "lib" / "python3.11" / "site-packages"
+    (site / "acme_errors-1.0.0.dist-info" / "RECORD").mkdir(parents=True)  # unreadable: a folder
+
+    assert removed_imports.items(state) == [
+        "src/app/e.py:1 imports acme.errors, which acme-sdk 2.0.0 no longer ships"
+    ]
+
+
 def test_a_file_naming_the_sdk_that_does_not_parse_is_an_item(tmp_path: Path) -> None:
     state = make_state(tmp_path, {"legacy.py": 'print "acme"\n', "other.py": 'print "unrelated"\n'})
 

@@ -14,18 +14,27 @@ What `imports` reads:
     importlib.import_module("a.b") / import_module(…)   a.b (a leading dot resolved against a literal
                                                         package argument)
     __import__("a.b", fromlist=["x"])                   a.b, a.b.x
+    import a  ...  a.b.C  /  import a.b as c  ...  c.D  a.b.C / a.b.D at the attribute's line (an
+                                                        attribute of a module `import` bound: `a.b` is
+                                                        an AttributeError where the target dropped it)
 Relative imports (`from . import x`, `from .utils import y`) are the repository's own modules. A name
-built at run time (`import_module("acme." + name)`, getattr on a module) is not read. An import in a
-`try` body whose handler catches ImportError and puts something in its place (or `with
-suppress(ImportError)`) is compatibility code and not read; one whose handler only passes or raises is,
-as is one in `if TYPE_CHECKING:` (a type checker fails on it).
+built at run time (`import_module("acme." + name)`, getattr on a module) is not read, nor is an attribute
+of a name `from ... import` bound. The names `import` binds are the file's as a whole: a later
+assignment to one (`sdk = None`) or a function's own name of the same spelling is not told apart (its
+attributes are read as the module's). An import in a `try` body whose handler catches ImportError and
+imports something in its place (an `import`, `import_module` or `__import__` in the handler), or in a
+`with suppress(ImportError)`, is compatibility code and not read, nor is an attribute read there; one
+whose handler does anything else (passes, raises, prints, exits, binds None) is, as is one in `if
+TYPE_CHECKING:` (a type checker fails on it).
 
 The code files: what git lists in the tree (tracked, and new files not ignored), at most MAX_FILES names:
 `.py`, `.pyw`, `.pyi`, `.pyx` (Cython: its own syntax fails to parse, below), a file of any other name
 whose first line is a python `#!` line, and the code cells of a Jupyter notebook (`.ipynb` of a Python
 kernel; an IPython `%` or `!` line reads as `pass`, a cell of another language's `%%` magic is skipped).
 A link listed under a Python file's name is read where it leads inside the tree (Python imports the
-target by the link's name); other links are not followed (a target in the tree is listed itself).
+target by the link's name); other links are not followed (a target in the tree is listed itself). A link
+that leads nowhere (its target missing, `build/generated.py` not built yet, or a loop) is no code: Python
+cannot import it either.
 
 Fail closed: a code file that cannot be read (not a regular file, larger than MAX_FILE_BYTES) or parsed
 (another Python version's syntax, an encoding Python cannot read, a broken notebook) and that names the
@@ -36,6 +45,7 @@ names, or one git cannot list.
 from __future__ import annotations
 
 import ast
+import errno
 import importlib.util
 import json
 import mmap
@@ -64,6 +74,8 @@ NOTEBOOK_SUFFIX = ".ipynb"
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "python3", "debug"})
 _SHEBANG = re.compile(rb"#![^\r\n]*\b(python|pypy)")
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# Why a link leads nowhere: no target, a file on the way that is no folder, a loop.
+_NOWHERE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
 
 Kind = Literal["source", "notebook"]
 
@@ -99,6 +111,8 @@ def found(root: Path, gone: frozenset[str]) -> list[Finding]:
 def imports(tree: ast.AST) -> list[tuple[int, str]]:
     named: list[tuple[int, str]] = []
     guarded = _guarded(tree)
+    bound = _bound(tree, guarded)
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     for node in ast.walk(tree):
         if id(node) in guarded:
             continue
@@ -109,14 +123,42 @@ def imports(tree: ast.AST) -> list[tuple[int, str]]:
             named.extend((node.lineno, f"{node.module}.{a.name}") for a in node.names if a.name != "*")
         elif isinstance(node, ast.Call):
             named.extend((node.lineno, module) for module in _called(node))
+        elif isinstance(node, ast.Attribute) and id(node) not in inner:  # a whole chain, once
+            named.extend((node.lineno, module) for module in _through(node, bound))
     return sorted(named)
 
 
+def _bound(tree: ast.AST, guarded: set[int]) -> dict[str, set[str]]:
+    """The module each name an `import` statement binds stands for, over the whole file (scopes and later
+    assignments are not told apart): `import a.b` binds `a` to a, `import a.b as c` binds `c` to a.b. An
+    import of compatibility code (`guarded`) binds nothing here: its handler binds the name otherwise."""
+    bound: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and id(node) not in guarded:
+            for alias in node.names:
+                module = alias.name if alias.asname else alias.name.split(".")[0]
+                bound.setdefault(alias.asname or module, set()).add(module)
+    return bound
+
+
+def _through(chain: ast.Attribute, bound: dict[str, set[str]]) -> list[str]:
+    """The dotted names an attribute chain on a name `import` bound reads (`sdk.errors.NotFound` with `import
+    acme as sdk`: acme.errors.NotFound; `_gone` takes the modules above it too)."""
+    parts: list[str] = []
+    node: ast.expr = chain
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in bound:
+        return []
+    return [".".join([module, *reversed(parts)]) for module in sorted(bound[node.id])]
+
+
 def _guarded(tree: ast.AST) -> set[int]:
-    """The nodes inside a `try` body whose handler catches a failed import and does something in its
+    """The nodes inside a `try` body whose handler catches a failed import and imports something in its
     place, or a `with suppress(ImportError)`: compatibility code that runs on either version (`try: from
     acme.utils import x` / `except ImportError: from acme import x`) fails no import. Handlers, `else`
-    and `finally` are not guarded; nor is a body whose handler only passes or raises."""
+    and `finally` are not guarded; nor is a body whose handler imports nothing (_falls_back)."""
     inside: set[int] = set()
     for node in ast.walk(tree):
         body: list[ast.stmt] = []
@@ -130,13 +172,25 @@ def _guarded(tree: ast.AST) -> set[int]:
 
 
 def _falls_back(handler: list[ast.stmt]) -> bool:
-    """Whether a handler does something in the import's place: not only `pass`, `...` or a `raise` (the
-    names stay undefined, or the failure goes on)."""
-    idle = (ast.Pass, ast.Raise)
+    """Whether a handler imports something in the failed import's place: an `import`, `from ... import`,
+    `import_module(...)` or `__import__(...)` anywhere in it. A handler that only passes, raises, prints,
+    logs, exits or binds a placeholder (`acme = None`) leaves code that fails, or does nothing, on the
+    version without the module: the import is still read."""
     return any(
-        not isinstance(s, idle) and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        isinstance(n, ast.Import | ast.ImportFrom) or (isinstance(n, ast.Call) and _imports_by_call(n))
         for s in handler
+        for n in ast.walk(s)
     )
+
+
+def _imports_by_call(call: ast.Call) -> bool:
+    return _callee(call) in ("import_module", "__import__")
+
+
+def _callee(call: ast.Call) -> str:
+    """The called name: `f` of `f(...)` and of `m.f(...)`."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _catches(kind: ast.expr | None) -> bool:
@@ -188,9 +242,13 @@ def _in_file(root: Path, name: str, gone: frozenset[str], word: re.Pattern[bytes
         if not name.endswith((*SOURCE_SUFFIXES, NOTEBOOK_SUFFIX)):
             return []
         try:
-            path = path.resolve()
-        except (OSError, RuntimeError):  # a loop
-            return [Finding(shown, shown, problem="a link that leads nowhere")]
+            path = path.resolve(strict=True)
+        except RuntimeError:  # a loop (Python 3.11; later ones raise OSError ELOOP)
+            return []  # Python cannot import it either: no code, nothing left unread
+        except OSError as exc:
+            if exc.errno in _NOWHERE:  # its target is missing (`build/generated.py` not built yet)
+                return []  # nor this one: Python cannot import it
+            return [Finding(shown, shown, problem=f"a link that cannot be followed: {exc.strerror or exc}")]
         if not path.is_relative_to(root.resolve()):
             return []  # a link out of the tree: the gates refuse it (never read on the host)
     kind = code_kind(root, name)  # a link's by its name, which has a Python suffix
@@ -283,8 +341,7 @@ def _without_magics(source: str) -> str | None:
 
 def _called(call: ast.Call) -> list[str]:
     """The modules `importlib.import_module(...)` or `__import__(...)` imports, where they are literal."""
-    func = call.func
-    called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    called = _callee(call)
     if called not in ("import_module", "__import__"):
         return []
     name = _literal(call, 0, "name")
@@ -334,9 +391,12 @@ def _gone(found: list[tuple[int, str]], gone: frozenset[str]) -> list[tuple[int,
 
 
 def _read(path: Path, word: re.Pattern[bytes]) -> bytes | str:
-    """The file's bytes, or why they cannot be read ("" when it is too large but never names the package)."""
+    """The file's bytes, or why they cannot be read ("" when it is too large but never names the package,
+    or gone: a file the candidate deleted is still in git's index, and no code)."""
     try:
         info = os.lstat(path)
+    except FileNotFoundError:
+        return ""
     except OSError as exc:
         return exc.strerror or str(exc)
     if not stat.S_ISREG(info.st_mode):

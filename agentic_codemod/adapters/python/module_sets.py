@@ -3,6 +3,8 @@
     installed(env_root, name) -> Shipped | None      distribution `name` as an environment holds it: its
                                                      version and modules (None: not there, or its RECORD
                                                      cannot be read)
+    all_installed(env_root) -> {module}             the modules every distribution the environment holds
+                                                     ships (one whose RECORD cannot be read: none)
     in_wheels(folders, name, version) -> {module} | None
                                                      the modules of that version's wheel in local wheel
                                                      folders (None: no such wheel, or unreadable)
@@ -72,6 +74,29 @@ def installed(env_root: Path, name: str) -> Shipped | None:
         return None
     version = found[0].name[: -len(".dist-info")].rpartition("-")[2]
     return Shipped(version, modules_of(paths))
+
+
+def all_installed(env_root: Path) -> frozenset[str]:
+    """The modules of every distribution installed in the environment at `env_root`, by their RECORDs: a
+    module the SDK's target version moved to another distribution under the same import path (dbt-core
+    1.8's `dbt.adapters`, now dbt-adapters') is still there. Fail closed: a dist-info that is a link or
+    whose RECORD is not a readable, bounded file adds nothing (its modules count as not shipped), and an
+    environment whose site-packages cannot be listed gives none."""
+    modules: set[str] = set()
+    try:
+        records = [
+            Path(entry.path) / "RECORD"
+            for site in site_packages(env_root)
+            for entry in sorted(os.scandir(site), key=lambda e: e.name)
+            if entry.name.endswith(".dist-info") and entry.is_dir(follow_symlinks=False)
+        ]
+    except OSError:
+        return frozenset()
+    for record in records:
+        paths = listed(record)
+        if paths is not None:
+            modules.update(modules_of(paths))
+    return frozenset(modules)
 
 
 def in_wheels(folders: Iterable[Path], name: str, version: str) -> frozenset[str] | None:

@@ -8,7 +8,10 @@
 The modules each version ships are its installed RECORD's (module_sets.installed); the FROM version's
 from the baseline environment, or, where the bump installed into that environment itself
 (`before_env` None), from its wheel in the run's local wheel folders (module_sets.in_wheels). The
-imports are read with `ast` from every Python code file git lists (code_imports.found).
+imports are read with `ast` from every Python code file git lists (code_imports.found). A module the
+target moved to another distribution under the same import path (dbt-core 1.8's `dbt.adapters`, now
+dbt-adapters') is not gone where any distribution of the target's environment ships it
+(module_sets.all_installed).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def removed_imports(
 def _gone(
     before_env: Path | None, after_env: Path, wheel_dirs: Sequence[Path], sdk: str, from_version: str | None
 ) -> frozenset[str] | None:
-    """What the FROM version ships and the target does not (None: unknown)."""
+    """What the FROM version ships and no distribution of the target's environment does (None: unknown)."""
     after = module_sets.installed(after_env, sdk)
     if after is None:
         return None
@@ -59,4 +62,6 @@ def _gone(
         before = shipped.modules if shipped else None
     else:
         before = module_sets.in_wheels(wheel_dirs, sdk, from_version) if from_version else None
-    return None if before is None else before - after.modules
+    if before is None:
+        return None
+    return before - after.modules - module_sets.all_installed(after_env)

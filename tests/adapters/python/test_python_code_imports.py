@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from agentic_codemod.adapters.python import code_imports, module_sets
-from agentic_codemod.adapters.python.code_imports import Finding, found, imports, word_of
+from agentic_codemod.adapters.python.code_imports import Finding, _gone, found, imports, word_of
 
 GONE = frozenset({"acme.errors", "acme.utils"})
 GIT_ENV = {
@@ -37,7 +37,7 @@ def named(source: str) -> list[tuple[int, str]]:
         ("from acme import errors as e\n", [(1, "acme"), (1, "acme.errors")]),
         (
             'import importlib\nm = importlib.import_module("acme.errors")\n',
-            [(1, "importlib"), (2, "acme.errors")],
+            [(1, "importlib"), (2, "acme.errors"), (2, "importlib.import_module")],
         ),
         (
             'from importlib import import_module\nimport_module(".errors", "acme")\n',
@@ -75,14 +75,73 @@ def test_comments_strings_relative_and_built_names_name_no_sdk_module(source: st
     "source",
     [
         "try:\n    from acme.utils import paginate\nexcept ImportError:\n    from acme import paginate\n",
-        "try:\n    import acme.errors as e\nexcept (ModuleNotFoundError, AttributeError):\n    e = None\n",
-        "try:\n    import acme.errors\nexcept:\n    acme = None\n",
+        "try:\n    import acme.errors as e\nexcept (ModuleNotFoundError, AttributeError):\n"
+        "    import acme.exceptions as e\n",
+        "import importlib\ntry:\n    import acme.errors as e\nexcept:\n"
+        "    if True:\n        e = importlib.import_module('acme.exceptions')\n",
+        "try:\n    import acme.errors as e\nexcept ImportError:\n    e = __import__('acme_compat')\n",
         "import contextlib\nwith contextlib.suppress(ImportError):\n    from acme.utils import paginate\n",
+        # the name the guarded import binds is the handler's too: its attributes are not read either
+        "try:\n    import acme.errors as e\nexcept ImportError:\n    import acme.exceptions as e\n"
+        "raise e.NotFound()\n",
     ],
 )
 def test_compatibility_code_that_catches_a_failed_import_is_not_read(source: str) -> None:
-    """Code that runs on either version: its try body's import of a module 2.0 dropped fails nothing."""
+    """Code that runs on either version: its try body's import of a module 2.0 dropped fails nothing, as
+    its handler imports something in its place."""
     assert not [m for _, m in named(source) if m.startswith(("acme.utils", "acme.errors"))]
+
+
+@pytest.mark.parametrize(
+    "handler",
+    [
+        "acme = None",  # a placeholder: `acme.errors.X` fails later
+        "errors = None",
+        "print('acme-sdk is needed')\n    raise",
+        "sys.exit('acme-sdk is needed')",
+        "log.error('no acme')\n    raise RuntimeError('need acme') from None",
+        "HAS_ACME = False",
+    ],
+)
+def test_a_handler_that_imports_nothing_in_the_import_s_place_leaves_it_read(handler: str) -> None:
+    """A handler that exits, reports, raises on or binds a placeholder does not make the code run on the
+    version without the module: the import is the human's (it was exempt when the handler did anything)."""
+    source = f"import sys\ntry:\n    from acme import errors\nexcept ImportError:\n    {handler}\n"
+    assert _gone(named(source), GONE) == [(3, "acme.errors")]
+    bare = f"try:\n    import acme.errors\nexcept:\n    {handler}\n"
+    assert _gone(named(bare), GONE) == [(2, "acme.errors")]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import acme as sdk\n\ndef f():\n    raise sdk.errors.NotFound()\n", [(4, "acme.errors")]),
+        ("import acme\nx = acme.utils.paginate\n", [(2, "acme.utils")]),
+        (
+            "import acme.client\ntry:\n    go()\nexcept acme.errors.NotFound:\n    pass\n",
+            [(4, "acme.errors")],
+        ),
+        ("import acme.client as c\nx = c.errors\n", []),  # acme.client.errors: not a gone module
+        ("import acme.errors as e\nx = e.NotFound\n", [(1, "acme.errors"), (2, "acme.errors")]),
+        ("from acme import client\nx = client.errors.NotFound\n", []),  # `from` binds: not read
+        ("x = self.acme.errors.NotFound\nacme.errors.NotFound\n", []),  # no `import acme`
+        ("import acme\nx = acme.Client(a).errors\n", []),  # an attribute of a call's result
+    ],
+)
+def test_an_attribute_of_a_module_an_import_bound_is_read(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    """`sdk.errors.NotFound` on 2.0 is an AttributeError where acme.errors is gone, though no import
+    names acme.errors."""
+    assert _gone(named(source), GONE) == expected
+
+
+def test_attributes_of_other_modules_name_their_own_dotted_path() -> None:
+    assert named("import os\nos.path.join('a', 'b')\n") == [(1, "os"), (2, "os.path.join")]
+    assert named("import xml.etree as et\net.ElementTree.parse\n") == [
+        (1, "xml.etree"),
+        (2, "xml.etree.ElementTree.parse"),
+    ]
 
 
 def test_an_import_guarded_against_something_else_or_in_a_handler_is_still_read() -> None:
@@ -197,6 +256,19 @@ def test_a_link_named_as_a_module_is_read_where_it_leads_in_the_tree(tmp_path: P
     assert found(root, GONE) == [Finding("src/legacy.py", "src/legacy.py:1", "acme.errors")]
 
 
+def test_a_link_that_leads_nowhere_is_no_code_and_no_finding(tmp_path: Path) -> None:
+    """A dangling `gen.py` (build/generated.py not built yet) or a loop: Python cannot import either, so
+    neither is a file that names acme and cannot be read (and a loop does not crash the reading)."""
+    os.symlink("build/generated.py", tmp_path / "gen.py")
+    os.symlink("loop.pyw", tmp_path / "loop.pyw")
+    os.symlink("a.py", tmp_path / "b.py")
+    os.symlink("b.py", tmp_path / "a.py")
+    os.symlink("app.py/x.py", tmp_path / "through_a_file.py")
+    root = committed(tmp_path, {"app.py": "from acme.errors import NotFound\n"})
+
+    assert found(root, GONE) == [Finding("app.py", "app.py:1", "acme.errors")]
+
+
 def test_a_file_too_large_to_parse_is_a_finding_where_it_names_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -236,3 +308,34 @@ def test_an_installed_distribution_gives_its_version_and_modules(tmp_path: Path)
         "1.4.0", frozenset({"acme", "acme.errors"})
     )
     assert module_sets.installed(tmp_path, "other") is None
+
+
+def test_all_installed_is_every_readable_record_s_modules(tmp_path: Path) -> None:
+    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    records = {
+        "acme_sdk-2.0.0.dist-info": "acme/__init__.py,,\n",
+        "acme_contrib-1.0.0.dist-info": "acme/contrib/__init__.py,,\nacme/contrib/storage.py,,\n",
+        "broken-1.0.dist-info": b"acme/errors.py,,\n\xff\n",  # not UTF-8: adds nothing
+    }
+    for folder, record in records.items():
+        (site / folder).mkdir(parents=True)
+        data = record if isinstance(record, bytes) else record.encode()
+        (site / folder / "RECORD").write_bytes(data)
+    (site / "linked-1.0.dist-info").mkdir()
+    os.symlink(site / "acme_contrib-1.0.0.dist-info" / "RECORD", site / "linked-1.0.dist-info" / "RECORD")
+    (site / "folder-1.0.dist-info" / "RECORD").mkdir(parents=True)  # a RECORD that is a folder
+
+    assert module_sets.all_installed(tmp_path) == {
+        "acme",
+        "acme.contrib",
+        "acme.contrib.storage",
+    }
+    assert module_sets.all_installed(tmp_path / "nowhere") == frozenset()
+
+
+def test_a_file_the_candidate_deleted_is_no_finding(tmp_path: Path) -> None:
+    """git's index still lists a file the candidate deleted: it was "cannot be read: No such file" (a
+    human's item, exit 3, on a correct change that removes a module)."""
+    root = committed(tmp_path, {"src/old.py": "from acme.errors import NotFound\n", "src/a.py": "x = 1\n"})
+    (root / "src" / "old.py").unlink()
+    assert found(root, GONE) == []
