@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -35,6 +36,16 @@ class RunOptions:
     offline: bool = True
     context_root: Path = Path(".")
     coder: str = "agno"  # "cline": the Cline CLI as the coder (coders/cline_brain.py)
+
+
+def _a_run_wrote(manifest: Path) -> bool:
+    """Whether `manifest` is a run.json this tool wrote (a run before the run marker): a caller's own
+    run.json marks nothing."""
+    try:
+        data = json.loads(manifest.read_bytes()) if manifest.is_file() else None
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "run_id" in data and "tool_version" in data
 
 
 def now() -> str:
@@ -91,7 +102,7 @@ def execute(options: RunOptions) -> RunManifest:
         # dir) left its environments, copies and cache: what its repository's code wrote there is never
         # what this run installs into, tests with or reads (an install copies a template over what is there).
         # Only a dir a run marked is emptied so: folders of the same names in a dir of the caller's stay.
-        if paths.run_marker.exists() or paths.artifact("run.json").exists():
+        if paths.run_marker.exists() or _a_run_wrote(paths.artifact("run.json")):
             for leftover in paths.made_by_a_run():
                 repo_copy.remove(leftover)
         paths.run_marker.touch()

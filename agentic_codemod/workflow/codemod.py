@@ -148,6 +148,7 @@ def matches_in_sources(
     from agentic_codemod.tools import repo_copy
     from agentic_codemod.tools.snapshot import git
 
+    repo_copy.remove(scratch)  # whatever an earlier run left there
     scratch.mkdir(parents=True)
     try:
         git(scratch, "init", "-q")

@@ -136,7 +136,8 @@ def untrusted(state: RunState, result: VerificationResult, tree: Path | None = N
         sdk = state.task.sdk.name
         return RequiresHuman(
             f"{result.phase}: the tests' own module loader resolves {sdk!r} outside the installed package"
-            " (a module mapper, alias, resolution hook or copy); they would not test the installed version",
+            " (a module mapper, alias, mock, resolution hook or copy); they would not test the installed"
+            " version",
             hint=f"make the tests load the installed {sdk} (check moduleNameMapper, aliases, preloads and"
             " setup files), or set verification.command to a run that does",
         )

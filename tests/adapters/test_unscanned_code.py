@@ -128,7 +128,32 @@ def test_what_python_can_read_is_given_as_python_and_a_notebook_as_its_code_cell
         },
     )
     found = {u.path: u.source for u in python_unscanned(root, ["python"], "acme-sdk", ["acme"], Settings())}
-    assert found == {"a.pyw": ("python", OLD_PY), "b.pyx": None, "n.ipynb": ("python", "\nimport acme\n")}
+    assert found == {"a.pyw": ("python", OLD_PY), "b.pyx": None, "n.ipynb": ("python", "pass\nimport acme\n")}
+
+
+@pytest.mark.parametrize(
+    ("cells", "rendered"),
+    [
+        # helper-34: a %%time cell holds the notebook's own Python (before: left out, the 1.x call unseen)
+        (
+            ["import acme\n", "%%time\nclient.fetch('/x', timeout=5)\n"],
+            "import acme\n\n\nclient.fetch('/x', timeout=5)\n",
+        ),
+        # a cell that does not parse would swallow the cells after it: the notebook stays an item
+        (['import acme\ns = """\n', 'client.fetch("/x", timeout=5)\n', '"""\n'], None),
+        # a lone surrogate cannot be written for the scan: an item, not a crash
+        (["import acme\nx = '\ud800'\n"], None),
+    ],
+)
+def test_a_notebook_is_given_whole_or_not_at_all(
+    tmp_path: Path, cells: list[str], rendered: str | None
+) -> None:
+    from agentic_codemod.adapters.python.unscanned import render
+
+    doc = {"cells": [{"cell_type": "code", "source": c} for c in cells], "metadata": {}, "nbformat": 4}
+    data = json.dumps(doc).encode()
+    assert render("n.ipynb", data) == (None if rendered is None else ("python", rendered))
+    assert render("a.pyw", b"import acme\nprint 'x'\n") is None  # Python 2: stays an item
 
 
 @pytest.mark.parametrize(

@@ -424,6 +424,7 @@ def test_a_run_dir_of_the_callers_keeps_its_own_folders(
     run_dir = acme_repo.parent / "mine"
     (run_dir / "tmp").mkdir(parents=True)
     (run_dir / "tmp" / "thesis.tex").write_text("precious\n")
+    (run_dir / "run.json").write_text('{"experiment": 3}\n')  # a run.json of the caller's marks nothing
     result = run_codemod(acme_repo, "acme-sdk-2-rules.yml", "--run-dir", str(run_dir))
     assert result.code == 0, json.loads((run_dir / "run.json").read_text())["reason"]
     assert (run_dir / "tmp" / "thesis.tex").read_text() == "precious\n"

@@ -67,6 +67,8 @@ SHEBANG_BYTES = 256  # of a file without a Python suffix: Linux reads no more of
 WHY_CHARS = 200  # of a parse error's message in a Finding
 # What an `except` names that catches a failed import (a guarded import fails nothing: _guarded).
 IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+# What an `except` names that catches a missing attribute (a read with a fallback fails nothing).
+ATTRIBUTE_FAILURES = frozenset({"AttributeError", "Exception", "BaseException"})
 
 SOURCE_SUFFIXES = (".py", ".pyw", ".pyi", ".pyx")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -113,6 +115,7 @@ def imports(tree: ast.AST) -> list[tuple[int, str]]:
     guarded = _guarded(tree)
     bound = _bound(tree, guarded)
     inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    inner |= _read_with_a_fallback(tree)
     for node in ast.walk(tree):
         if id(node) in guarded:
             continue
@@ -171,6 +174,29 @@ def _guarded(tree: ast.AST) -> set[int]:
     return inside
 
 
+def _read_with_a_fallback(tree: ast.AST) -> set[int]:
+    """The nodes inside a `try` body whose handler catches a missing attribute and does something in its
+    place (`try: E = acme.errors.NotFound` / `except AttributeError: E = acme.exceptions.NotFound`):
+    attribute reads there are compatibility code; imports there are read as ever."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try | ast.TryStar) and any(
+            _catches(h.type, ATTRIBUTE_FAILURES) and _acts(h.body) for h in node.handlers
+        ):
+            for statement in node.body:
+                inside.update(id(n) for n in ast.walk(statement))
+    return inside
+
+
+def _acts(handler: list[ast.stmt]) -> bool:
+    """Whether a handler does something: not only `pass`, `...`, a docstring or a `raise`."""
+    return any(
+        not isinstance(s, ast.Pass | ast.Raise)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        for s in handler
+    )
+
+
 def _falls_back(handler: list[ast.stmt]) -> bool:
     """Whether a handler imports something in the failed import's place: an `import`, `from ... import`,
     `import_module(...)` or `__import__(...)` anywhere in it. A handler that only passes, raises, prints,
@@ -193,14 +219,15 @@ def _callee(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def _catches(kind: ast.expr | None) -> bool:
-    """Whether an `except` clause catches ImportError (bare, the class, a base of it, in a tuple too)."""
+def _catches(kind: ast.expr | None, failures: frozenset[str] | None = None) -> bool:
+    """Whether an `except` clause catches one of `failures` (ImportError's by default: bare, the class, a
+    base of it, in a tuple too)."""
     if kind is None:
         return True
     if isinstance(kind, ast.Tuple):
-        return any(_catches(k) for k in kind.elts)
+        return any(_catches(k, failures) for k in kind.elts)
     name = kind.id if isinstance(kind, ast.Name) else kind.attr if isinstance(kind, ast.Attribute) else ""
-    return name in IMPORT_FAILURES
+    return name in (IMPORT_FAILURES if failures is None else failures)
 
 
 def _suppresses(expr: ast.expr) -> bool:
@@ -269,12 +296,12 @@ def _in_file(root: Path, name: str, gone: frozenset[str], word: re.Pattern[bytes
 
 
 def _in_notebook(name: str, data: bytes, gone: frozenset[str], word: re.Pattern[bytes]) -> list[Finding]:
-    cells = _code_cells(data)
+    cells = code_cells(data)
     if isinstance(cells, str):
         return [Finding(name, name, problem=cells)]
     results: list[Finding] = []
     for number, source in cells:
-        code = _without_magics(source)
+        code = without_magics(source)
         if code is None:
             continue
         where = f"{name} cell {number}"
@@ -288,7 +315,7 @@ def _in_notebook(name: str, data: bytes, gone: frozenset[str], word: re.Pattern[
     return results
 
 
-def _code_cells(data: bytes) -> list[tuple[int, str]] | str:
+def code_cells(data: bytes) -> list[tuple[int, str]] | str:
     """The (number, source) of a notebook's code cells, [] for a notebook of another language's kernel,
     or why it cannot be read."""
     try:
@@ -323,7 +350,7 @@ def _language(meta: dict[str, object]) -> str | None:
     return None
 
 
-def _without_magics(source: str) -> str | None:
+def without_magics(source: str) -> str | None:
     """A cell's code with IPython's line magics and shell lines as `pass` (line numbers kept); None for a
     cell of a `%%` magic that is not Python."""
     lines = source.splitlines()

@@ -8,17 +8,19 @@ names (imports.import_names) stands as a module path's first word (`acme`, `acme
 or `x.acme`). The listing and the bounds are the adapters' shared part (adapters/unscanned_code.py).
 
 What the rules can read as Python (`render`): a `.pyw`, a `.pyi`, a `#!` script, a link's target, as they
-are; a notebook's code cells, one after another, IPython's `%`/`!` lines and cells of a `%%` magic blanked
-(its lines are not the file's). A `.pyx` (Cython's own syntax) and a file that is not UTF-8 stay items.
+are; a notebook's code cells (of a Python kernel), one after another, as code_imports reads them (IPython's
+`%`/`!` lines as `pass`, Python cell magics such as `%%time` kept, other cell magics left out). A `.pyx`
+(Cython's own syntax), a file that is not UTF-8, and one of which any part does not parse stay items.
 """
 
 from __future__ import annotations
 
-import json
+import ast
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod.adapters.python import code_imports
 from agentic_codemod.adapters.python.imports import import_names
 from agentic_codemod.adapters.python.test_facts import AST_GREP_LANGUAGES, SOURCE_SUFFIXES
 from agentic_codemod.adapters.types import UnscannedCode
@@ -40,35 +42,32 @@ def unscanned_code(
 
 
 def render(name: str, data: bytes) -> tuple[str, str] | None:
-    """The file as Python source the rules can scan, or None (Cython, not UTF-8, a broken notebook)."""
+    """The file as Python source the rules can scan, or None where the rules could not read it whole
+    (Cython, not UTF-8, a broken notebook, any part that does not parse: tree-sitter would match in what
+    it recovers and say nothing of the rest), so the file stays an item."""
     suffix = PurePosixPath(name).suffix
     if suffix == ".pyx":
         return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if suffix != ".ipynb":
-        return "python", text
-    try:
-        cells = json.loads(text).get("cells")
-    except (ValueError, AttributeError, RecursionError):
-        return None
-    if not isinstance(cells, list):
-        return None
-    code: list[str] = []
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        source = (
-            "".join(source)
-            if isinstance(source, list) and all(isinstance(x, str) for x in source)
-            else source
-        )
-        if not isinstance(source, str):
+    if suffix == ".ipynb":
+        cells = code_imports.code_cells(data)
+        if isinstance(cells, str):
             return None
-        if source.lstrip().startswith("%%"):
-            continue  # a cell magic: another language, or Python the magic runs; not read as the file's
-        code.append("\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()))
-    return "python", "\n\n".join(code) + "\n"
+        parts = [code for _, source in cells if (code := code_imports.without_magics(source)) is not None]
+    else:
+        try:
+            parts = [data.decode("utf-8")]
+        except UnicodeDecodeError:
+            return None
+    if not all(_parses(part) for part in parts):
+        return None
+    return "python", "\n\n".join(parts) + "\n" if suffix == ".ipynb" else parts[0]
+
+
+def _parses(code: str) -> bool:
+    """Whether Python parses `code` and it can be written back as UTF-8 (no lone surrogate)."""
+    try:
+        code.encode("utf-8")
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeEncodeError):
+        return False
+    return True

@@ -339,3 +339,17 @@ def test_a_file_the_candidate_deleted_is_no_finding(tmp_path: Path) -> None:
     root = committed(tmp_path, {"src/old.py": "from acme.errors import NotFound\n", "src/a.py": "x = 1\n"})
     (root / "src" / "old.py").unlink()
     assert found(root, GONE) == []
+
+
+def test_an_attribute_read_with_a_fallback_is_compatibility_code() -> None:
+    """helper-34: `try: E = acme.errors.NotFound` / `except AttributeError: E = acme.exceptions.NotFound`
+    runs on either version; it was an item. A handler that only passes or raises leaves the read read."""
+    compat = (
+        "import acme\ntry:\n    E = acme.errors.NotFound\n"
+        "except AttributeError:\n    E = acme.exceptions.NotFound\n"
+    )
+    assert not [m for _, m in named(compat) if m.startswith("acme.errors")]
+    idle = "import acme\ntry:\n    E = acme.errors.NotFound\nexcept AttributeError:\n    raise\n"
+    assert (3, "acme.errors.NotFound") in named(idle)
+    imported = "try:\n    import acme.errors\nexcept AttributeError:\n    E = 1\n"  # an import is still read
+    assert (2, "acme.errors") in named(imported)
