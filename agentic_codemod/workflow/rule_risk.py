@@ -143,7 +143,9 @@ def _facts_of(text: str) -> _Facts:
     parsed whole (a syntax error anywhere is an error); a statement is walked unless the same statement,
     byte for byte at the same column and in the same kind of block, was walked before. Imports bind
     aliases in statement order; every reference and call is resolved through the file's aliases
-    afterwards (an alias bound anywhere in the file applies to every reference)."""
+    afterwards (an alias bound anywhere in the file applies to every reference). A UTF-8 byte order mark
+    starts the text of a file written so; Python reads past it in a file, `ast.parse` of a str does not."""
+    text = text.removeprefix("\ufeff")
     tree = ast.parse(text)
     data = text.encode("utf-8")
     # A lone CR also ends a line for the parser: such a file is walked without the statement cache.

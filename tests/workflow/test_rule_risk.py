@@ -111,3 +111,12 @@ def test_a_file_with_carriage_returns_is_assessed_like_any_other() -> None:
     after = before.replace("return 1", "return os.system('id')")
     assert assess(before, after, "python") == (["use of os.system"], True)
     assert assess("x = 1\r", "x = 1\rprint(x)\r", "python") == (["a call of print at import time"], True)
+
+
+def test_a_file_that_starts_with_a_byte_order_mark_is_judged_like_any_other() -> None:
+    """helper-29: a valid .py starting with a UTF-8 BOM was "cannot parse (U+FEFF)": a rule's plain edit
+    of it went to a human, exit 3."""
+    before = "\ufefffrom acme.errors import NotFound\n"
+    after = "\ufefffrom acme.exceptions import NotFound\n"
+    assert assess(before, after, "python") == assess(before[1:], after[1:], "python")
+    assert assess(before, after, "python") == (["import of acme.exceptions.NotFound"], False)
