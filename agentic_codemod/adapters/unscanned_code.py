@@ -37,6 +37,7 @@ from agentic_codemod.tools.untrusted_file import read_regular
 MAX_FILES = 500_000  # names git lists; past them the rest is not read, and that is an item of its own
 MAX_FILE_BYTES = 10_000_000  # one code file searched for the SDK's name; a larger one is an item
 SHEBANG_BYTES = 256  # of a file without a code suffix: Linux reads no more of a `#!` line either
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 # (repository-relative name, the file's bytes) -> (ast-grep language, text) the rules can read it as, or None
@@ -117,7 +118,7 @@ def _item(
         return None
     data = read_regular(path, MAX_FILE_BYTES)
     if data is None:
-        if not _names_sdk(path, mention):
+        if not names(path, mention):
             return None
         return UnscannedCode(
             name, f"{kind}, names the SDK, and is over {MAX_FILE_BYTES} bytes: not read whole"
@@ -127,14 +128,20 @@ def _item(
     return UnscannedCode(name, f"{kind}, names the SDK", render(name, data))
 
 
-def _names_sdk(path: Path, mention: re.Pattern[bytes]) -> bool:
-    """Whether a file too large to read whole names the SDK (searched mapped); True where that cannot be
-    told (fail closed)."""
+def names(path: Path, pattern: re.Pattern[bytes]) -> bool:
+    """Whether a file too large to read whole holds `pattern` (searched mapped, opened without following
+    a link or blocking on a FIFO); True where that cannot be told (fail closed)."""
     try:
-        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            return mention.search(mapped) is not None
+        fd = os.open(path, _OPEN)
+    except OSError:
+        return True
+    try:
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
+            return pattern.search(view) is not None
     except (OSError, ValueError):
         return True
+    finally:
+        os.close(fd)
 
 
 def _script_of(path: Path, interpreters: tuple[str, ...]) -> bool:

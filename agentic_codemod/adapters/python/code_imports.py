@@ -48,7 +48,6 @@ import ast
 import errno
 import importlib.util
 import json
-import mmap
 import os
 import re
 import stat
@@ -56,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agentic_codemod.adapters.unscanned_code import names
 from agentic_codemod.errors import UNPARSEABLE
 from agentic_codemod.tools.snapshot import GitError, git
 from agentic_codemod.tools.untrusted_file import read_regular
@@ -429,26 +429,11 @@ def _read(path: Path, word: re.Pattern[bytes]) -> bytes | str:
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
     if info.st_size > MAX_FILE_BYTES:
-        if not _names_package(path, word):
+        if not names(path, word):
             return ""
         return f"larger than {MAX_FILE_BYTES} bytes (code_imports.MAX_FILE_BYTES), not parsed"
     data = read_regular(path, MAX_FILE_BYTES)
     return "cannot be opened as a regular file of its size" if data is None else data
-
-
-def _names_package(path: Path, word: re.Pattern[bytes]) -> bool:
-    """Whether a file too large to parse names the package; True where that cannot be told (fail closed)."""
-    try:
-        fd = os.open(path, _OPEN)
-    except OSError:
-        return True
-    try:
-        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
-            return word.search(view) is not None
-    except (OSError, ValueError):
-        return True
-    finally:
-        os.close(fd)
 
 
 def _head(path: Path) -> bytes | None:
