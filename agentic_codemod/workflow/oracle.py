@@ -11,14 +11,16 @@ the ecosystem's (the adapter's TestFacts); this module knows no runner.
     state = canary.state_in(tally, ids)      "failed" (as it must) | "passed" | "missing"
     state, sdk = canary.read(tally, ids)     the same, and where the test code's loader resolved the SDK
 
-Where the adapter can (npm: CommonJS tests of jest, node, tape, mocha), the canary's file also asks the
-test code's own loader where the SDK resolves: `require.resolve` sees jest's moduleNameMapper and
+Where the adapter can (npm: CommonJS tests of jest, node, tape, mocha; Python), the canary's file also
+asks the test code's own loader where the SDK resolves: `require.resolve` sees jest's moduleNameMapper and
 modulePaths, node's resolution hooks, module-alias, tsconfig-paths, however they were set up (a name
 built at run time, a preload, a setup file). Against the package node's plain lookup finds from the
 canary's folder, it is "installed", "elsewhere" or "unknown" (the check could not run), and names a
 skipped test (`<token>_sdk_<answer>`), since a reader sees names and outcomes only. "elsewhere" means the
 tests would not test the installed SDK: the run stops (test_runs.untrusted). A runner that hides that
-test reads as "unknown", never as "installed".
+test reads as "unknown", never as "installed". Python's canary asks the test process itself where the
+SDK's modules were (or would be) imported from (adapters/python/test_facts.WHERE_SDK): a mock or stub in
+sys.modules, or a copy a conftest.py put first on sys.path, is "elsewhere".
 """
 
 from __future__ import annotations

@@ -138,8 +138,9 @@ def untrusted(state: RunState, result: VerificationResult, tree: Path | None = N
             f"{result.phase}: the tests' own module loader resolves {sdk!r} outside the installed package"
             " (a module mapper, alias, mock, resolution hook or copy); they would not test the installed"
             " version",
-            hint=f"make the tests load the installed {sdk} (check moduleNameMapper, aliases, preloads and"
-            " setup files), or set verification.command to a run that does",
+            hint=f"make the tests load the installed {sdk} (check module mappers, aliases, mocks, preloads,"
+            " setup files, and what conftest.py puts in sys.modules or on sys.path), or set"
+            " verification.command to a run that does",
         )
     if result.canary == "failed" or (result.canary == "missing" and result.exit_code not in (0, 1)):
         return None

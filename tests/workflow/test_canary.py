@@ -56,8 +56,10 @@ def test_unittest_output_reads_ok_when_only_the_canary_failed(tmp_path: Path) ->
     command = Command(
         argv=["{interpreter}", "-m", "unittest", "discover", "-v"], source="t", runner="unittest"
     )
-    tally, ids = FACTS.read_results(command, root, None, done.stderr)  # unittest names failing tests only
-    assert tally is not None and tally.failed == 1 and ids == []
+    tally, ids = FACTS.read_results(command, root, None, done.stderr)  # `-v`: every test's result line
+    token = canary.token
+    assert tally is not None and tally.failed == 1
+    assert ids == [f"test_{token}.Test{token.capitalize()}.test_{token}"]  # the canary's, the only test
     assert canary.state_in(tally, ids) == "failed" and tally.failed == 0 and tally.failing == []
     text = oracle.scrub(done.stderr, canary.token, FACTS)
     assert canary.token not in text and "\nOK\n" in text

@@ -22,9 +22,10 @@ module elsewhere (`examples/acme.py`, `app/vendors/acme.py`: no test run puts th
 distribution ships by mistake (`tests`, `docs`, `conftest`: STRAY_NAMES) are never the SDK's.
 
 Not read: a PYTHONPATH a tox env or CI job sets, a `sys.path.insert` in conftest.py (the repository's own
-test code, SECURITY.md). Walked: the whole tree but version control, other projects' installed code and
-tools' state, never following a link, at most INSTALL_SCRIPTS_MAX_ENTRIES entries (past that, every name
-counts: the caller cannot know).
+test code, SECURITY.md); what the test process then imports is asked by the canary (test_facts.WHERE_SDK).
+Walked: the whole tree but version control, other projects' installed code and tools' state, never
+following a link, at most INSTALL_SCRIPTS_MAX_ENTRIES entries (past that, every name counts: the caller
+cannot know).
 """
 
 from __future__ import annotations

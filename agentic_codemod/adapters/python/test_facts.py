@@ -2,10 +2,11 @@
 
 is_test_file(path)                    test_*.py, *_test.py, test*.py (what pytest and unittest collect)
 is_test_support(path)                 conftest.py, any module under test/, tests/ or testing/
-canary(command, sibling, token)       a unittest case that must fail (pytest, unittest and stestr all
+canary(command, sibling, token, sdk)  a unittest case that must fail (pytest, unittest and stestr all
                                       collect it), named test_<token>.py (<token>_test.py beside a
                                       *_test.py file under pytest; under `unittest discover -p PATTERN`
-                                      a name PATTERN matches)
+                                      a name PATTERN matches); with `sdk`, a skipped case named by
+                                      where the test process imports the SDK from (WHERE_SDK)
 read_results, missing_dependency, scrub
                                       test_results.py: JUnit XML (pytest), unittest -v output, stestr's
                                       subunit record, trial's report
@@ -32,7 +33,7 @@ from agentic_codemod.adapters.python.test_results import (
     reports_each_test,
     scrub,
 )
-from agentic_codemod.adapters.types import Canary, Shadowing, TestCommand, TestFacts
+from agentic_codemod.adapters.types import SDK_TEST, Canary, Shadowing, TestCommand, TestFacts
 
 SOURCE_SUFFIXES = (".py",)
 # A file with one of these suffixes that appears in the test copy during a verification (beside the
@@ -74,6 +75,82 @@ SHADOWING = Shadowing(
     file_beats_folder=False,  # a package (X/__init__.py) wins over a module X.py beside it
 )
 DETECTED_BY = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini")
+# Where the test process imports the SDK's modules from, asked in the canary's module as it is collected
+# (after conftest.py, plugins and the test modules before it ran): "installed" when every module the
+# distribution's RECORD names at the top of its folder is a module object whose file (a namespace
+# package: one of whose folders) is a file the distribution installed into the running interpreter's own
+# site-packages, and every submodule of theirs already loaded has no file or one there or in the standard
+# library (an alias such as requests.packages.urllib3); "elsewhere" when one is not (a mock or stub in
+# sys.modules, a copy on a sys.path entry conftest.py added, a vendored wheel, an import hook's module, a
+# blocked import); "unknown" when that cannot be told (not installed there, no RECORD, an error). A
+# module not loaded yet is found as an import would find it (importlib.util.find_spec: it is not run).
+WHERE_SDK = """
+
+def {fn}(name):
+    try:
+        import importlib.metadata
+        import importlib.util
+        import os
+        import sys
+        import sysconfig
+        import types
+
+        paths = sysconfig.get_paths()
+        sites = {{os.path.realpath(paths[k]) for k in ("purelib", "platlib")}}
+        found = importlib.metadata.distributions(name=name)  # a copy earlier on sys.path comes first
+        dist = next((d for d in found if os.path.realpath(str(d.locate_file(""))) in sites), None)
+        if dist is None:
+            return "unknown"
+        files, tops = set(), set()
+        for entry in dist.files or ():
+            parts = entry.parts
+            if not parts or parts[0] in ("..", "__pycache__") or parts[0].endswith((".dist-info", ".data")):
+                continue
+            files.add(os.path.realpath(str(dist.locate_file(entry))))
+            if len(parts) > 1:
+                tops.add(parts[0])
+            elif parts[0].endswith((".py", ".pyc", ".so", ".pyd")):
+                tops.add(parts[0].split(".")[0])
+        folders = {{os.path.dirname(f) for f in files}}
+        libraries = sites | {{os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib")}}
+
+        def ours(file, locations):
+            if file:
+                return os.path.realpath(file) in files
+            return any(os.path.realpath(p) in folders for p in locations or ())
+
+        def installed(module):  # a submodule: any installed code (requests.packages.urllib3 is urllib3)
+            if module is None or not isinstance(module, types.ModuleType):
+                return False
+            file = getattr(module, "__file__", None)
+            real = os.path.realpath(file) if isinstance(file, str) else None
+            return real is None or any(real.startswith(lib + os.sep) for lib in libraries)
+
+        answer = "installed" if tops else "unknown"
+        for top in sorted(tops):
+            module = sys.modules.get(top, False)
+            if module is False:
+                spec = importlib.util.find_spec(top)
+                origin = spec.origin if spec is not None and spec.has_location else None
+                if spec is None or not ours(origin, spec.submodule_search_locations):
+                    return "elsewhere"
+            elif module is None or not isinstance(module, types.ModuleType):
+                return "elsewhere"
+            else:
+                file = getattr(module, "__file__", None)
+                if not ours(file if isinstance(file, str) else None, getattr(module, "__path__", None)):
+                    return "elsewhere"
+            if not all(installed(m) for n, m in list(sys.modules.items()) if n.startswith(top + ".")):
+                return "elsewhere"
+        return answer
+    except Exception:
+        return "unknown"
+"""
+# The answer as a skipped test's name (a reader sees names and outcomes only: oracle.Canary.read).
+SDK_TEST_CASE = """
+
+setattr({cls}, "{name}" + {fn}({sdk}), unittest.skip("where the SDK is imported from")(lambda self: None))
+"""
 
 
 def is_test_file(path: str) -> bool:
@@ -84,19 +161,25 @@ def is_test_file(path: str) -> bool:
 
 
 def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = None) -> Canary:
-    """The must-fail test; `sdk` is not checked here (a Python SDK's import names are not its name)."""
+    """The must-fail test; with `sdk` (a distribution name), also the skipped test named by where the
+    test process imports that distribution's modules from (WHERE_SDK)."""
     beside_suffixed = PurePosixPath(sibling).name.endswith("_test.py") and command.runner == "pytest"
     name = f"{token}_test.py" if beside_suffixed else f"test_{token}.py"
     pattern = discover_pattern(command.argv) if command.runner == "unittest" else None
     if pattern is not None:  # `unittest discover -p '*tests.py'` collects only what its pattern matches
         name = next((n for n in _named_by_token(token, pattern) if fnmatch.fnmatchcase(n, pattern)), name)
-    return Canary(
-        name,
+    cls = f"Test{token.capitalize()}"
+    text = (
         "import unittest\n\n\n"
-        f"class Test{token.capitalize()}(unittest.TestCase):\n"
+        f"class {cls}(unittest.TestCase):\n"
         f"    def test_{token}(self):\n"
-        f"        self.assertEqual({secrets.randbelow(900) + 100}, {secrets.randbelow(900) + 1000})\n",
+        f"        self.assertEqual({secrets.randbelow(900) + 100}, {secrets.randbelow(900) + 1000})\n"
     )
+    if sdk is None:
+        return Canary(name, text)
+    where = WHERE_SDK.format(fn=f"_{token}_where")
+    said = SDK_TEST_CASE.format(cls=cls, name=f"test_{token}{SDK_TEST}", fn=f"_{token}_where", sdk=repr(sdk))
+    return Canary(name, text + where + said, checks_sdk=True)
 
 
 def command_collects(command: TestCommand, path: str) -> bool:

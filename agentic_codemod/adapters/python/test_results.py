@@ -3,7 +3,8 @@
     read_results(command, copy, report, output) -> (Tally | None, [test id, ...])
         pytest      the JUnit XML report ({junit}); ids "<classname>::<name>"
         unittest    `-v` output: 'Ran N tests', 'OK' / 'FAILED (failures=F, errors=E)', failing tests named
-                    from the result lines and report headers; no ids of passing tests
+                    from the result lines and report headers; ids: every result line's, when each test
+                    that ran has one (else none: a passing or skipped test is never named by guess)
         stestr      its own subunit record of the run in the copy (.stestr/), whatever was printed
         trial       its `--reporter=bwverbose` result lines and problem report (trial_output.py)
     missing_dependency(output) -> "ModuleNotFoundError: No module named 'x'" | None
@@ -38,7 +39,7 @@ def read_results(
         return trial_output.read(output) or (None, [])
     if report is not None and report.is_file():
         return read_junit(report), junit_case_ids(report)
-    return counts_from_output(output), []
+    return counts_from_output(output), list(_unittest_outcomes(output) or ())
 
 
 def case_report(
