@@ -199,11 +199,13 @@ SDK_TEST = "_sdk_"
 @dataclass(frozen=True)
 class Canary:
     """A test the tool plants that must fail: file name (beside a test file of the repository), text.
-    `checks_sdk`: the text also holds the skipped test named by where the SDK resolves (SDK_TEST)."""
+    `checks_sdk`: the text also holds the skipped test named by where the SDK resolves (SDK_TEST);
+    `rechecks_sdk`: that test asks again as it runs and fails where the SDK is then elsewhere."""
 
     name: str
     text: str
     checks_sdk: bool = False
+    rechecks_sdk: bool = False
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class Canary:
     token: str  # in the class and test names
     named: bool = False  # the command names its test files: the canary's path goes after them (see plant)
     checks_sdk: bool = False  # the file holds the skipped test named by where the SDK resolves (SDK_TEST)
+    rechecks_sdk: bool = False  # that test fails where the SDK is elsewhere as the tests run (Python)
 
     def read(self, tally: Tally | None, case_ids: list[str]) -> tuple[CanaryState, SdkResolution | None]:
         """state_in, and where the SDK resolved (None: not checked): the skipped test that says it is
@@ -62,6 +63,8 @@ class Canary:
             tally.failing = [t for t in tally.failing if prefix not in t]
             for _ in failing:  # a runner that failed a skipped test: counted, and no answer
                 _uncount(tally)
+            if failing and self.rechecks_sdk:  # it failed as it must where the SDK was then elsewhere
+                sdk = "elsewhere"
             if not failing:
                 tally.skipped = max(tally.skipped - len(said), 0)
                 if answers == {"installed"} or answers == {"elsewhere"}:
@@ -119,6 +122,7 @@ def plant(root: Path, command: TestCommand, facts: TestFacts, sdk: str | None = 
         token=token,
         named=best_named is not None,
         checks_sdk=planted.checks_sdk,
+        rechecks_sdk=planted.rechecks_sdk,
     )
 
 

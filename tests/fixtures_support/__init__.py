@@ -188,12 +188,17 @@ def run_app_suite(python: Path, repo: Path) -> SuiteRun:
 
 
 def wheel(
-    dest: Path, name: str, version: str, requires: tuple[str, ...] = (), requires_python: str = ""
+    dest: Path,
+    name: str,
+    version: str,
+    requires: tuple[str, ...] = (),
+    requires_python: str = "",
+    files: dict[str, str] | None = None,
 ) -> None:
-    """A pure-Python wheel holding module `name` (version in __version__), built by hand."""
+    """A pure-Python wheel holding module `name` (version in __version__), or `files`, built by hand."""
     dist = f"{name}-{version}.dist-info"
     files = {
-        f"{name}/__init__.py": f"__version__ = {version!r}\n",
+        **(files or {f"{name}/__init__.py": f"__version__ = {version!r}\n"}),
         f"{dist}/METADATA": "Metadata-Version: 2.1\n"
         + f"Name: {name}\nVersion: {version}\n"
         + (f"Requires-Python: {requires_python}\n" if requires_python else "")

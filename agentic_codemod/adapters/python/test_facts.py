@@ -25,6 +25,7 @@ import re
 import secrets
 from pathlib import Path, PurePosixPath
 
+from agentic_codemod.adapters.python.shadowing import STRAY_NAMES
 from agentic_codemod.adapters.python.tamper import is_support, tamper
 from agentic_codemod.adapters.python.test_results import (
     case_report,
@@ -75,15 +76,19 @@ SHADOWING = Shadowing(
     file_beats_folder=False,  # a package (X/__init__.py) wins over a module X.py beside it
 )
 DETECTED_BY = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini")
-# Where the test process imports the SDK's modules from, asked in the canary's module as it is collected
-# (after conftest.py, plugins and the test modules before it ran): "installed" when every module the
-# distribution's RECORD names at the top of its folder is a module object whose file (a namespace
-# package: one of whose folders) is a file the distribution installed into the running interpreter's own
-# site-packages, and every submodule of theirs already loaded has no file or one there or in the standard
-# library (an alias such as requests.packages.urllib3); "elsewhere" when one is not (a mock or stub in
-# sys.modules, a copy on a sys.path entry conftest.py added, a vendored wheel, an import hook's module, a
-# blocked import); "unknown" when that cannot be told (not installed there, no RECORD, an error). A
-# module not loaded yet is found as an import would find it (importlib.util.find_spec: it is not run).
+# Where the test process imports the SDK's modules from, asked twice by the canary's module: as it is
+# collected (the name of its SDK test) and as that test runs, after every test module and conftest.py was
+# imported (it fails when the answer is then "elsewhere": Canary.rechecks_sdk). The distribution's roots
+# are the shallowest modules its RECORD ships (`acme`; `google.cloud.storage` under a namespace; never a
+# `numpy.libs` folder, an editable install's finder, or a stray `tests` package: shadowing.STRAY_NAMES).
+# "installed" when each root is a module object whose file is one the distribution installed into the
+# running interpreter's own site-packages (not loaded yet: where importlib.util.find_spec finds it, which
+# runs no code of the root's), a package all of whose folders are in site-packages, and each loaded
+# submodule of a root has a file there or in the standard library (an alias: requests.packages.urllib3 is
+# urllib3), or none and is made by the distribution's own code (six.moves) or is a folder of it;
+# "elsewhere" when one is not (a mock or stub in sys.modules, a copy a conftest.py put first on sys.path or
+# in a package's __path__, a vendored wheel, an import hook's module, a blocked import); "unknown" when
+# that cannot be told (not installed there, an editable install, no RECORD, an error).
 WHERE_SDK = """
 
 def {fn}(name):
@@ -97,59 +102,88 @@ def {fn}(name):
 
         paths = sysconfig.get_paths()
         sites = {{os.path.realpath(paths[k]) for k in ("purelib", "platlib")}}
+        libraries = sites | {{os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib")}}
         found = importlib.metadata.distributions(name=name)  # a copy earlier on sys.path comes first
         dist = next((d for d in found if os.path.realpath(str(d.locate_file(""))) in sites), None)
         if dist is None:
             return "unknown"
-        files, tops = set(), set()
+
+        def under(path, tops):
+            return any(path.startswith(top + os.sep) for top in tops)
+
+        files, folders, modules = set(), set(), set()
         for entry in dist.files or ():
             parts = entry.parts
-            if not parts or parts[0] in ("..", "__pycache__") or parts[0].endswith((".dist-info", ".data")):
+            if not parts or parts[0] == ".." or parts[0].endswith((".dist-info", ".data")):
                 continue
-            files.add(os.path.realpath(str(dist.locate_file(entry))))
-            if len(parts) > 1:
-                tops.add(parts[0])
-            elif parts[0].endswith((".py", ".pyc", ".so", ".pyd")):
-                tops.add(parts[0].split(".")[0])
-        folders = {{os.path.dirname(f) for f in files}}
-        libraries = sites | {{os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib")}}
+            if parts[0].startswith("__editable__"):
+                return "unknown"
+            real = os.path.realpath(str(dist.locate_file(entry)))
+            if not under(real, sites):
+                continue
+            files.add(real)
+            folder = os.path.dirname(real)
+            while folder not in sites and under(folder, sites):
+                folders.add(folder)
+                folder = os.path.dirname(folder)
+            stem, _, suffix = parts[-1].partition(".")
+            names = [*parts[:-1], stem]
+            if suffix.rpartition(".")[2] not in ("py", "pyc", "so", "pyd") or parts[0] in {stray}:
+                continue
+            if "__pycache__" in names or not all(n.isidentifier() for n in names):
+                continue
+            names = names[:-1] if stem == "__init__" else names
+            if names:
+                modules.add(".".join(names))
+        roots = [m for m in sorted(modules) if not any(m.startswith(o + ".") for o in modules)]
 
-        def ours(file, locations):
-            if file:
-                return os.path.realpath(file) in files
-            return any(os.path.realpath(p) in folders for p in locations or ())
+        def own(cls):
+            owner = getattr(sys.modules.get(getattr(cls, "__module__", None) or ""), "__file__", None)
+            return isinstance(owner, str) and os.path.realpath(owner) in files
 
-        def installed(module):  # a submodule: any installed code (requests.packages.urllib3 is urllib3)
-            if module is None or not isinstance(module, types.ModuleType):
+        def installed(module):
+            if not isinstance(module, types.ModuleType):
                 return False
             file = getattr(module, "__file__", None)
-            real = os.path.realpath(file) if isinstance(file, str) else None
-            return real is None or any(real.startswith(lib + os.sep) for lib in libraries)
+            if isinstance(file, str):
+                return under(os.path.realpath(file), libraries)
+            spec = getattr(module, "__spec__", None)
+            if own(type(module)) or own(type(getattr(spec, "loader", None))):
+                return True
+            return any(os.path.realpath(p) in folders for p in getattr(module, "__path__", None) or ())
 
-        answer = "installed" if tops else "unknown"
-        for top in sorted(tops):
-            module = sys.modules.get(top, False)
+        for root in roots:
+            module = sys.modules.get(root, False)
             if module is False:
-                spec = importlib.util.find_spec(top)
-                origin = spec.origin if spec is not None and spec.has_location else None
-                if spec is None or not ours(origin, spec.submodule_search_locations):
+                try:
+                    spec = importlib.util.find_spec(root)
+                except ImportError:
                     return "elsewhere"
-            elif module is None or not isinstance(module, types.ModuleType):
-                return "elsewhere"
-            else:
-                file = getattr(module, "__file__", None)
-                if not ours(file if isinstance(file, str) else None, getattr(module, "__path__", None)):
+                if spec is None or not spec.has_location or os.path.realpath(spec.origin) not in files:
                     return "elsewhere"
-            if not all(installed(m) for n, m in list(sys.modules.items()) if n.startswith(top + ".")):
+            elif not isinstance(module, types.ModuleType):
                 return "elsewhere"
-        return answer
+            elif os.path.realpath(str(getattr(module, "__file__", None))) not in files:
+                return "elsewhere"
+            elif not all(under(os.path.realpath(p), sites) for p in getattr(module, "__path__", None) or ()):
+                return "elsewhere"  # a folder of the repository's added to the package's own
+            if not all(installed(m) for n, m in list(sys.modules.items()) if n.startswith(root + ".")):
+                return "elsewhere"
+        return "installed" if roots else "unknown"
     except Exception:
         return "unknown"
 """
-# The answer as a skipped test's name (a reader sees names and outcomes only: oracle.Canary.read).
+# The answer as a test's name (a reader sees names and outcomes only: oracle.Canary.read): skipped, or
+# failed where the SDK is elsewhere by the time the tests run.
 SDK_TEST_CASE = """
 
-setattr({cls}, "{name}" + {fn}({sdk}), unittest.skip("where the SDK is imported from")(lambda self: None))
+def {fn}_again(self):
+    if {fn}({sdk}) == "elsewhere":
+        self.fail("the SDK is imported from elsewhere than the installed distribution as the tests run")
+    self.skipTest("where the SDK is imported from")
+
+
+setattr({cls}, "{name}" + {fn}({sdk}), {fn}_again)
 """
 
 
@@ -177,9 +211,9 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
     )
     if sdk is None:
         return Canary(name, text)
-    where = WHERE_SDK.format(fn=f"_{token}_where")
+    where = WHERE_SDK.format(fn=f"_{token}_where", stray=repr(tuple(sorted(STRAY_NAMES))))
     said = SDK_TEST_CASE.format(cls=cls, name=f"test_{token}{SDK_TEST}", fn=f"_{token}_where", sdk=repr(sdk))
-    return Canary(name, text + where + said, checks_sdk=True)
+    return Canary(name, text + where + said, checks_sdk=True, rechecks_sdk=True)
 
 
 def command_collects(command: TestCommand, path: str) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fixtures_support import PLAIN_TASK, ROOT, STABLE_PING, make_venv, stable_repo_files
+from fixtures_support import PLAIN_TASK, ROOT, STABLE_PING, make_venv, stable_repo_files, wheel
 
 from agentic_codemod.adapters.python import ADAPTER
 from agentic_codemod.adapters.types import TestCommand
@@ -33,10 +33,36 @@ STUBS = "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirnam
 pytestmark = pytest.mark.slow
 
 
+# Distributions of the shapes real SDKs install (each a wheel built by hand): a PEP 420 namespace
+# (google-cloud-*, azure-*, zope.*), auditwheel's `<name>.libs` folder beside the package (numpy, pillow),
+# a stray top-level `tests` package (casbin 1.18), a submodule made at import by the SDK's own class
+# (six.moves), an editable install (its RECORD: a .pth and a finder).
+SHAPES = {
+    "ns-demo": {"nsroot/sub/__init__.py": "from nsroot.sub import core\n", "nsroot/sub/core.py": "X = 1\n"},
+    "libs-demo": {"libsdemo/__init__.py": "X = 1\n", "libsdemo.libs/libfoo-1a2b.so.1": "not code\n"},
+    "stray-demo": {"straydemo/__init__.py": "X = 1\n", "tests/__init__.py": "", "tests/test_x.py": ""},
+    "lazy-demo": {
+        "lazydemo/__init__.py": "import sys\nimport types\n\n\nclass Moves(types.ModuleType):\n    pass\n\n\n"
+        "moves = sys.modules[__name__ + '.moves'] = Moves(__name__ + '.moves')\n"
+    },
+    "editable-demo": {
+        "__editable__.editable_demo-1.0.pth": "",
+        "__editable___editable_demo_1_0_finder.py": "",
+    },
+}
+
+
 @pytest.fixture(scope="module")
 def python(wheels: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv with acme-sdk 1.4.0 and pytest (no repository installed in it)."""
-    return make_venv(tmp_path_factory.mktemp("sdk-venv") / "venv", wheels, "acme-sdk==1.4.0", "pytest")
+    """A venv with acme-sdk 1.4.0, pytest and SHAPES' distributions (no repository installed in it)."""
+    shapes = tmp_path_factory.mktemp("shapes")
+    for name, files in SHAPES.items():
+        wheel(shapes, name.replace("-", "_"), "1.0", files=files)
+    return make_venv(
+        tmp_path_factory.mktemp("sdk-venv") / "venv",
+        wheels,
+        *("--find-links", str(shapes), "acme-sdk==1.4.0", "pytest", *SHAPES),
+    )
 
 
 def project(root: Path, conftest: str = "", stub: bool = False) -> Path:
@@ -87,10 +113,24 @@ def test_the_installed_sdk_reads_installed_and_leaves_the_repository_s_counts(
             "sys.modules['acme.errors'] = mock.Mock()\n",
             False,
         ),
+        (
+            "import sys\nimport types\n\nimport acme\n\n"
+            "sys.modules['acme.errors'] = types.ModuleType('acme.errors')\n",
+            False,
+        ),
+        ("import os\n\nimport acme\n\nacme.__path__.insert(0, os.path.dirname(__file__))\n", False),
         (STUBS, True),  # found where an import would find it: the module was not loaded yet
         (STUBS + "\nimport acme  # noqa\n", True),  # loaded from the copy
     ],
-    ids=["magicmock", "empty-module", "mocked-submodule", "copy-on-sys-path", "copy-loaded"],
+    ids=[
+        "magicmock",
+        "empty-module",
+        "mocked-submodule",
+        "stub-submodule",
+        "folder-added-to-the-package",
+        "copy-on-sys-path",
+        "copy-loaded",
+    ],
 )
 def test_a_module_the_tests_import_from_elsewhere_reads_elsewhere(
     tmp_path: Path, python: Path, conftest: str, stub: bool
@@ -98,6 +138,76 @@ def test_a_module_the_tests_import_from_elsewhere_reads_elsewhere(
     tally, state, resolution = run(project(tmp_path, conftest, stub), python)
     assert (state, resolution) == ("failed", "elsewhere")
     assert tally is not None and (tally.failed, tally.skipped) == (0, 0)
+
+
+MOCK = "import sys\nfrom unittest import mock\n\nsys.modules['acme'] = mock.MagicMock()\n"
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["tests/test_zz.py", "tests/unit/conftest.py", "tests/unit/test_u.py"],
+    ids=["module-collected-later", "subfolder-conftest", "subfolder-module"],
+)
+def test_a_mock_installed_after_the_canary_was_collected_reads_elsewhere_as_the_tests_run(
+    tmp_path: Path, python: Path, where: str
+) -> None:
+    """The usual unit/integration layout: what is imported after the canary's module (a subfolder's
+    conftest.py, a module that sorts after test_c<hex>.py) is seen when the canary's SDK test runs, since
+    pytest collects every module first: that test fails, and the answer is "elsewhere"."""
+    root = project(tmp_path)
+    (root / where).parent.mkdir(parents=True, exist_ok=True)
+    (root / where).write_text(MOCK + ("\n\ndef test_mocked():\n    assert sys.modules['acme']\n"))
+    tally, state, resolution = run(root, python)
+    assert (state, resolution) == ("failed", "elsewhere")
+    assert tally is not None and (tally.failed, tally.errors) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("sdk", "test", "extra"),
+    [
+        ("ns-demo", "from nsroot.sub import core\n\n\ndef test_it():\n    assert core.X\n", {}),
+        (  # the repository's own portion of the namespace, on sys.path through pythonpath
+            "ns-demo",
+            "from nsroot.mine import Y\n\n\ndef test_it():\n    assert Y\n",
+            {
+                "pytest.ini": "[pytest]\npythonpath = src\n",
+                "src/nsroot/mine/__init__.py": "from nsroot.sub import core\nY = core.X\n",
+            },
+        ),
+        ("libs-demo", "import libsdemo\n\n\ndef test_it():\n    assert libsdemo.X\n", {}),
+        (
+            "stray-demo",
+            "import straydemo\n\n\ndef test_it():\n    assert straydemo.X\n",
+            {"tests/__init__.py": ""},
+        ),
+        ("lazy-demo", "import lazydemo.moves\n\n\ndef test_it():\n    assert lazydemo.moves\n", {}),
+    ],
+    ids=[
+        "namespace",
+        "repository-portion-of-the-namespace",
+        "libs-folder",
+        "stray-tests-package",
+        "lazy-submodule",
+    ],
+)
+def test_real_sdk_shapes_read_installed(
+    tmp_path: Path, python: Path, sdk: str, test: str, extra: dict[str, str]
+) -> None:
+    """Before helper-35's fixes each of these read "elsewhere" (a run stopped for a human on healthy
+    tests: protobuf, google-cloud-*, zope.interface, numpy, casbin) or "unknown" (pillow, pyzmq)."""
+    root = project(tmp_path)
+    (root / "tests" / "test_a.py").write_text(test)
+    for rel, text in extra.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    tally, state, resolution = run(root, python, sdk=sdk)
+    assert (state, resolution) == ("failed", "installed")
+    assert tally is not None and (tally.passed, tally.failed, tally.skipped) == (1, 0, 0)
+
+
+def test_an_editable_install_reads_unknown(tmp_path: Path, python: Path) -> None:
+    """Its RECORD names a .pth and a finder, not the SDK's modules: nothing to compare with."""
+    assert run(project(tmp_path, MOCK), python, sdk="editable-demo")[2] == "unknown"
 
 
 def test_unittest_s_verbose_report_carries_the_answer(tmp_path: Path, python: Path) -> None:
@@ -122,12 +232,8 @@ def test_an_sdk_the_environment_does_not_have_reads_unknown_never_installed(
 
 
 def test_an_alias_of_installed_code_under_the_sdk_s_name_is_installed(tmp_path: Path, python: Path) -> None:
-    """requests.packages.urllib3 is urllib3 (site-packages), six.moves a module of no file; a standard
-    library module under the SDK's name too."""
-    conftest = "import json\nimport sys\nimport types\n\nimport acme\n\n"
-    conftest += (
-        "sys.modules['acme.packages.json'] = json\nsys.modules['acme.moves'] = types.ModuleType('m')\n"
-    )
+    """requests.packages.urllib3 is urllib3 (site-packages); a standard library module too."""
+    conftest = "import json\nimport sys\n\nimport acme\n\nsys.modules['acme.packages.json'] = json\n"
     assert run(project(tmp_path, conftest), python)[1:] == ("failed", "installed")
 
 
