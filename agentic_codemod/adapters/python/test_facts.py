@@ -93,6 +93,7 @@ WHERE_SDK = """
 
 def {fn}(name):
     try:
+        import csv
         import importlib.metadata
         import importlib.util
         import os
@@ -111,21 +112,23 @@ def {fn}(name):
         def under(path, tops):
             return any(path.startswith(top + os.sep) for top in tops)
 
+        base = os.path.realpath(str(dist.locate_file("")))
+        record = dist.read_text("RECORD")
+        if record is None:
+            return "unknown"
         files, folders, modules = set(), set(), set()
-        for entry in dist.files or ():
-            parts = entry.parts
-            if not parts or parts[0] == ".." or parts[0].endswith((".dist-info", ".data")):
+        for row in csv.reader(record.splitlines()):
+            parts = row[0].split("/") if row else []
+            if not parts or ".." in parts or parts[0].endswith((".dist-info", ".data")) or not parts[0]:
                 continue
             if parts[0].startswith("__editable__"):
                 return "unknown"
-            real = os.path.realpath(str(dist.locate_file(entry)))
-            if not under(real, sites):
-                continue
-            files.add(real)
-            folder = os.path.dirname(real)
-            while folder not in sites and under(folder, sites):
+            files.add(os.path.join(base, *parts))  # a link inside site-packages is no file of the SDK's
+            for depth in range(len(parts) - 1, 0, -1):
+                folder = os.path.join(base, *parts[:depth])
+                if folder in folders:
+                    break
                 folders.add(folder)
-                folder = os.path.dirname(folder)
             stem, _, suffix = parts[-1].partition(".")
             names = [*parts[:-1], stem]
             if suffix.rpartition(".")[2] not in ("py", "pyc", "so", "pyd") or parts[0] in {stray}:
@@ -135,7 +138,11 @@ def {fn}(name):
             names = names[:-1] if stem == "__init__" else names
             if names:
                 modules.add(".".join(names))
-        roots = [m for m in sorted(modules) if not any(m.startswith(o + ".") for o in modules)]
+
+        def shallowest(module):
+            return not any(module.rsplit(".", d)[0] in modules for d in range(1, module.count(".") + 1))
+
+        roots = [m for m in sorted(modules) if shallowest(m)]
 
         def own(cls):
             owner = getattr(sys.modules.get(getattr(cls, "__module__", None) or ""), "__file__", None)
