@@ -244,13 +244,18 @@ def test_attack_a_build_backend_plants_a_package_that_shadows_the_targets_module
 ) -> None:
     """The planted widget/ package survives the bump's reinstall of widget (its RECORD lists widget.py
     only), and the tests import it instead of widget.py: before, green on the backend's code (exit 0,
-    the second review's reproduction with an `__init__.so`). Now the bump's install fails, naming it."""
+    the second review's reproduction with an `__init__.so`). Now the bump's install fails, naming it; and
+    the canary's SDK check finds the baseline's tests importing the planted package, which ends the run
+    first (the bump's refusal is its step's result)."""
     result = run_with_backend(tmp_path, wheels, run_codemod, SHADOW_BACKEND, module_wheel)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["verifications"][0]["passed"]  # the baseline's tests ran on the planted package
-    assert result.code not in (0, 75) and m["classification"] != "green", m["reason"]
+    assert m["verifications"][0]["sdk_resolution"] == "elsewhere"  # ... and the canary saw it
+    assert result.code == 3 and m["classification"] != "green", m["reason"]
+    assert m["reason"].startswith("baseline: the tests' own module loader resolves 'widget' outside"), m
     refused = "installing widget 1.1.0 failed: widget is not in widget's RECORD, and Python imports it before"
-    assert f"{refused} widget.py" in m["reason"], m
+    bump = next(s for s in m["steps"] if s["step"] == "bump")
+    assert f"{refused} widget.py" in bump["result"], m
     assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate
 
 
