@@ -1,8 +1,9 @@
 """The Python canary's check of where the test process imports the SDK from (test_facts.WHERE_SDK): run
-by real pytest and unittest in a venv with acme-sdk installed, read through the adapter's reader, and end
-to end through the CLI on acme-app whose conftest.py puts a copy of acme-sdk 1.4.0 on sys.path, a folder no
-reading of the repository's files looks in (before: the breaking 2.1 bump was green, exit 0, on tests that
-never imported the installed 2.1.0)."""
+by real pytest and unittest in a venv with acme-sdk and distributions of real SDKs' shapes installed, read
+through the adapter's reader, and end to end through the CLI on a repository whose conftest.py puts a
+committed wheel of acme-sdk 1.4.0 first on sys.path, where no reading of the repository's files looks
+(before: a plain bump that breaks the code on 2.1.0 was green, exit 0, on tests that never imported the
+installed 2.1.0)."""
 
 from __future__ import annotations
 
