@@ -9,6 +9,9 @@ one grace (config.KILL_GRACE_S).
         `stragglers()` lists more pids that belong to the group's work and get the same signals (a
         verification's daemons that called setsid, found by their run tag).
     leader_exited(proc) -> bool     the leader is gone, checked without reaping it
+    exit_fd(proc) -> int | None     a descriptor that turns readable once the leader has exited (Linux
+                                    pidfd; None where there is none): a wait wakes at the exit, not a
+                                    poll later. The caller closes it.
 
 The leader of a Popen is not reaped before the SIGKILL: while it is a zombie its pid keeps the group id
 reserved, so the SIGKILL cannot reach an unrelated group that reused the number.
@@ -27,6 +30,7 @@ from typing import Any, overload
 from agentic_codemod.config import KILL_GRACE_S
 
 POLL_S = 0.05
+FIRST_PAUSE_S = 0.002  # the first wait for killed processes to be gone (then doubling up to POLL_S)
 DRAIN_S = 1.0  # after the SIGKILL: how long to wait for the stragglers to disappear
 
 
@@ -57,10 +61,13 @@ def stop_group(
             time.sleep(POLL_S)
     _signal(pgid, extra(), signal.SIGKILL)
     # A SIGKILLed process still runs until the kernel schedules its exit: wait (up to DRAIN_S) until no
-    # member of the group but a zombie is left, so that "killed" means gone when the caller goes on.
+    # member of the group but a zombie is left, so that "killed" means gone when the caller goes on. That
+    # is a matter of milliseconds: the waits start short and double up to POLL_S.
     deadline = time.monotonic() + DRAIN_S
+    pause = FIRST_PAUSE_S
     while time.monotonic() < deadline and (extra() or _running_members(pgid)):
-        time.sleep(POLL_S)
+        time.sleep(pause)
+        pause = min(2 * pause, POLL_S)
     return proc.wait() if proc is not None else None
 
 
@@ -101,6 +108,16 @@ def leader_exited(proc: subprocess.Popen[Any]) -> bool:
     except ChildProcessError:
         return True
     return info is not None
+
+
+def exit_fd(proc: subprocess.Popen[Any]) -> int | None:
+    """A pidfd of the (unreaped) leader: readable once it has exited; None where the system has none."""
+    if not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        return os.pidfd_open(proc.pid)
+    except OSError:  # ENOSYS (kernel before 5.3), or a seccomp filter that refuses it
+        return None
 
 
 def _alive(proc: subprocess.Popen[Any] | None, pgid: int) -> bool:

@@ -37,13 +37,14 @@ from pathlib import Path
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
 from agentic_codemod.errors import Cancelled
-from agentic_codemod.tools.process_group import leader_exited, stop_group
+from agentic_codemod.tools.process_group import exit_fd, leader_exited, stop_group
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.trace import Redactor, Trace
 
 RUN_TAG_VAR = "AGENTIC_CODEMOD_RUN"
 _POLL_S = 0.05
 _DRAIN_S = 1.0
+_START_TIME = 19  # field 22 of /proc/PID/stat (clock ticks since boot), counted after the ")" of its name
 
 
 def scrubbed_env(
@@ -273,22 +274,28 @@ def _pump(
     proc: subprocess.Popen[bytes], fd: int, output: _HeadTail, deadline: float, cancel: threading.Event | None
 ) -> bool:
     """Read output until the leader exits (left unreaped) or the deadline passes; True on timeout.
-    Cancelled once `cancel` is set (the caller kills the group)."""
+    Cancelled once `cancel` is set (the caller kills the group). The wait wakes when output comes or the
+    leader exits (its pidfd, where there is one), else within a poll."""
     os.set_blocking(fd, False)
-    open_pipe = True
-    while not leader_exited(proc):
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("the run was cancelled while a command ran")
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return True
-        if not open_pipe:
-            time.sleep(min(_POLL_S, remaining))
-            continue
-        ready, _, _ = select.select([fd], [], [], min(_POLL_S, remaining))
-        if ready:
-            open_pipe = _read(fd, output)
-    return False
+    exited = exit_fd(proc)
+    waits_on = [fd] if exited is None else [fd, exited]
+    try:
+        while not leader_exited(proc):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the run was cancelled while a command ran")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True
+            if not waits_on:  # the pipe is closed and there is no pidfd
+                time.sleep(min(_POLL_S, remaining))
+                continue
+            ready, _, _ = select.select(waits_on, [], [], min(_POLL_S, remaining))
+            if fd in ready and not _read(fd, output):
+                waits_on.remove(fd)  # closed: a daemon of the command may still run, the leader too
+        return False
+    finally:
+        if exited is not None:
+            os.close(exited)
 
 
 def _drain(fd: int, output: _HeadTail) -> None:
@@ -313,9 +320,13 @@ def _read(fd: int, output: _HeadTail) -> bool:
 
 
 def _members(sid: int, tag: str) -> list[int]:
-    """Live (non-zombie) processes in the session or group `sid`, or carrying the run tag (Linux /proc)."""
+    """Live (non-zombie) processes in the session or group `sid`, or carrying the run tag (Linux /proc).
+    Only processes started no earlier than the leader `sid` are looked at: the tag is new with the leader,
+    so an older process cannot have inherited it (and one that exec'd itself with it was the command's
+    already, outside of it). That keeps the environ reads to the processes born since."""
     found: list[int] = []
     needle = f"{RUN_TAG_VAR}={tag}".encode()
+    born = _start_ticks(sid)
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -331,9 +342,20 @@ def _members(sid: int, tag: str) -> list[int]:
             if sid in (int(fields[2]), int(fields[3])):
                 found.append(int(entry))
                 continue
+            if int(fields[_START_TIME]) < born:
+                continue
             with open(f"/proc/{entry}/environ", "rb") as handle:
                 if needle in handle.read().split(b"\0"):
                     found.append(int(entry))
         except (OSError, IndexError, ValueError):
             continue
     return found
+
+
+def _start_ticks(pid: int) -> int:
+    """When `pid` started, in clock ticks since boot; 0 (every process is then looked at) if unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[_START_TIME])
+    except (OSError, IndexError, ValueError):
+        return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_codemod.tools.process_group import leader_exited, stop_group
+from agentic_codemod.tools.process_group import exit_fd, leader_exited, stop_group
 
 # A leader that ignores SIGTERM, with a child in its group that ignores it too (its pid: argv[1]).
 STUBBORN = """
@@ -99,6 +100,26 @@ def test_a_finished_leader_is_seen_without_being_reaped() -> None:
         time.sleep(0.02)
     assert leader_exited(proc)
     assert proc.returncode is None  # not reaped: the pid still holds the group id
+    assert stop_group(proc, grace_s=0) == 0
+
+
+def test_the_exit_descriptor_turns_readable_when_the_leader_exits_and_leaves_it_unreaped() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, start_new_session=True
+    )
+    exited = exit_fd(proc)
+    if exited is None:
+        proc.kill()
+        proc.wait()
+        pytest.skip("this system has no pidfd (Linux 5.3 and later): waits poll instead (test_verification)")
+    try:
+        assert select.select([exited], [], [], 0)[0] == []  # still reading its input
+        assert proc.stdin is not None
+        proc.stdin.close()  # end of its input: it exits
+        assert select.select([exited], [], [], 30)[0] == [exited]
+        assert leader_exited(proc) and proc.returncode is None  # seen, not reaped
+    finally:
+        os.close(exited)
     assert stop_group(proc, grace_s=0) == 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from agentic_codemod.adapters.types import ProcessResult, Runner
 from agentic_codemod.config import SECRET_NAME_MARKERS, VERIFICATION_ENV_ALLOWLIST
+from agentic_codemod.tools import verification
 from agentic_codemod.tools.trace import Redactor, Trace
 from agentic_codemod.tools.verification import RUN_TAG_VAR, SandboxRunner, cut_to, run_process, scrubbed_env
 
@@ -167,6 +169,43 @@ def test_a_daemon_that_left_the_session_is_found_by_its_run_tag(tmp_path: Path) 
     )
     assert result.exit_code == 0
     assert gone(wait_for_pid(pidfile))
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["woken-by-the-exit", "polling"])
+def test_a_command_that_closes_its_output_early_is_waited_for_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pidfd: bool
+) -> None:
+    """The pipe closes long before the leader exits: the wait goes on until the exit (its pidfd, or polls
+    where there is none), and the exit code is the leader's."""
+    if not pidfd:
+        monkeypatch.setattr(verification, "exit_fd", lambda proc: None)
+    code = (
+        "import os, sys, time; "
+        "print('said', flush=True); os.close(1); os.close(2); time.sleep(0.3); sys.exit(7)"
+    )
+
+    result = run_process(py(code), cwd=tmp_path, timeout_s=30, env=env_for(tmp_path), tail_bytes=500)
+    assert (result.exit_code, result.timed_out, result.output_tail.strip()) == (7, False, "said")
+
+
+def test_only_processes_born_since_the_leader_are_read_for_the_run_tag(tmp_path: Path) -> None:
+    """The tag is new with the leader: an older process cannot carry it, so its environment is not read
+    (the scan after every run stays cheap on a busy machine). One born later, in a session of its own, is
+    found by it."""
+    tag = "0123abcd"
+    tagged = {**os.environ, RUN_TAG_VAR: tag}
+    sleeper = py("import time; time.sleep(60)")
+    older = subprocess.Popen(sleeper, env=tagged, start_new_session=True)
+    time.sleep(0.05)  # a later clock tick (start times count ticks: 10 ms on Linux)
+    leader = subprocess.Popen(sleeper, start_new_session=True)
+    time.sleep(0.05)
+    younger = subprocess.Popen(sleeper, env=tagged, start_new_session=True)
+    try:
+        assert verification._members(leader.pid, tag) == [younger.pid]
+    finally:
+        for proc in (older, leader, younger):
+            proc.kill()
+            proc.wait()
 
 
 def test_the_grace_period_lets_a_command_finish_on_sigterm(tmp_path: Path) -> None:
