@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if "CODEMOD_CACHE_DIR" not in os.environ:
         _SESSION_CACHE.append(tempfile.mkdtemp(prefix="codemod-test-cache-"))
         os.environ["CODEMOD_CACHE_DIR"] = _SESSION_CACHE[0]
+    # A suite started in the background by a non-interactive shell (`scripts/test.sh &`, nohup) inherits
+    # SIGINT ignored, and so would every CLI it starts: the cancel tests send SIGINT and expect what a
+    # terminal's Ctrl-C gives (tests/test_cancel.py, tests/tools/test_verification.py).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

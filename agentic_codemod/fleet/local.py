@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -113,8 +113,8 @@ def run_local(options: LocalFleet, console: Console | None = None) -> FleetRepor
                 _save(out, report, entries, options, start)
             progress.update(overall, description=_counts(entries.values()))
             live.update(Group(progress, _running_table(options, out, started, entries)))
-            if futures:
-                time.sleep(options.poll_s)
+            if futures:  # the display refreshes every poll; a finished run is taken at once
+                wait(futures, timeout=options.poll_s, return_when=FIRST_COMPLETED)
         live.update(Group(progress))
     return _save(out, report, entries, options, start)
 
