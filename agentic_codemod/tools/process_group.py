@@ -9,6 +9,8 @@ one grace (config.KILL_GRACE_S).
         `stragglers()` lists more pids that belong to the group's work and get the same signals (a
         verification's daemons that called setsid, found by their run tag).
     leader_exited(proc) -> bool     the leader is gone, checked without reaping it
+    live_task(pid, state) -> str | None   /proc/PID, or a live thread's path where the main thread of a
+                                    process exited alone (the process shows as a zombie), or None
     exit_fd(proc) -> int | None     a descriptor that turns readable once the leader has exited (Linux
                                     pidfd; None where there is none): a wait wakes at the exit, not a
                                     poll later. The caller closes it.
@@ -86,9 +88,29 @@ def _running_members(pgid: int) -> bool:
                     fields = stat.read().rsplit(b")", 1)[1].split()
             except (OSError, IndexError):
                 continue  # gone meanwhile, or not ours to read
-            if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            if len(fields) > 2 and fields[2] == str(pgid).encode() and live_task(entry.name, fields[0]):
                 return True
     return False
+
+
+def live_task(pid: str, state: bytes) -> str | None:
+    """Where a live thread of process `pid` shows in /proc: the process itself unless its state (the
+    third field of its stat) says zombie or dead; for a zombie whose main thread exited alone while other
+    threads still run (what /proc shows of it is empty), one of those threads; None: nothing of it runs."""
+    if state not in (b"Z", b"X"):
+        return f"/proc/{pid}"
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+                    return f"/proc/{pid}/task/{task}"
+        except (OSError, IndexError):
+            continue
+    return None
 
 
 def _signal(pgid: int, pids: list[int], sig: signal.Signals) -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
 from agentic_codemod.errors import Cancelled
-from agentic_codemod.tools.process_group import exit_fd, leader_exited, stop_group
+from agentic_codemod.tools.process_group import exit_fd, leader_exited, live_task, stop_group
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.trace import Redactor, Trace
 
@@ -292,6 +292,10 @@ def _pump(
             ready, _, _ = select.select(waits_on, [], [], min(_POLL_S, remaining))
             if fd in ready and not _read(fd, output):
                 waits_on.remove(fd)  # closed: a daemon of the command may still run, the leader too
+            if exited is not None and exited in ready:
+                # It exited, but a tracer (the command's own ptrace) may hold it from us: from here on,
+                # polls. A pidfd stays readable, and select on it would return at once, again and again.
+                waits_on.remove(exited)
         return False
     finally:
         if exited is not None:
@@ -320,7 +324,8 @@ def _read(fd: int, output: _HeadTail) -> bool:
 
 
 def _members(sid: int, tag: str) -> list[int]:
-    """Live (non-zombie) processes in the session or group `sid`, or carrying the run tag (Linux /proc).
+    """Live processes in the session or group `sid`, or carrying the run tag (Linux /proc); a zombie whose
+    threads still run counts as live (its main thread exited alone).
     Only processes started no earlier than the leader `sid` are looked at: the tag is new with the leader,
     so an older process cannot have inherited it (and one that exec'd itself with it was the command's
     already, outside of it). That keeps the environ reads to the processes born since."""
@@ -337,14 +342,15 @@ def _members(sid: int, tag: str) -> list[int]:
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
                 fields = handle.read().rsplit(b")", 1)[1].split()
-            if fields[0] in (b"Z", b"X"):
+            where = live_task(entry, fields[0])
+            if where is None:
                 continue
             if sid in (int(fields[2]), int(fields[3])):
                 found.append(int(entry))
                 continue
             if int(fields[_START_TIME]) < born:
                 continue
-            with open(f"/proc/{entry}/environ", "rb") as handle:
+            with open(f"{where}/environ", "rb") as handle:
                 if needle in handle.read().split(b"\0"):
                     found.append(int(entry))
         except (OSError, IndexError, ValueError):

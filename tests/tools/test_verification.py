@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -206,6 +207,86 @@ def test_only_processes_born_since_the_leader_are_read_for_the_run_tag(tmp_path:
         for proc in (older, leader, younger):
             proc.kill()
             proc.wait()
+
+
+def no_thread_left(pid: int, within_s: float = 3.0) -> bool:
+    """No thread of the process runs (a zombie whose other threads still run is not gone)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        states = []
+        for task in Path(f"/proc/{pid}/task").glob("*") if Path(f"/proc/{pid}").exists() else []:
+            try:
+                states.append((task / "stat").read_text().rsplit(")", 1)[1].split()[0])
+            except (OSError, IndexError):
+                continue
+        if all(state in ("Z", "X") for state in states):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# A daemon whose main thread exits alone while another of its threads runs: /proc shows the process as a
+# zombie, with an empty environment; its threads are what runs.
+HOLLOW_DAEMON = """
+import ctypes, os, sys, threading, time
+if os.fork() == 0:
+    {escape}
+    threading.Thread(target=time.sleep, args=(60,)).start()
+    open(sys.argv[1], "w").write(str(os.getpid()))
+    ctypes.CDLL(None).pthread_exit(None)
+time.sleep(0.5)
+"""
+
+
+@pytest.mark.parametrize("escape", ["os.setsid()", "os.setpgid(0, 0)"], ids=["own-session", "own-group"])
+def test_a_daemon_whose_main_thread_exited_while_its_threads_run_is_killed(
+    tmp_path: Path, escape: str
+) -> None:
+    pidfile = tmp_path / "daemon.pid"
+    code = HOLLOW_DAEMON.format(escape=escape)
+    result = run_process(
+        [PY, "-c", code, str(pidfile)], cwd=tmp_path, timeout_s=30, env=env_for(tmp_path), tail_bytes=500
+    )
+    assert result.exit_code == 0, result.output_tail
+    assert no_thread_left(wait_for_pid(pidfile))
+
+
+# The command's child ptrace-seizes the leader, which then exits: only the tracer could reap it, so waitid
+# says "running" while the leader's pidfd says "exited".
+TRACED_LEADER = """
+import ctypes, os, time
+leader = os.getpid()
+said_r, said_w = os.pipe()
+if os.fork() == 0:
+    seized = ctypes.CDLL(None, use_errno=True).ptrace(0x4206, leader, 0, 0) == 0  # PTRACE_SEIZE
+    os.write(said_w, b"y" if seized else b"n")
+    time.sleep(60)  # never waits for its tracee
+    os._exit(0)
+print("seized" if os.read(said_r, 1) == b"y" else "not seized", flush=True)
+os._exit(0)
+"""
+
+
+def test_a_leader_its_own_child_traces_is_polled_until_the_timeout_not_spun_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pidfd stays readable once its process has exited: the wait leaves it after the first wake-up and
+    polls (a select every 50 ms), instead of returning from select at once, again and again, until the
+    timeout (a hostile command's way to take the tool's CPU)."""
+    waits: list[float] = []
+    real = select.select
+
+    def counted(*args: object) -> object:
+        waits.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(select, "select", counted)
+    result = run_process(py(TRACED_LEADER), cwd=tmp_path, timeout_s=2, env=env_for(tmp_path), tail_bytes=500)
+    monkeypatch.undo()
+    if "not seized" in result.output_tail:
+        pytest.skip("this system does not let a process trace its parent (ptrace_scope)")
+    assert result.timed_out and "seized" in result.output_tail
+    assert len(waits) < 500  # about 40 polls in 2 s, and the drain's; spinning makes tens of thousands
 
 
 def test_the_grace_period_lets_a_command_finish_on_sigterm(tmp_path: Path) -> None:
