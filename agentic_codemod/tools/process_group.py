@@ -16,7 +16,8 @@ one grace (config.KILL_GRACE_S).
                                     poll later. The caller closes it.
 
 The leader of a Popen is not reaped before the SIGKILL: while it is a zombie its pid keeps the group id
-reserved, so the SIGKILL cannot reach an unrelated group that reused the number.
+reserved, so the SIGKILL cannot reach an unrelated group that reused the number. A leader that another
+process traces (ptrace) exits into a zombie only its tracer can reap: stop_group kills the tracer first.
 """
 
 from __future__ import annotations
@@ -70,7 +71,37 @@ def stop_group(
     while time.monotonic() < deadline and (extra() or _running_members(pgid)):
         time.sleep(pause)
         pause = min(2 * pause, POLL_S)
-    return proc.wait() if proc is not None else None
+    if proc is None:
+        return None
+    _release(proc)
+    return proc.wait()
+
+
+def _release(proc: subprocess.Popen[Any]) -> None:
+    """A leader that another process traces (ptrace) exits into a zombie only that tracer can reap, and
+    `proc.wait()` would wait for as long as the tracer lives (one the command started, that left the
+    session and its run tag, could live forever): SIGKILL the tracer, which hands the leader back."""
+    deadline = time.monotonic() + DRAIN_S
+    pause = FIRST_PAUSE_S
+    while not leader_exited(proc) and time.monotonic() < deadline:
+        tracer = _tracer(proc.pid)
+        if tracer > 0:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(tracer, signal.SIGKILL)
+        time.sleep(pause)
+        pause = min(2 * pause, POLL_S)
+
+
+def _tracer(pid: int) -> int:
+    """The pid tracing `pid` (its /proc status's TracerPid), 0 for none or where /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"TracerPid:"):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return 0
 
 
 def _running_members(pgid: int) -> bool:

@@ -293,9 +293,9 @@ def _pump(
             if fd in ready and not _read(fd, output):
                 waits_on.remove(fd)  # closed: a daemon of the command may still run, the leader too
             if exited is not None and exited in ready:
-                # It exited, but a tracer (the command's own ptrace) may hold it from us: from here on,
-                # polls. A pidfd stays readable, and select on it would return at once, again and again.
-                waits_on.remove(exited)
+                # Its whole thread group has exited. Where waitid does not show it yet, a tracer (ptrace,
+                # the command's own) holds the zombie: the cleanup kills the tracer and takes it back.
+                return False
         return False
     finally:
         if exited is not None:

@@ -252,28 +252,34 @@ def test_a_daemon_whose_main_thread_exited_while_its_threads_run_is_killed(
 
 
 # The command's child ptrace-seizes the leader, which then exits: only the tracer could reap it, so waitid
-# says "running" while the leader's pidfd says "exited".
+# says "running" while the leader's pidfd says "exited". {escape} runs in the tracer first.
 TRACED_LEADER = """
-import ctypes, os, time
+import ctypes, os, sys, time
 leader = os.getpid()
 said_r, said_w = os.pipe()
 if os.fork() == 0:
+    {escape}
     seized = ctypes.CDLL(None, use_errno=True).ptrace(0x4206, leader, 0, 0) == 0  # PTRACE_SEIZE
+    open(sys.argv[1], "w").write(str(os.getpid()))
     os.write(said_w, b"y" if seized else b"n")
-    time.sleep(60)  # never waits for its tracee
-    os._exit(0)
+    env = {{k: v for k, v in os.environ.items() if k != "AGENTIC_CODEMOD_RUN"}}
+    os.execve("/bin/sleep", ["sleep", "60"], env)  # never waits for its tracee
 print("seized" if os.read(said_r, 1) == b"y" else "not seized", flush=True)
-os._exit(0)
+os._exit(5)
 """
 
 
-def test_a_leader_its_own_child_traces_is_polled_until_the_timeout_not_spun_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "escape", ["pass", "os.setsid()"], ids=["in-the-session", "left-the-session-and-tag"]
+)
+def test_a_leader_held_by_its_own_tracer_is_taken_back_with_its_exit_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, escape: str
 ) -> None:
-    """A pidfd stays readable once its process has exited: the wait leaves it after the first wake-up and
-    polls (a select every 50 ms), instead of returning from select at once, again and again, until the
-    timeout (a hostile command's way to take the tool's CPU)."""
-    waits: list[float] = []
+    """The wait ends at the leader's exit (its pidfd), not at the timeout, and without spinning on a
+    descriptor that stays readable; the cleanup kills the tracer, even one that left the session and its
+    run tag (it would otherwise hold the zombie, and the run, for as long as it lives)."""
+    pidfile = tmp_path / "tracer.pid"
+    waits: list[int] = []
     real = select.select
 
     def counted(*args: object) -> object:
@@ -281,12 +287,27 @@ def test_a_leader_its_own_child_traces_is_polled_until_the_timeout_not_spun_on(
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(select, "select", counted)
-    result = run_process(py(TRACED_LEADER), cwd=tmp_path, timeout_s=2, env=env_for(tmp_path), tail_bytes=500)
+    outcome: list[ProcessResult] = []
+    argv = [*py(TRACED_LEADER.format(escape=escape)), str(pidfile)]
+    worker = threading.Thread(
+        target=lambda: outcome.append(
+            run_process(argv, cwd=tmp_path, timeout_s=60, env=env_for(tmp_path), tail_bytes=500)
+        ),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(120)
+    if worker.is_alive():  # held: free it, so that the suite goes on
+        os.kill(wait_for_pid(pidfile), signal.SIGKILL)
+        worker.join(30)
+        pytest.fail("run_process waited for the leader's tracer")
     monkeypatch.undo()
+    result = outcome[0]
     if "not seized" in result.output_tail:
         pytest.skip("this system does not let a process trace its parent (ptrace_scope)")
-    assert result.timed_out and "seized" in result.output_tail
-    assert len(waits) < 500  # about 40 polls in 2 s, and the drain's; spinning makes tens of thousands
+    assert (result.exit_code, result.timed_out, result.output_tail.strip()) == (5, False, "seized")
+    assert gone(wait_for_pid(pidfile))
+    assert len(waits) < 100  # a few waits for output, and the drain's; spinning makes tens of thousands
 
 
 def test_the_grace_period_lets_a_command_finish_on_sigterm(tmp_path: Path) -> None:
