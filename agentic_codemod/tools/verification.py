@@ -106,13 +106,15 @@ def run_process(
         return ProcessResult(argv, None, time.monotonic() - start, "", error=f"{type(exc).__name__}: {exc}")
     output = _HeadTail(tail_bytes)
     timed_out = False
+    born = _start_ticks(proc.pid)  # read while the leader's pid is surely its own (unreaped)
     assert proc.stdout is not None
     try:
         timed_out = _pump(proc, proc.stdout.fileno(), output, start + timeout_s, cancel)
-        stop_group(proc, grace_s if timed_out else 0.0, lambda: _members(proc.pid, tag))
+        stop_group(proc, grace_s if timed_out else 0.0, lambda: _members(proc.pid, tag, born))
         _drain(proc.stdout.fileno(), output)
-    except BaseException:
-        stop_group(proc, grace_s, lambda: _members(proc.pid, tag))
+    except BaseException:  # a cancel; once the cleanup above has reaped the leader, its ids are not ours
+        if proc.returncode is None:
+            stop_group(proc, grace_s, lambda: _members(proc.pid, tag, born))
         raise
     finally:
         proc.stdout.close()
@@ -323,15 +325,16 @@ def _read(fd: int, output: _HeadTail) -> bool:
     return bool(chunk)
 
 
-def _members(sid: int, tag: str) -> list[int]:
+def _members(sid: int, tag: str, born: int | None = None) -> list[int]:
     """Live processes in the session or group `sid`, or carrying the run tag (Linux /proc); a zombie whose
     threads still run counts as live (its main thread exited alone).
     Only processes started no earlier than the leader `sid` are looked at: the tag is new with the leader,
     so an older process cannot have inherited it (and one that exec'd itself with it was the command's
-    already, outside of it). That keeps the environ reads to the processes born since."""
+    already, outside of it). That keeps the environ reads to the processes born since. `born`: the
+    leader's start time, read while it was unreaped (default: read now)."""
     found: list[int] = []
     needle = f"{RUN_TAG_VAR}={tag}".encode()
-    born = _start_ticks(sid)
+    born = _start_ticks(sid) if born is None else born
     try:
         entries = os.listdir("/proc")
     except OSError:
