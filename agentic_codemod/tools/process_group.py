@@ -80,7 +80,7 @@ def stop_group(
 def _release(proc: subprocess.Popen[Any]) -> None:
     """A leader that another process traces (ptrace) exits into a zombie only that tracer can reap, and
     `proc.wait()` would wait for as long as the tracer lives (one the command started, that left the
-    session and its run tag, could live forever): SIGKILL the tracer, which hands the leader back."""
+    session and its run tag, could live forever): SIGKILL whatever traces it, which hands it back."""
     deadline = time.monotonic() + DRAIN_S
     pause = FIRST_PAUSE_S
     while not leader_exited(proc) and time.monotonic() < deadline:
