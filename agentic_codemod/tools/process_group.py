@@ -11,6 +11,7 @@ one grace (config.KILL_GRACE_S).
     leader_exited(proc) -> bool     the leader is gone, checked without reaping it
     live_task(pid, state) -> str | None   /proc/PID, or a live thread's path where the main thread of a
                                     process exited alone (the process shows as a zombie), or None
+    stat_fields(where) -> list[bytes] | None   /proc/PID/stat's fields after the name (state first)
     exit_fd(proc) -> int | None     a descriptor that turns readable once the leader has exited (Linux
                                     pidfd; None where there is none): a wait wakes at the exit, not a
                                     poll later. The caller closes it.
@@ -114,14 +115,25 @@ def _running_members(pgid: int) -> bool:
         for entry in entries:
             if not entry.name.isdigit():
                 continue
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                    fields = stat.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue  # gone meanwhile, or not ours to read
-            if len(fields) > 2 and fields[2] == str(pgid).encode() and live_task(entry.name, fields[0]):
+            fields = stat_fields(f"/proc/{entry.name}")  # None: gone meanwhile, or not ours to read
+            if (
+                fields
+                and len(fields) > 2
+                and fields[2] == str(pgid).encode()
+                and live_task(entry.name, fields[0])
+            ):
                 return True
     return False
+
+
+def stat_fields(where: str) -> list[bytes] | None:
+    """The fields of `where`/stat (a /proc process or task) after its name, the state first (field 3);
+    None where it cannot be read (gone, not ours)."""
+    try:
+        with open(f"{where}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
 
 
 def live_task(pid: str, state: bytes) -> str | None:
@@ -135,12 +147,9 @@ def live_task(pid: str, state: bytes) -> str | None:
     except OSError:
         return None
     for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
-                if stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
-                    return f"/proc/{pid}/task/{task}"
-        except (OSError, IndexError):
-            continue
+        fields = stat_fields(f"/proc/{pid}/task/{task}")
+        if fields and fields[0] not in (b"Z", b"X"):
+            return f"/proc/{pid}/task/{task}"
     return None
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from agentic_codemod.adapters.types import ProcessResult
 from agentic_codemod.config import KILL_GRACE_S, SECRET_NAME_MARKERS
 from agentic_codemod.errors import Cancelled
-from agentic_codemod.tools.process_group import exit_fd, leader_exited, live_task, stop_group
+from agentic_codemod.tools.process_group import exit_fd, leader_exited, live_task, stat_fields, stop_group
 from agentic_codemod.tools.sandbox import Box
 from agentic_codemod.tools.trace import Redactor, Trace
 
@@ -342,9 +342,10 @@ def _members(sid: int, tag: str, born: int | None = None) -> list[int]:
     for entry in entries:
         if not entry.isdigit() or int(entry) in (os.getpid(), sid):
             continue
+        fields = stat_fields(f"/proc/{entry}")
+        if not fields:
+            continue
         try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
             where = live_task(entry, fields[0])
             if where is None:
                 continue
@@ -363,8 +364,8 @@ def _members(sid: int, tag: str, born: int | None = None) -> list[int]:
 
 def _start_ticks(pid: int) -> int:
     """When `pid` started, in clock ticks since boot; 0 (every process is then looked at) if unknown."""
+    fields = stat_fields(f"/proc/{pid}")
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return int(handle.read().rsplit(b")", 1)[1].split()[_START_TIME])
-    except (OSError, IndexError, ValueError):
+        return int(fields[_START_TIME]) if fields else 0
+    except (IndexError, ValueError):
         return 0
