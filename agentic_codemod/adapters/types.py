@@ -228,6 +228,13 @@ class Shadowing:
     cache_dirs: tuple[str, ...]  # a new code file in such a folder beside candidate files (Python: bytecode)
     package_files: tuple[str, ...]  # one of these, new in folder X, shadows the candidate's module X.<suffix>
     file_beats_folder: bool  # a new module X.<suffix> shadows a candidate folder X (node resolves X.js first)
+    # folders the ecosystem looks packages up in wherever they sit (npm: node_modules, each folder's own
+    # looked at before its parents'): a new entry in one (any file, a link; names starting with "." are no
+    # package: node_modules/.cache) or a new link of that name anywhere can change what the code loads
+    lookup_dirs: tuple[str, ...] = ()
+    # files that, new in a folder holding or above candidate files, change how the code below resolves
+    # (npm: package.json, the nearest one's "imports", "type" and self-reference by "name" + "exports")
+    scope_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -256,8 +263,9 @@ class TestFacts:
     read_results: Callable[[TestCommand, Path, Path | None, str], tuple[Tally | None, list[str]]]
     # output tail -> "the module a test file could not load" when one was missing, else None
     missing_dependency: Callable[[str], str | None]
-    # (command, sibling test file name, token, the SDK's name or None) -> the canary; with the SDK's
-    # name it may add the tests of where the test code's own loader resolves the SDK (oracle.py)
+    # (command, sibling test file's repository-relative path, token, the SDK's name or None) -> the
+    # canary, planted in the sibling's folder; with the SDK's name it may add the tests of where the test
+    # code's own loader resolves the SDK (oracle.py)
     canary: Callable[[TestCommand, str, str, str | None], Canary]
     scrub: Callable[[str, str], str]  # (output, canary token) -> the output without the canary's report
     suspects: Callable[[Path], list[str]]  # (a copy) -> "path: hook" for what can rewrite or hide results

@@ -17,7 +17,9 @@
                                                 beside its files, and where the ecosystem's rules say
                                                 (adapters/types.py Shadowing: a cache folder beside its
                                                 files, a package file making a folder named like one of
-                                                its modules, a module named like one of its folders)
+                                                its modules, a module named like one of its folders;
+                                                npm: anything new in a node_modules folder or a link
+                                                named so, a package.json above candidate code)
 
 The tool's clone is never seen by repository code: what is hashed, reviewed and published comes from
 the clone, and the copy is thrown away after each install or test run.
@@ -38,6 +40,8 @@ from typing import Any
 from agentic_codemod.adapters.types import Shadowing
 
 SKIPPED = frozenset({".git"})
+LOOKUP_LINK = "new link where packages are looked up"
+RESOLVING_FILE = "new file where modules are resolved"
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,23 @@ def touched(
     if suffixes:
         rules = shadowing or Shadowing((), (), (), file_beats_folder=False)
         candidate = _Candidate(stamp, rules)
-        for directory, _dirs, files in os.walk(dest):
+        for directory, dirs, files in os.walk(dest):  # links to folders are listed in dirs, never entered
+            here = PurePosixPath(Path(directory).relative_to(dest).as_posix())
+            for name in dirs:
+                new = here / name
+                if new.as_posix() not in stamp and candidate.new_lookup(
+                    new, Path(directory, name).is_symlink()
+                ):
+                    found.append(f"{new} ({LOOKUP_LINK})")
             for name in files:
-                rel = Path(directory, name).relative_to(dest).as_posix()
-                if rel not in stamp and name.endswith(suffixes) and candidate.shadowed_by(PurePosixPath(rel)):
-                    found.append(f"{rel} (new code file)")
+                new = here / name
+                if new.as_posix() in stamp:
+                    continue
+                if candidate.new_lookup(new, True) or candidate.new_scope(new):
+                    link = os.path.islink(os.path.join(directory, name))  # a link to nothing is listed here
+                    found.append(f"{new} ({LOOKUP_LINK if link else RESOLVING_FILE})")
+                elif name.endswith(suffixes) and candidate.shadowed_by(new):
+                    found.append(f"{new} (new code file)")
     return sorted(found)
 
 
@@ -143,6 +159,23 @@ class _Candidate:
         suffixes = rules.module_suffixes or ("\0",)
         self.modules = {(p.parent, p.stem) for p in paths if p.name.endswith(suffixes)}
         self.folders = {(d.parent, d.name) for p in paths for d in p.parents if d.name}  # every folder
+        self.above = {d for p in paths for d in p.parents}  # folders holding or above candidate files
+
+    def new_lookup(self, rel: PurePosixPath, entry: bool) -> bool:
+        """Whether a new entry (`entry`: a file or link, not a folder) can add a package to a folder the
+        ecosystem looks packages up in: it is inside one under a name that can be a package (not ".x"),
+        or it is a link named like one (wherever it leads)."""
+        lookup = self.rules.lookup_dirs
+        if not lookup or not entry:
+            return False
+        parts = rel.parts
+        if parts[-1] in lookup:
+            return True
+        return any(part in lookup and not parts[i + 1].startswith(".") for i, part in enumerate(parts[:-1]))
+
+    def new_scope(self, rel: PurePosixPath) -> bool:
+        """Whether a new file is one of the ecosystem's scope files where candidate code sits below it."""
+        return rel.name in self.rules.scope_files and rel.parent in self.above
 
     def shadowed_by(self, rel: PurePosixPath) -> bool:
         """Whether a new code file can change what the candidate's code loads: it sits beside candidate

@@ -114,7 +114,7 @@ def plant(root: Path, command: TestCommand, facts: TestFacts, sdk: str | None = 
         return None
     token = f"c{secrets.token_hex(5)}"
     sibling = root / best[2]
-    planted = facts.canary(command, sibling.name, token, sdk)
+    planted = facts.canary(command, best[2], token, sdk)
     path = sibling.parent / planted.name
     path.write_text(planted.text, encoding="utf-8")
     return Canary(

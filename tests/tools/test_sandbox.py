@@ -274,6 +274,52 @@ def test_a_new_module_named_like_a_candidate_folder_shadows_it_where_node_resolv
     assert repo_copy.touched(copy, stamp, python.code_suffixes, shadowing=python.shadowing) == []
 
 
+def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whatever_its_suffix(
+    tmp_path: Path,
+) -> None:
+    """require("acme-sdk") from src/orders.js looks in src/node_modules before the root's (the stamped
+    link to the environment): a package written there during the run, or in test/node_modules, is what
+    the code loads. Its `main` may have any suffix (node loads it as code), and a link named node_modules
+    may lead anywhere. node_modules/.cache (no package name) and a package.json in a scratch folder of its
+    own change nothing; a new package.json above candidate code changes its scope."""
+    worktree = tmp_path / "clone"
+    for rel in ("src/orders.js", "test/orders.test.js", "package.json"):
+        (worktree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (worktree / rel).write_text("module.exports = 1;\n")
+    environment = tmp_path / "env" / "node_modules"
+    environment.mkdir(parents=True)
+    copy = tmp_path / "copy"
+    stamp = repo_copy.fresh_copy(worktree, copy)
+    (copy / "node_modules").symlink_to(environment, target_is_directory=True)
+    repo_copy.stamp_file(copy, stamp, "node_modules")
+    planted = {
+        "src/node_modules/acme-sdk/package.json": '{"main": "impl.data"}',
+        "src/node_modules/acme-sdk/impl.data": "module.exports = {};",
+        "test/node_modules/@acme/sdk/index.js": "module.exports = {};",
+        "src/package.json": '{"name": "acme-sdk", "exports": "./orders.js"}',
+        "src/node_modules/.cache/babel/x.json": "{}",
+        "scratch/project/package.json": "{}",
+    }
+    for rel, text in planted.items():
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_text(text)
+    (copy / "lib").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (copy / "lib" / "node_modules").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (copy / "test" / "node_modules" / "acme-sdk").symlink_to(tmp_path / "gone", target_is_directory=True)
+    npm = NPM.test_facts
+    assert repo_copy.touched(copy, stamp, npm.code_suffixes, shadowing=npm.shadowing) == [
+        "lib/node_modules (new link where packages are looked up)",
+        "src/node_modules/acme-sdk/impl.data (new file where modules are resolved)",
+        "src/node_modules/acme-sdk/package.json (new file where modules are resolved)",
+        "src/package.json (new file where modules are resolved)",
+        "test/node_modules/@acme/sdk/index.js (new file where modules are resolved)",
+        "test/node_modules/acme-sdk (new link where packages are looked up)",
+    ]
+    python = PYTHON.test_facts  # Python looks nothing up in node_modules
+    assert repo_copy.touched(copy, stamp, python.code_suffixes, shadowing=python.shadowing) == []
+
+
 def test_installs_see_the_runs_own_cache_and_template_builds_see_neither_the_venv_nor_it(
     tmp_path: Path,
 ) -> None:

@@ -22,7 +22,9 @@ Refused (the run stops, exit 2, before npm reads anything):
     reads the package it leads to, and dependency files must be regular files where they are;
   - a `file:` / `link:` dependency that resolves outside the repository (npm would copy or link it in);
   - an .npmrc key that makes npm run something or read configuration from elsewhere (script-shell,
-    node-options, userconfig, globalconfig, …: npm_config.REFUSED_KEYS), or that turns install scripts on.
+    node-options, userconfig, globalconfig, …: npm_config.REFUSED_KEYS), that turns install scripts on,
+    or that routes the registry's traffic (proxy, https-proxy, noproxy, strict-ssl=false, ca, cert, key:
+    npm_config.NETWORK_KEYS; a proxy would get the caller's token with each request).
 """
 
 from __future__ import annotations

@@ -9,15 +9,16 @@
                                                     (environment.py) and removed after it
     credentials(config) -> [secret, ...]            token and password values, for the run's Redactor
     refused_lines(root) -> [(line, reason)]         keys of the repository's own .npmrc that would run
-                                                    code, read config from elsewhere or turn install
-                                                    scripts on
+                                                    code, read config from elsewhere, turn install
+                                                    scripts on, or route the registry's traffic (proxy,
+                                                    TLS trust)
 
 The sandbox clears the environment and puts HOME on a tmpfs, so without this the caller's registry and
 credentials would be lost. Installs that reach the network run with --ignore-scripts, so no repository
 code runs while a credential is present; install scripts run afterwards (`npm rebuild`), without
 credentials, in the same install box (with the registry's network). The repository's own .npmrc is
-read by npm as project configuration (its registry settings are honoured); the caller's settings win
-over it.
+read by npm as project configuration (its registry settings are honoured; its proxy and TLS settings
+are refused, NETWORK_KEYS); the caller's settings win over it.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ REFUSED_KEYS = frozenset(
         "tmp",
     }
 )
+# Repository .npmrc keys that decide where the registry's traffic goes or which certificates count: with
+# the caller's credentials in the install (a private user config), a proxy the repository names would
+# receive the caller's token with every request (and could answer with packages of its own). Only the
+# caller sets these (PASSED_KEYS); `strict-ssl=true`, npm's default, is no change and passes.
+NETWORK_KEYS = frozenset({"proxy", "https-proxy", "http-proxy", "noproxy", "strict-ssl", "ca", "cert", "key"})
 _ENV_REF = re.compile(r"\$\{([^}]+)\}")
 
 
@@ -117,9 +123,18 @@ def refused_lines(root: Path) -> list[tuple[int, str]]:
         return [(0, f"cannot read: {exc}")]
     refused = []
     for line, key, value in parse(text):
-        name = key.lower()
+        name = key.lower().removesuffix("[]")  # `ca[]=…` adds to a list
         if name in REFUSED_KEYS:
             refused.append((line, f"`{key}` may not be set by the repository (it runs or loads code)"))
+        elif name in NETWORK_KEYS and not (name == "strict-ssl" and value.lower() == "true"):
+            refused.append(
+                (
+                    line,
+                    f"`{key}` may not be set by the repository (it decides where the registry's traffic,"
+                    " with the caller's credentials, goes or which certificates count); the caller's npm"
+                    " configuration sets it",
+                )
+            )
         elif name == "ignore-scripts" and value.lower() == "false":
             refused.append(
                 (line, "`ignore-scripts=false`: install scripts run only where the tool lets them")

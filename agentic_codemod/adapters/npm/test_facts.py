@@ -69,9 +69,18 @@ CONFIG_FILES = (
 MISSING_MODULE = re.compile(r"Cannot find (?:module|package) '([^']+)'")
 LOAD_FAILURE = re.compile(r"Test suite failed to run|Require stack:|ERR_MODULE_NOT_FOUND|Failed to load url")
 SUSPECT_SKIPPED_DIRS = frozenset({".git", "node_modules"})
-# node resolves require("./x") to x.js before the folder x/: a new x.js shadows a candidate folder.
+# node resolves require("./x") to x.js before the folder x/: a new x.js shadows a candidate folder. A bare
+# require("acme-sdk") looks in node_modules of the file's folder first, then each parent's: a package a
+# test run writes into src/node_modules or test/node_modules (any file: node loads a `main` of any suffix
+# as code) is what the code below loads, not the environment's (the copy's root node_modules is a stamped
+# link to it). A new package.json above candidate code changes its scope ("imports", "exports" by name).
 SHADOWING = Shadowing(
-    module_suffixes=SOURCE_SUFFIXES, cache_dirs=(), package_files=(), file_beats_folder=True
+    module_suffixes=SOURCE_SUFFIXES,
+    cache_dirs=(),
+    package_files=(),
+    file_beats_folder=True,
+    lookup_dirs=("node_modules",),
+    scope_files=("package.json",),
 )
 NOT_A_TEST_RUN = frozenset({126, 127})  # cannot execute / not found (every runner exits 1 on failures)
 
@@ -117,8 +126,9 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
     the sibling, its stem replaced by the token (utils-test.js -> <token>-test.js), since a command's own
     glob (`mocha test/*-test.js`) collects the sibling's pattern and maybe no other. With `sdk`, a CommonJS
     canary of a runner whose skipped tests are read by name also asks where the SDK resolves (sdk_tests)."""
-    suffix = PurePosixPath(sibling).suffix or ".js"
-    found = SIBLING_NAME.match(sibling)
+    rel = PurePosixPath(sibling)
+    suffix = rel.suffix or ".js"
+    found = SIBLING_NAME.match(rel.name)
     name = f"{token}.test{suffix}"
     if found and (found["pre"] or found["post"]):
         name = f"{found['pre'] or ''}{token}{found['post'] or ''}{found['ext']}"
@@ -138,7 +148,8 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
         and command.runner in SDK_CHECKED_RUNNERS
         and PurePosixPath(name).suffix in (".js", ".cjs")
     )
-    extra = sdk_tests(command.runner or "", token, sdk) if checks and sdk is not None else ""
+    up = "/".join([".."] * (len(rel.parts) - 1)) or "."  # from the canary's folder to the copy's root
+    extra = sdk_tests(command.runner or "", token, sdk, up) if checks and sdk is not None else ""
     if command.runner == "node-test":
         return Canary(
             name,
@@ -168,9 +179,11 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
 # skipped tests by name (test_results.py).
 SDK_CHECKED_RUNNERS = frozenset({"jest", "node-test", "tape", "mocha"})
 # Where `require.resolve(SDK)` leads from the canary's folder, against the package node's own lookup finds
-# from there (the nearest node_modules/SDK up the tree, links resolved): "installed" (a file inside it),
-# "elsewhere", or "unknown" (anything threw: no require, an ESM-only package, no fs). Asked as the file
-# loads, so the answer can name a test.
+# from there (the nearest node_modules/SDK up the tree, links resolved): "installed" (a file inside it,
+# and that node_modules the copy's root's, where the run links the environment in; one nearer the
+# canary is a copy the repository's tests made before it loaded, test/node_modules), "elsewhere", or "unknown"
+# (anything threw: no require, an ESM-only package, no fs). Asked as the file loads, so the answer can
+# name a test.
 WHERE_SDK = """
 const {fn} = (() => {{
   try {{
@@ -178,10 +191,11 @@ const {fn} = (() => {{
     const fs = require("fs");
     const sdk = {sdk};
     const got = fs.realpathSync(require.resolve(sdk));
+    const root = path.resolve(__dirname, {root});
     for (let dir = __dirname; ; dir = path.dirname(dir)) {{
       const pkg = path.join(dir, "node_modules", sdk);
       if (fs.existsSync(path.join(pkg, "package.json"))) {{
-        return got.startsWith(fs.realpathSync(pkg) + path.sep) ? "installed" : "elsewhere";
+        return dir === root && got.startsWith(fs.realpathSync(pkg) + path.sep) ? "installed" : "elsewhere";
       }}
       if (path.dirname(dir) === dir) return "elsewhere";
     }}
@@ -219,10 +233,11 @@ const {fn}_jest = (() => {{
 """
 
 
-def sdk_tests(runner: str, token: str, sdk: str) -> str:
-    """Where the SDK resolves, asked as the file loads, and the skipped test named by the answer."""
+def sdk_tests(runner: str, token: str, sdk: str, up: str = ".") -> str:
+    """Where the SDK resolves, asked as the file loads, and the skipped test named by the answer; `up`:
+    the copy's root from the canary's folder."""
     where, quoted = f"{token}_where", json.dumps(sdk)
-    text = WHERE_SDK.format(fn=where, sdk=quoted)
+    text = WHERE_SDK.format(fn=where, sdk=quoted, root=json.dumps(up))
     if runner == "jest":
         text += JEST_MOCKED.format(fn=token, where=where, sdk=quoted)
         where = f"{token}_jest"

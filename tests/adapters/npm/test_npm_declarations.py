@@ -142,6 +142,11 @@ def test_workspaces_and_lock_entries_are_read(tmp_path: Path) -> None:
         ({".npmrc": "registry=https://r.example/\nscript-shell=/bin/evil\n"}, "line 2: `script-shell`"),
         ({".npmrc": "ignore-scripts=false\n"}, "install scripts"),
         ({".npmrc": "node-options=--require /x.js\n"}, "`node-options`"),
+        ({".npmrc": "proxy=http://127.0.0.1:9/\n"}, "line 1: `proxy` may not be set"),
+        ({".npmrc": "; corp\nhttps-proxy=http://proxy.example/\n"}, "line 2: `https-proxy`"),
+        ({".npmrc": "strict-ssl=false\n"}, "`strict-ssl`"),
+        ({".npmrc": "ca[]=-----BEGIN CERTIFICATE-----\n"}, "`ca\\[\\]`"),
+        ({".npmrc": "noproxy=*\n"}, "`noproxy`"),
     ],
 )
 def test_refusals_name_the_file_and_stop_the_run(tmp_path: Path, files: dict[str, str], message: str) -> None:
@@ -166,7 +171,10 @@ def test_a_symlinked_manifest_is_refused_unread(tmp_path: Path) -> None:
 def test_a_registry_setting_in_the_repository_is_honoured_not_refused(tmp_path: Path) -> None:
     write(
         tmp_path,
-        {"package.json": "{}", ".npmrc": "registry=https://npm.example/\n@acme:registry=https://a/\n"},
+        {
+            "package.json": "{}",
+            ".npmrc": "registry=https://npm.example/\n@acme:registry=https://a/\nstrict-ssl=true\n",
+        },
     )
     assert ADAPTER.find_dependency_files(tmp_path) == [".npmrc", "package.json"]
 

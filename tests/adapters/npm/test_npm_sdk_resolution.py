@@ -107,6 +107,28 @@ def test_an_sdk_linked_into_node_modules_reads_installed(tmp_path: Path) -> None
     assert (state, resolution) == ("failed", "installed")
 
 
+def test_a_copy_the_tests_put_nearer_than_the_roots_node_modules_reads_elsewhere(tmp_path: Path) -> None:
+    """test/node_modules/acme-sdk (1.0.0, written by a setup test that ran before the canary loaded) is
+    what node's own lookup from the canary's folder finds first, and what require.resolve gives: both
+    agreed, and the answer was "installed" for a run whose tests all loaded 1.0.0. Only the copy's root
+    node_modules (the environment's link) is the installed package."""
+    command = node_project(tmp_path)
+    planted = tmp_path / "test" / "node_modules" / "acme-sdk"
+    planted.mkdir(parents=True)
+    (planted / "package.json").write_text(json.dumps({**SDK_PACKAGE, "version": "1.0.0", "main": "old.js"}))
+    (planted / "old.js").write_text(FAKE_CLIENT)
+    _canary, _tally, state, resolution = run(tmp_path, command)
+    assert (state, resolution) == ("failed", "elsewhere")
+
+
+def test_a_canary_folders_below_the_root_reads_the_roots_package_installed(tmp_path: Path) -> None:
+    command = node_project(tmp_path)
+    (tmp_path / "test" / "unit" / "deep").mkdir(parents=True)
+    shutil.move(tmp_path / "test" / "a.test.js", tmp_path / "test" / "unit" / "deep" / "a.test.js")
+    canary, _tally, state, resolution = run(tmp_path, command)
+    assert canary.file.startswith("test/unit/deep/") and (state, resolution) == ("failed", "installed")
+
+
 def test_a_check_that_cannot_run_reads_unknown_never_installed(tmp_path: Path) -> None:
     """An ES module package: `require` is not defined in the canary's file, so no answer either way."""
     _canary, _tally, _state, resolution = run(tmp_path, node_project(tmp_path, module=True))
