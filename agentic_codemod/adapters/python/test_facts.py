@@ -87,8 +87,10 @@ DETECTED_BY = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "P
 # submodule of a root has a file there or in the standard library (an alias: requests.packages.urllib3 is
 # urllib3), or none and is made by the distribution's own code (six.moves) or is a folder of it;
 # "elsewhere" when one is not (a mock or stub in sys.modules, a copy a conftest.py put first on sys.path or
-# in a package's __path__, a vendored wheel, an import hook's module, a blocked import); "unknown" when
-# that cannot be told (not installed there, an editable install, no RECORD, an error).
+# in a package's __path__, a vendored wheel, an import hook's module, a blocked import, a module that
+# raises as it is read: once the distribution is found installed, an error can only come from a module
+# posing as it); "unknown" when that cannot be told (not installed there, an editable install, no RECORD,
+# an error reading the distribution).
 WHERE_SDK = """
 
 def {fn}(name):
@@ -159,6 +161,9 @@ def {fn}(name):
                 return True
             return any(os.path.realpath(p) in folders for p in getattr(module, "__path__", None) or ())
 
+    except Exception:
+        return "unknown"
+    try:  # the distribution is installed here: a module that raises as it is read only poses as it
         for root in roots:
             module = sys.modules.get(root, False)
             if module is False:
@@ -178,7 +183,7 @@ def {fn}(name):
                 return "elsewhere"
         return "installed" if roots else "unknown"
     except Exception:
-        return "unknown"
+        return "elsewhere"
 """
 # The answer as a test's name (a reader sees names and outcomes only: oracle.Canary.read): skipped, or
 # failed where the SDK is elsewhere by the time the tests run.

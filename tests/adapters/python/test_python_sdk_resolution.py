@@ -100,6 +100,18 @@ def test_the_installed_sdk_reads_installed_and_leaves_the_repository_s_counts(
     assert tally.failing == []
 
 
+# helper-37: a stand-in whose `__file__` raises (not AttributeError) turned the check's answer into
+# "unknown", and the run was green on tests that never imported the installed SDK (exit 0).
+RAISING = (
+    "import sys\nimport types\nfrom unittest import mock\n\n\nclass Posing(types.ModuleType):\n"
+    "    def __getattribute__(self, name):\n"
+    "        if name == '__file__':\n            raise RuntimeError('no file')\n"
+    "        return super().__getattribute__(name)\n\n"
+    "    def __getattr__(self, name):\n        return mock.MagicMock()\n\n\n"
+    "sys.modules['acme'] = Posing('acme')\n"
+)
+
+
 @pytest.mark.parametrize(
     ("conftest", "stub"),
     [
@@ -122,6 +134,7 @@ def test_the_installed_sdk_reads_installed_and_leaves_the_repository_s_counts(
         ("import os\n\nimport acme\n\nacme.__path__.insert(0, os.path.dirname(__file__))\n", False),
         (STUBS, True),  # found where an import would find it: the module was not loaded yet
         (STUBS + "\nimport acme  # noqa\n", True),  # loaded from the copy
+        (RAISING, False),
     ],
     ids=[
         "magicmock",
@@ -131,6 +144,7 @@ def test_the_installed_sdk_reads_installed_and_leaves_the_repository_s_counts(
         "folder-added-to-the-package",
         "copy-on-sys-path",
         "copy-loaded",
+        "module-raising-as-it-is-read",
     ],
 )
 def test_a_module_the_tests_import_from_elsewhere_reads_elsewhere(
