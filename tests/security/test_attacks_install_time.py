@@ -434,3 +434,48 @@ def test_a_run_dir_of_the_callers_keeps_its_own_folders(
     assert result.code == 0, json.loads((run_dir / "run.json").read_text())["reason"]
     assert (run_dir / "tmp" / "thesis.tex").read_text() == "precious\n"
     assert (run_dir / ".agentic-codemod-run").exists()
+
+
+# Records, into the project it builds, what of the caller's index settings it could read: variables and
+# the certificate copies the tool puts into the install's working directory.
+PEEKING_BACKEND = BACKEND.replace(
+    """    try:
+        plant()
+    except Exception:
+        pass
+""",
+    """    saw = sorted(k for k in os.environ if k.startswith(("UV_INDEX", "UV_DEFAULT", "PIP_", "SSL_")))
+    certs = ".codemod-pip"
+    saw += [certs + "/" + f for f in (os.listdir(certs) if os.path.isdir(certs) else [])]
+    saw += [k for k, v in os.environ.items() if "s3cret-index-pass" in v]
+""",
+).replace(
+    """        whl.writestr("app-0.1.dist-info/RECORD", "")""",
+    """        whl.writestr("backend_saw.py", "SAW = %r\\n" % (saw,))
+        whl.writestr("app-0.1.dist-info/RECORD", "")""",
+)
+SAW_NOTHING = """import backend_saw
+import widget
+
+
+def test_the_build_saw_no_credential():
+    assert backend_saw.SAW == []
+    assert widget.__version__ in ("1.0.0", "1.1.0")
+"""
+
+
+def test_attack_a_build_backend_gets_no_index_credential_where_the_install_reaches_no_index(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-37: with `--no-index` the caller's extra index (its password) still went to the install as
+    UV_INDEX and its client key into the copy (.codemod-pip/), where the repository's build backend runs;
+    a backend baked them into the project and a test printed them, base64, into run.json. An install that
+    reaches no index now gets none of the caller's index settings."""
+    key = tmp_path / "client.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nNOTAKEY\n-----END PRIVATE KEY-----\n")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "https://user:s3cret-index-pass@pypi.example/simple")
+    monkeypatch.setenv("PIP_CLIENT_CERT", str(key))
+    result = run_with_backend(tmp_path, wheels, run_codemod, PEEKING_BACKEND, module_wheel, test=SAW_NOTHING)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]  # type: ignore[attr-defined]
+    assert all(v["passed"] for v in m["verifications"]) and len(m["verifications"]) == 2

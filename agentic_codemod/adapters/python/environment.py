@@ -94,7 +94,7 @@ def prepare_environment(
     tests the highest version both the task and the repository allow, or the one its lockfile locks),
     under the versions the repository's lockfiles lock (run.json `installs.baseline.locked`)."""
     chosen = installer.choose(settings)
-    caller = pip_config.read_caller_config(os.environ)  # the sandbox clears the environment and HOME
+    caller = caller_pip_config(settings)
     plan = plan_install(root, settings)
     plan = replace(plan, requirements=[*plan.requirements, *pins])
     found = seed.find()
@@ -140,7 +140,7 @@ def install_dependencies(
     before a module its new RECORD lists (installed_files.unlisted; a failed result names it), and the
     bytecode of its .py files is written afresh (installed_files.fresh_bytecode; the installer compiles
     nothing, InstallPlan.host_compiles). The result is also appended to `env.install_log`."""
-    caller = pip_config.read_caller_config(os.environ)
+    caller = caller_pip_config(settings)
     names = [name for name in map(_pinned_name, pins) if name is not None]
     plan = InstallPlan(requirements=list(pins), reinstall=names, host_compiles=True)
     before = installed_files.dist_infos(env.root)
@@ -372,6 +372,13 @@ def _install(
         result = _run_install(root, env, settings, runner, plan, caller, installer.PIP)
     _pause_when_unreachable(env, result)
     return result
+
+
+def caller_pip_config(settings: Settings) -> dict[str, str]:
+    """The caller's pip configuration for an install (the sandbox clears the environment and HOME), or
+    none where the install reaches no index (`--no-index`): its index credentials and client key would
+    serve nothing there but the repository's build backend, which runs in the same install."""
+    return {} if settings.packages.local_only else pip_config.read_caller_config(os.environ)
 
 
 def _pause_when_unreachable(env: VerificationEnv, result: ProcessResult | None) -> None:
