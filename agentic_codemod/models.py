@@ -117,7 +117,8 @@ class VerificationResult(Artifact):
     isolation: str | None = None  # "sandbox" (bubblewrap) or "process" (explicitly accepted)
     canary: Literal["failed", "passed", "missing"] | None = None  # the tool's must-fail test
     # Where the test code's own loader resolved the SDK, asked by the canary's file (oracle.py); None where
-    # the adapter cannot ask (Python, ES modules, TypeScript, vitest). "elsewhere" stops the run.
+    # the adapter cannot ask (ES modules, TypeScript, vitest). "elsewhere" stops the run; "unknown" is
+    # said in the merge request and the report.
     sdk_resolution: Literal["installed", "elsewhere", "unknown"] | None = None
     tampered: list[str] = Field(default_factory=list)  # candidate files the test run wrote
     rewritten: list[str] = Field(default_factory=list)  # data files it rewrote with their own bytes

@@ -283,6 +283,12 @@ def templated_draft(state: RunState) -> MergeRequestDraft:
             f"tests here ran without it (its CI may install other versions): "
             f"{code(unread[:MR_ITEM_MAX_CHARS])}"
         )
+    if last is not None and last.sdk_resolution == "unknown":  # the check could not answer: say so
+        verification += (
+            f"\n\nWhere these tests load {code(task.sdk.name)} from could not be checked (run.json "
+            f"`sdk_resolution`: unknown): this result alone does not show that they ran the installed "
+            f"{task.sdk.to}."
+        )
     findings = (
         "\n".join(
             f"- {f.severity}: {prose(_item(f.message))}" + (f" ({code(f.path)})" if f.path else "")

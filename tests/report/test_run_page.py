@@ -35,6 +35,8 @@ def test_approved_run_shows_outcome_steps_tests_gates_and_trace(runs: Runs, brow
     assert len(dom.rows("test-table")) == baseline["passed"] + baseline["failed"] + baseline["errors"]
     assert len(dom.rows("gate-table")) == len(manifest["gates"])
     assert dom.text("gate-table").count("this candidate") == len(manifest["gates"])
+    # where the tests loaded the SDK from, each run's answer (an "unknown" would show as such)
+    assert dom.text("verifications").count(" installed ") == len(manifest["verifications"]) == 2
     assert len(dom.rows("trace")) == len(_trace(run_dir))
     assert "acme-sdk 1.4.0 2.0.0" in dom.text("env-table")
     assert dom.text("tokens").endswith("all roles unknown unknown unknown unknown")  # offline: no figure

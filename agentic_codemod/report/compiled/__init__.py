@@ -9,10 +9,10 @@ OPTIONS = {'autoescape': True, 'trim_blocks': True, 'lstrip_blocks': True}
 SOURCES = {
     'base.html': 'eafe1a9b2a5404c7fe720be67e14f9245dccaab6d8b34d8819923c463ac9cbae',
     'fleet.html': '6040d26b31fc180fac498afca7369a795e26b7fb7408a5b1174bd05691d8a2fd',
-    'run.html': 'f6dc1114ac59c62b4abe7e9359b73c270e2fbe9f93b6ac4c3c5d0971aff73632',
+    'run.html': '64bcd80050560b064a8e49035aebd6af226d6756a447c01902492c5f323124c8',
 }
 MODULES = {
-    'tmpl_164424613ab10fca8b550f7682ee4cc8f6ce5884.py': '81677a8269fa14d7dbac62e2533dd6e94f659d1c682eaf2cb20060aa806cc71b',
+    'tmpl_164424613ab10fca8b550f7682ee4cc8f6ce5884.py': '335942b930f7768f7c4cbe328792197f74dbc14fdcd447f8573ebb82db8e5022',
     'tmpl_8fa385cc0f509eb76455f3e42cdc76141dcd6fbc.py': 'dba69b7d1e5ba1eda9e0ddceec22f9ff1f18b537a7266882ed8f3f9d9fe33c6d',
     'tmpl_fddd151b6369c0b932932650cbe0dbf7f0a62ce8.py': 'f44d527ae4a7c9f0b2116058c0b7191f5ba2c11df77c3d4d6882f1f11ad9845a',
 }

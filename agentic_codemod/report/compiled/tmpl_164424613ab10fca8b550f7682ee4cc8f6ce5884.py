@@ -303,7 +303,7 @@ def block_body(context, missing=missing):
     yield '\n<h3>Verifications</h3>\n'
     if environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'verifications'):
         pass
-        yield '<table id="verifications">\n  <thead><tr><th>phase</th><th>result</th><th class="num">exit</th><th class="num">duration</th><th>isolation</th><th>canary</th><th>candidate</th></tr></thead>\n  <tbody>\n'
+        yield '<table id="verifications">\n  <thead><tr><th>phase</th><th>result</th><th class="num">exit</th><th class="num">duration</th><th>isolation</th><th>canary</th><th>SDK loaded from</th><th>candidate</th></tr></thead>\n  <tbody>\n'
         for l_1_v in environment.getattr((undefined(name='m') if l_0_m is missing else l_0_m), 'verifications'):
             _loop_vars = {}
             pass
@@ -325,9 +325,11 @@ def block_body(context, missing=missing):
             yield escape((environment.getattr(l_1_v, 'isolation') or 'unknown'))
             yield '</td><td>'
             yield escape((environment.getattr(l_1_v, 'canary') or '—'))
+            yield '</td><td>'
+            yield escape((environment.getattr(l_1_v, 'sdk_resolution') or 'not asked'))
             yield '</td><td class="mono">'
             yield escape(t_7(environment.getattr(l_1_v, 'candidate_sha256')))
-            yield '</td></tr>\n    <tr><td colspan="7"><details><summary>command and output tail</summary><pre>'
+            yield '</td></tr>\n    <tr><td colspan="8"><details><summary>command and output tail</summary><pre>'
             yield escape(t_4(context.eval_ctx, environment.getattr(l_1_v, 'command'), ' '))
             yield '</pre><pre>'
             yield escape(environment.getattr(l_1_v, 'output_tail'))
@@ -707,4 +709,4 @@ def block_body(context, missing=missing):
             yield '<p class="note">Cut here; merge_request.md holds all of it.</p>'
 
 blocks = {'title': block_title, 'body': block_body}
-debug_info = '1=20&2=23&4=26&3=50&5=67&6=130&7=132&8=134&9=138&12=140&13=148&14=150&15=152&16=154&17=162&18=164&22=170&23=172&24=174&25=177&26=179&27=182&28=186&29=189&30=193&31=201&38=205&39=209&43=219&49=225&53=228&54=232&55=234&60=251&61=255&62=261&63=263&67=266&68=270&72=292&78=301&82=304&83=308&84=318&85=322&86=328&87=332&88=337&98=349&102=353&103=357&104=365&105=378&114=390&115=392&116=395&117=403&118=410&119=412&123=415&130=430&135=433&141=450&144=453&146=472&147=482&153=489&155=497&156=501&158=517&164=519&165=524&166=538&172=553&174=556&176=569&181=572&188=588&189=590&191=592&194=595&201=613&202=619&205=622&210=644&211=649&213=652&216=655&219=678&223=694&224=700&225=702'
+debug_info = '1=20&2=23&4=26&3=50&5=67&6=130&7=132&8=134&9=138&12=140&13=148&14=150&15=152&16=154&17=162&18=164&22=170&23=172&24=174&25=177&26=179&27=182&28=186&29=189&30=193&31=201&38=205&39=209&43=219&49=225&53=228&54=232&55=234&60=251&61=255&62=261&63=263&67=266&68=270&72=292&78=301&82=304&83=308&84=318&85=322&86=330&87=334&88=339&98=351&102=355&103=359&104=367&105=380&114=392&115=394&116=397&117=405&118=412&119=414&123=417&130=432&135=435&141=452&144=455&146=474&147=484&153=491&155=499&156=503&158=519&164=521&165=526&166=540&172=555&174=558&176=571&181=574&188=590&189=592&191=594&194=597&201=615&202=621&205=624&210=646&211=651&213=654&216=657&219=680&223=696&224=702&225=704'
