@@ -36,7 +36,7 @@ def test_pytest_output_keeps_the_repositorys_failure_and_loses_the_canarys(tmp_p
         capture_output=True,
         text=True,
     )
-    assert canary.token in done.stdout and "2 failed, 1 passed" in done.stdout
+    assert canary.token in done.stdout and "3 failed, 1 passed" in done.stdout  # the canary's two
     text = oracle.scrub(done.stdout, canary.token, FACTS)
     assert canary.token not in text
     assert "FAILED tests/test_a.py::test_bad" in text and "1 failed, 1 passed" in text
@@ -52,15 +52,17 @@ def test_unittest_output_reads_ok_when_only_the_canary_failed(tmp_path: Path) ->
         capture_output=True,
         text=True,
     )
-    assert "FAILED (failures=1)" in done.stderr
+    assert "FAILED (failures=1, errors=1)" in done.stderr  # the canary's assertion and its exception
     command = Command(
         argv=["{interpreter}", "-m", "unittest", "discover", "-v"], source="t", runner="unittest"
     )
     tally, ids = FACTS.read_results(command, root, None, done.stderr)  # `-v`: every test's result line
     token = canary.token
-    assert tally is not None and tally.failed == 1
-    assert ids == [f"test_{token}.Test{token.capitalize()}.test_{token}"]  # the canary's, the only test
-    assert canary.state_in(tally, ids) == "failed" and tally.failed == 0 and tally.failing == []
+    assert tally is not None and (tally.failed, tally.errors) == (1, 1)
+    case = f"test_{token}.Test{token.capitalize()}.test_{token}"
+    assert sorted(ids) == [case, f"{case}_raises"]  # the canary's, the only tests
+    assert canary.state_in(tally, ids) == "failed" and (tally.failed, tally.errors) == (0, 0)
+    assert tally.failing == []
     text = oracle.scrub(done.stderr, canary.token, FACTS)
     assert canary.token not in text and "\nOK\n" in text
 
@@ -105,7 +107,7 @@ def test_a_command_naming_test_files_gets_the_canary_beside_one_and_on_its_comma
         canary.file,
     ]
     done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
-    assert f"{canary.file}::" in done.stdout and "2 failed, 1 passed" in done.stdout, done.stdout
+    assert f"{canary.file}::" in done.stdout and "3 failed, 1 passed" in done.stdout, done.stdout
 
 
 def test_a_named_file_behind_a_link_is_never_where_the_canary_goes(tmp_path: Path) -> None:
@@ -151,4 +153,29 @@ def test_a_unittest_canary_matches_the_commands_own_pattern_and_is_collected(
     assert canary.file == f"pkg/tests/{collected.replace('{t}', canary.token)}"
     argv = [sys.executable, "-m", "unittest", *args]
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True)
-    assert canary.token in done.stderr and "Ran 2 tests" in done.stderr, done.stderr
+    assert canary.token in done.stderr and "Ran 3 tests" in done.stderr, done.stderr
+
+
+# helper-37: a conftest hook that passes every failure but an AssertionError: the canary's assertion
+# stayed red, and an AttributeError the bump caused in the repository's code read as passed (exit 0).
+SPARES_ASSERTIONS = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo is not None and not call.excinfo.errisinstance(AssertionError):
+        report.outcome = "passed"
+"""
+
+
+def test_a_hook_that_flips_failures_of_one_kind_flips_one_of_the_canarys_tests(tmp_path: Path) -> None:
+    root, canary = suite(tmp_path)
+    (root / "tests" / "conftest.py").write_text(SPARES_ASSERTIONS)
+    junit = root / "junit.xml"
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", "tests"]
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True)
+    command = Command(argv=["{interpreter}", "-m", "pytest"], source="t", runner="pytest")
+    tally, ids = FACTS.read_results(command, root, junit, done.stdout)
+    assert tally is not None and canary.state_in(tally, ids) == "passed", (tally, ids)

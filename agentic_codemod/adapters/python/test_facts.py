@@ -215,17 +215,19 @@ def canary(command: TestCommand, sibling: str, token: str, sdk: str | None = Non
     if pattern is not None:  # `unittest discover -p '*tests.py'` collects only what its pattern matches
         name = next((n for n in _named_by_token(token, pattern) if fnmatch.fnmatchcase(n, pattern)), name)
     cls = f"Test{token.capitalize()}"
-    text = (
+    text = (  # two must-fail tests: an assertion's failure, and an exception of another kind
         "import unittest\n\n\n"
         f"class {cls}(unittest.TestCase):\n"
         f"    def test_{token}(self):\n"
-        f"        self.assertEqual({secrets.randbelow(900) + 100}, {secrets.randbelow(900) + 1000})\n"
+        f"        self.assertEqual({secrets.randbelow(900) + 100}, {secrets.randbelow(900) + 1000})\n\n"
+        f"    def test_{token}_raises(self):\n"
+        f"        raise AttributeError({secrets.randbelow(900) + 100})\n"
     )
     if sdk is None:
-        return Canary(name, text)
+        return Canary(name, text, must_fail=2)
     where = WHERE_SDK.format(fn=f"_{token}_where", stray=repr(tuple(sorted(STRAY_NAMES))))
     said = SDK_TEST_CASE.format(cls=cls, name=f"test_{token}{SDK_TEST}", fn=f"_{token}_where", sdk=repr(sdk))
-    return Canary(name, text + where + said, checks_sdk=True, rechecks_sdk=True)
+    return Canary(name, text + where + said, checks_sdk=True, rechecks_sdk=True, must_fail=2)
 
 
 def command_collects(command: TestCommand, path: str) -> bool:

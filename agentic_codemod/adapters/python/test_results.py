@@ -208,6 +208,7 @@ def scrub(output: str, token: str) -> str:
     output = TRIAL_BLOCK.sub(lambda block: "" if token in block.group(0) else block.group(0), output)
     out: list[str] = []
     skip, block_lines = "", 0
+    cut = {"FAILED": 0, "FAIL": 0, "ERROR": 0}  # the canary's own lines: its tests' counts leave the summary
     for line in output.splitlines(keepends=True):
         if skip == "pytest" and (PYTEST_SECTION.match(line) or line.startswith("===")):
             skip = ""
@@ -222,24 +223,30 @@ def scrub(output: str, token: str) -> str:
                 skip = "pytest"
             elif line.startswith(("FAIL: ", "ERROR: ")):
                 skip, block_lines = "unittest", 0
+                cut[line.split(":", 1)[0]] += 1
                 if out and out[-1].startswith("==="):
                     out.pop()
+            elif line.startswith("FAILED "):
+                cut["FAILED"] += 1
             continue
         out.append(line)
     text = "".join(out)
-    text = re.sub(r"(?m)^(=* ?)(\d+) failed(, )?", _one_failure_fewer, text)
-    return re.sub(r"(?m)^FAILED \((.*)\)$", _one_unittest_failure_fewer, text)
+    pytest_cut = cut["FAILED"] or 1  # -q without the short summary lists none: the canary's one failure
+    text = re.sub(r"(?m)^(=* ?)(\d+) failed(, )?", lambda m: _failures_fewer(m, pytest_cut), text)
+    unittest_cut = {"failures": cut["FAIL"] or 1, "errors": cut["ERROR"]}
+    return re.sub(r"(?m)^FAILED \((.*)\)$", lambda m: _unittest_fewer(m, unittest_cut), text)
 
 
-def _one_failure_fewer(match: re.Match[str]) -> str:
-    left = int(match.group(2)) - 1
+def _failures_fewer(match: re.Match[str], cut: int) -> str:
+    left = max(int(match.group(2)) - cut, 0)
     return match.group(1) + (f"{left} failed{match.group(3) or ''}" if left else "")
 
 
-def _one_unittest_failure_fewer(match: re.Match[str]) -> str:
+def _unittest_fewer(match: re.Match[str], cut: dict[str, int]) -> str:
     parts = dict(p.split("=", 1) for p in match.group(1).split(", ") if "=" in p)
-    if parts.get("failures", "0").isdigit() and int(parts.get("failures", "0")) > 0:
-        parts["failures"] = str(int(parts["failures"]) - 1)
+    for key, n in cut.items():
+        if parts.get(key, "0").isdigit() and int(parts.get(key, "0")) > 0:
+            parts[key] = str(max(int(parts[key]) - n, 0))
     left = ", ".join(f"{k}={v}" for k, v in parts.items() if v != "0")
     if any(parts.get(k, "0") != "0" for k in ("failures", "errors", "unexpected successes")):
         return f"FAILED ({left})"
