@@ -23,6 +23,7 @@ are refused, NETWORK_KEYS); the caller's settings win over it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -60,21 +61,53 @@ REFUSED_KEYS = frozenset(
 # caller sets these (PASSED_KEYS); `strict-ssl=true`, npm's default, is no change and passes.
 NETWORK_KEYS = frozenset({"proxy", "https-proxy", "http-proxy", "noproxy", "strict-ssl", "ca", "cert", "key"})
 _ENV_REF = re.compile(r"\$\{([^}]+)\}")
+# What JavaScript's String.prototype.trim removes: Unicode white space, line ends and the byte order mark.
+JS_SPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\ufeff"
+# Proxy settings that turn a proxy off: nothing is routed anywhere.
+NO_PROXY_VALUES = frozenset({"", "null", "false"})
 
 
 def parse(text: str) -> list[tuple[int, str, str]]:
-    """(line, key, value) of an npmrc (ini without sections; `;` and `#` comments; quotes stripped)."""
+    """(line, key, value) of an npmrc, each key and value read as npm's ini parser reads it: lines split
+    at CR and LF only; JavaScript's trim (a byte order mark included); a quoted one unquoted, an unquoted
+    one cut at `;` or `#` (`\\;` and `\\#` escape them); a key alone is `true`. Whole-line comments and
+    section headers are skipped (a section's keys are read as top-level ones: stricter than npm, which
+    nests them). helper-39: `"proxy"=`, `proxy;x=` and a byte order mark before `proxy` were keys this
+    reader did not know and npm read as `proxy`."""
     found = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line[0] in ";#" or line.startswith("[") or "=" not in line:
+    for number, raw in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
+        line = raw.strip(JS_SPACE)
+        if not line or line[0] in ";#" or line.startswith("["):
             continue
-        key, _, value = line.partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        found.append((number, key.strip(), value))
+        key, equals, value = line.partition("=")
+        found.append((number, _unsafe(key), _unsafe(value) if equals else "true"))  # a bare key is true
     return found
+
+
+def _unsafe(text: str) -> str:
+    """ini's `unsafe`: trimmed; '...' and "..." unquoted; else cut at the first unescaped `;` or `#`."""
+    text = text.strip(JS_SPACE)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        inner = text[1:-1]
+        if text[0] == "'":
+            return inner
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            return inner
+        return decoded if isinstance(decoded, str) else inner
+    out, escaped = [], False
+    for char in text:
+        if escaped:
+            out.append(char if char in "\\;#" else "\\" + char)
+            escaped = False
+        elif char in ";#":
+            break
+        elif char == "\\":
+            escaped = True
+        else:
+            out.append(char)
+    return ("".join(out) + ("\\" if escaped else "")).strip(JS_SPACE)
 
 
 def read_caller_config(environ: Mapping[str, str]) -> dict[str, str]:
@@ -116,6 +149,13 @@ def caller_credentials(environ: Mapping[str, str]) -> list[str]:
     return credentials(read_caller_config(environ))
 
 
+def _harmless(name: str, value: str) -> bool:
+    """npm's default TLS check kept, or a proxy turned off."""
+    if name == "strict-ssl":
+        return value == "true"
+    return name in ("proxy", "https-proxy", "http-proxy") and value in NO_PROXY_VALUES
+
+
 def refused_lines(root: Path) -> list[tuple[int, str]]:
     try:
         text = (root / ".npmrc").read_text(encoding="utf-8")
@@ -124,9 +164,11 @@ def refused_lines(root: Path) -> list[tuple[int, str]]:
     refused = []
     for line, key, value in parse(text):
         name = key.lower().removesuffix("[]")  # `ca[]=…` adds to a list
-        if name in REFUSED_KEYS:
+        if "${" in key:  # npm expands variables in keys (`pro${X?}xy` is `proxy`): unreadable here
+            refused.append((line, f"`{key}` is a key npm builds from variables; name the key itself"))
+        elif name in REFUSED_KEYS:
             refused.append((line, f"`{key}` may not be set by the repository (it runs or loads code)"))
-        elif name in NETWORK_KEYS and not (name == "strict-ssl" and value.lower() == "true"):
+        elif name in NETWORK_KEYS and not _harmless(name, value.lower()):
             refused.append(
                 (
                     line,

