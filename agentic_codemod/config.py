@@ -239,6 +239,11 @@ class PackageSources(BaseModel):
     local: list[str] = Field(default_factory=list)  # directories (or URLs) of package files, beside it
     local_only: bool = False  # install only from `local`: the index is never contacted
 
+    @property
+    def reach_network(self) -> bool:
+        """Whether installs reach anything over the network: an index, or a `local` that is a URL."""
+        return not self.local_only or any("://" in link for link in self.local)
+
 
 MOVED_TO_PACKAGES = {"index_url": "index_url", "find_links": "local", "no_index": "local_only"}
 

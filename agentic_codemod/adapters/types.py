@@ -16,11 +16,14 @@ and one module per concern:
     extract.py      find_dependency_files(root) -> list[str]         (InputError on any refusal)
                     extract_dependencies(root, files, sdk) -> list[Dependency]
     update.py       update_dependency(content, dependency, target) -> str      (pure: text in, text out)
-                    update_lockfiles(root, dependency, target, runner, cache) -> list[ArtifactNotice] | None
+                    update_lockfiles(root, dependency, target, runner, cache, network)
+                        -> list[ArtifactNotice] | None
                         cache: the run's install cache (mounted in the runner's box) where the
                         adapter's lock_cache says so, for the lock tool to keep what it fetches for
                         the run's later installs (None: its own). The box shows the environment
-                        read-only: the lock tool may run repository code
+                        read-only: the lock tool may run repository code. network: whether the box
+                        reaches a package index (without it, none of the caller's network settings go
+                        in: certificates and keys would serve only that repository code)
     test_command.py detect_test_command(root, settings) -> TestCommand | None   (settings.verification wins)
     environment.py  prepare_environment(root, env_dir, settings, runner, pins) -> VerificationEnv
                     install_dependencies(root, venv, settings, runner, pins) -> ProcessResult
@@ -307,7 +310,9 @@ class Adapter:
     find_dependency_files: Callable[[Path], list[str]]
     extract_dependencies: Callable[[Path, list[str], str], list[Dependency]]
     update_dependency: Callable[[str, Dependency, str], str]
-    update_lockfiles: Callable[[Path, Dependency, str, Runner, Path | None], list[ArtifactNotice] | None]
+    update_lockfiles: Callable[
+        [Path, Dependency, str, Runner, Path | None, bool], list[ArtifactNotice] | None
+    ]
     # (a lockfile's text) -> {name as installed_versions names it: what the lockfile locks there}
     locked_versions: Callable[[str], dict[str, Locked]]
     # (a lockfile's text) -> the format version it says it is written in ("lockfileVersion 3"), or None

@@ -69,12 +69,11 @@ def sandbox_policy(state: RunState) -> Policy:
             )
     index = settings.packages
     wheel_dirs = tuple(Path(link).resolve() for link in index.local if "://" not in link)
-    remote = [link for link in index.local if "://" in link]
     return Policy(
         settings.isolation,
         paths.env_dir,
         wheel_dirs=wheel_dirs,
-        index_network=not index.local_only or bool(remote),
+        index_network=index.reach_network,
         memory_bytes=settings.budgets.sandbox_memory_bytes,
         home=paths.home,
         tmp=paths.tmp,

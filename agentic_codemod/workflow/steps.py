@@ -198,7 +198,9 @@ def bump(state: RunState) -> str:
         try:
             cache = install_cache_of(policy.env_dir) if adapter.lock_cache else None
             box = policy.for_lock(paths.copy, cache)  # the environment read-only: repository code may run
-            notices = adapter.update_lockfiles(paths.copy, dep, target, runner.boxed(box), cache)
+            notices = adapter.update_lockfiles(
+                paths.copy, dep, target, runner.boxed(box), cache, policy.index_network
+            )
             for notice in notices or []:
                 text = _refreshed_text(state, notice) if notice.updated else None
                 if notice.updated and text is None:

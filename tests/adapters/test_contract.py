@@ -31,7 +31,7 @@ FUNCTIONS = {
     "find_dependency_files": 1,
     "extract_dependencies": 3,
     "update_dependency": 3,
-    "update_lockfiles": 5,
+    "update_lockfiles": 6,
     "locked_versions": 1,
     "lock_format": 1,
     "detect_test_command": 2,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -479,3 +480,84 @@ def test_attack_a_build_backend_gets_no_index_credential_where_the_install_reach
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0 and m["status"] == "succeeded", m["reason"]  # type: ignore[attr-defined]
     assert all(v["passed"] for v in m["verifications"]) and len(m["verifications"]) == 2
+
+
+# helper-39: an in-tree backend that the lock refresh (`uv lock`) runs, and that fails naming, hex-encoded,
+# whatever the tool copied of the caller's pip settings into the copy it runs in (.codemod-pip/).
+LOCK_PEEKING_BACKEND = """import os, zipfile
+META = "Metadata-Version: 2.1\\nName: acme-app\\nVersion: 0.1\\nRequires-Dist: acme-sdk>=1.4,<2\\n"
+def _peek():
+    d = ".codemod-pip"
+    if os.path.isdir(d):
+        seen = [open(os.path.join(d, f), "rb").read().hex() for f in os.listdir(d)]
+        raise SystemExit("LEAK " + " ".join(seen))
+def prepare_metadata_for_build_wheel(md, config_settings=None):
+    _peek()
+    os.makedirs(os.path.join(md, "acme_app-0.1.dist-info"))
+    open(os.path.join(md, "acme_app-0.1.dist-info", "METADATA"), "w").write(META)
+    return "acme_app-0.1.dist-info"
+def build_wheel(wd, config_settings=None, metadata_directory=None):
+    _peek()
+    name = "acme_app-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wd, name), "w") as whl:
+        whl.writestr("acme_app-0.1.dist-info/METADATA", META)
+        wheel = "Wheel-Version: 1.0\\nGenerator: b\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+        whl.writestr("acme_app-0.1.dist-info/WHEEL", wheel)
+        whl.writestr("acme_app-0.1.dist-info/RECORD", "")
+    return name
+build_editable = build_wheel
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+get_requires_for_build_editable = get_requires_for_build_wheel
+"""
+LOCKED_PYPROJECT = """[project]
+name = "acme-app"
+dynamic = ["version"]
+requires-python = ">=3.10"
+dependencies = ["acme-sdk>=1.4,<2"]
+
+[build-system]
+requires = []
+build-backend = "backend"
+backend-path = ["."]
+
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+"""
+
+
+def test_attack_a_backend_the_lock_refresh_runs_gets_no_client_key_where_nothing_is_reached(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `--no-index` the installs got none of the caller's pip settings, but the lockfile refresh
+    still copied the caller's client certificate and key into the copy `uv lock` ran the repository's
+    backend in: it failed naming the key (hex), and run.json, plan.json and report.html carried it past
+    the Redactor. A lock tool whose box reaches nothing gets none of them either."""
+    from agentic_codemod.adapters.python.installer import find_uv
+
+    uv = find_uv()
+    if uv is None:
+        pytest.skip("uv is not installed")
+    key = "-----BEGIN PRIVATE KEY-----\nCALLERS-CLIENT-KEY-0123456789\n-----END PRIVATE KEY-----\n"
+    (tmp_path / "client.pem").write_text(key)
+    monkeypatch.setenv("PIP_CLIENT_CERT", str(tmp_path / "client.pem"))
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "fixtures" / "acme-app", src)
+    (src / "pyproject.toml").write_text(LOCKED_PYPROJECT)
+    (src / "backend.py").write_text(LOCK_PEEKING_BACKEND)
+    lock = [uv.program, "lock", "--offline", "--no-index", "--find-links", str(wheels), "-q"]
+    env = {"PATH": "/usr/bin:/bin", "UV_CACHE_DIR": str(tmp_path / "uv-cache"), "HOME": str(tmp_path)}
+    subprocess.run(lock, cwd=src, env=env, check=True, capture_output=True)
+    repo = tmp_path / "app"
+    materialize.materialize(src, repo)
+    task = (ROOT / "fixtures" / "tasks" / "acme-sdk-2-rules.yml").read_text()
+    (tmp_path / "task.yml").write_text(
+        task.replace("allowed_paths: [", 'allowed_paths: ["pyproject.toml", "uv.lock", ', 1)
+    )
+    result = run_codemod(repo, tmp_path / "task.yml")
+    m = result.manifest  # type: ignore[attr-defined]
+    written = "".join(p.read_text(errors="replace") for p in result.run_dir.iterdir() if p.is_file())  # type: ignore[attr-defined]
+    assert key.encode().hex() not in written and "LEAK" not in written
+    # the backend ran in the refresh (then uv found no index to lock against: --no-index), saw nothing
+    assert "Built acme-app" in m["reason"] and "lockfile not refreshed" in m["reason"], m["reason"]

@@ -78,11 +78,17 @@ def update_dependency(content: str, dependency: Dependency, target: str) -> str:
 
 
 def update_lockfiles(
-    root: Path, dependency: Dependency, target: str, runner: Runner, cache: Path | None = None
+    root: Path,
+    dependency: Dependency,
+    target: str,
+    runner: Runner,
+    cache: Path | None = None,
+    network: bool = True,
 ) -> list[ArtifactNotice] | None:
     """Refresh the lockfile beside the root package.json; None when there is none. `cache`: npm's cache
     for it (the run's install cache: the package documents it fetches are what the bump's install of the
-    target then reads, environment.SAME_RUN)."""
+    target then reads, environment.SAME_RUN). `network` changes nothing here: npm's refresh runs no
+    repository code (--ignore-scripts), so the caller's registry settings go in either way."""
     present = [root / name for name in LOCKFILES if (root / name).is_file()]
     if not present:
         return None

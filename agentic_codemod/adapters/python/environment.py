@@ -376,9 +376,10 @@ def _install(
 
 def caller_pip_config(settings: Settings) -> dict[str, str]:
     """The caller's pip configuration for an install (the sandbox clears the environment and HOME), or
-    none where the install reaches no index (`--no-index`): its index credentials and client key would
-    serve nothing there but the repository's build backend, which runs in the same install."""
-    return {} if settings.packages.local_only else pip_config.read_caller_config(os.environ)
+    none where the install reaches nothing over the network (`--no-index` with local folders): its index
+    credentials and client key would serve nothing there but the repository's build backend, which runs
+    in the same install."""
+    return pip_config.read_caller_config(os.environ) if settings.packages.reach_network else {}
 
 
 def _pause_when_unreachable(env: VerificationEnv, result: ProcessResult | None) -> None:

@@ -131,12 +131,19 @@ def update_dependency(content: str, dependency: Dependency, target: str) -> str:
 
 
 def update_lockfiles(
-    root: Path, dependency: Dependency, target: str, runner: Runner, cache: Path | None = None
+    root: Path,
+    dependency: Dependency,
+    target: str,
+    runner: Runner,
+    cache: Path | None = None,
+    network: bool = True,
 ) -> list[ArtifactNotice] | None:
     """Refresh each known lockfile beside the dependency file (and at the root), and recompile each
     compiled requirements file that pins the dependency (compiled.py); None when there is none. `cache`
     is not used: the environment's installs come from its template and uv, not from what a lock tool
-    (uv, Poetry, pdm, pip-compile) fetches."""
+    (uv, Poetry, pdm, pip-compile) fetches. Without `network` the lock tool gets none of the caller's
+    pip settings: it may run the repository's build backend, and offline they serve nothing else
+    (helper-39: the client key's copy read by a backend under --no-index)."""
     directories = dict.fromkeys([(root / dependency.file).parent, root])
     present = [d / name for d in directories for name in LOCKFILES if (d / name).is_file()]
     files = read_dependency_files(root)
@@ -146,11 +153,13 @@ def update_lockfiles(
     )
     if not present and not recompiled:
         return None
-    notices = [_refresh(root, lockfile, dependency, runner, target) for lockfile in present]
-    return notices + [_recompile(root, file, dependency, runner, target) for file in recompiled]
+    notices = [_refresh(root, lockfile, dependency, runner, target, network) for lockfile in present]
+    return notices + [_recompile(root, file, dependency, runner, target, network) for file in recompiled]
 
 
-def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, target: str) -> ArtifactNotice:
+def _recompile(
+    root: Path, file: str, dependency: Dependency, runner: Runner, target: str, network: bool
+) -> ArtifactNotice:
     """uv pip compile once more, as the file's header says, with the dependency at exactly `target`."""
     path = root / file
     if path.is_symlink() or not path.parent.resolve().is_relative_to(root.resolve()):
@@ -168,7 +177,7 @@ def _recompile(root: Path, file: str, dependency: Dependency, runner: Runner, ta
     program, missing = lock_tool("uv", runner)
     if program is None:
         return ArtifactNotice(file, False, f"{missing}: {file} not recompiled; run `{command}`")
-    env = lock_env(root, path.parent)
+    env = lock_env(root, path.parent) if network else {}
     result = runner([program, *argv[1:]], cwd=path.parent, timeout_s=LOCK_TIMEOUT_S, env=env)
     if not result.ok:
         return ArtifactNotice(file, False, f"`{command}` failed: {_failure(result)}")
@@ -238,7 +247,7 @@ def lock_command(
 
 
 def _refresh(
-    root: Path, lockfile: Path, dependency: Dependency, runner: Runner, target: str
+    root: Path, lockfile: Path, dependency: Dependency, runner: Runner, target: str, network: bool
 ) -> ArtifactNotice:
     name = lockfile.relative_to(root).as_posix()
     if lockfile.is_symlink() or not lockfile.parent.resolve().is_relative_to(root.resolve()):
@@ -250,7 +259,7 @@ def _refresh(
         command = " ".join(lock_command(lockfile.name, dependency, target=target))
         twice = POETRY_BY_HAND.format(name=dependency.name, target=target) if tool == "poetry" else ""
         return ArtifactNotice(name, False, f"{missing}: {name} not refreshed; run `{command}`{twice}")
-    version, env = "", lock_env(root, lockfile.parent)
+    version, env = "", lock_env(root, lockfile.parent) if network else {}
     if tool == "poetry":
         cache = lockfile.parent / POETRY_CACHE
         repo_copy.remove(cache)  # the repository's own entry of that name, whatever it is: never used
