@@ -281,9 +281,13 @@ def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whate
     link to the environment): a package written there during the run, or in test/node_modules, is what
     the code loads. Its `main` may have any suffix (node loads it as code), and a link named node_modules
     may lead anywhere. node_modules/.cache (no package name) and a package.json in a scratch folder of its
-    own change nothing; a new package.json above candidate code changes its scope."""
+    own change nothing; a new package.json above candidate code changes its scope. A package in a test's
+    scratch project beside committed data (no code) is no place the code looks (helper-39: read as
+    tampering); a package.json there is new code beside candidate files as before (`require("./proj")`
+    reads its "main")."""
     worktree = tmp_path / "clone"
-    for rel in ("src/orders.js", "test/orders.test.js", "package.json"):
+    candidate = ("src/orders.js", "lib/util.js", "test/orders.test.js", "package.json")
+    for rel in (*candidate, "test/fixtures/proj/settings.json"):
         (worktree / rel).parent.mkdir(parents=True, exist_ok=True)
         (worktree / rel).write_text("module.exports = 1;\n")
     environment = tmp_path / "env" / "node_modules"
@@ -299,11 +303,12 @@ def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whate
         "src/package.json": '{"name": "acme-sdk", "exports": "./orders.js"}',
         "src/node_modules/.cache/babel/x.json": "{}",
         "scratch/project/package.json": "{}",
+        "test/fixtures/proj/node_modules/my-plugin/index.js": "module.exports = {};",
+        "test/fixtures/proj/package.json": "{}",
     }
     for rel, text in planted.items():
         (copy / rel).parent.mkdir(parents=True, exist_ok=True)
         (copy / rel).write_text(text)
-    (copy / "lib").mkdir()
     (tmp_path / "elsewhere").mkdir()
     (copy / "lib" / "node_modules").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     (copy / "test" / "node_modules" / "acme-sdk").symlink_to(tmp_path / "gone", target_is_directory=True)
@@ -313,6 +318,7 @@ def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whate
         "src/node_modules/acme-sdk/impl.data (new file where modules are resolved)",
         "src/node_modules/acme-sdk/package.json (new file where modules are resolved)",
         "src/package.json (new file where modules are resolved)",
+        "test/fixtures/proj/package.json (new code file)",
         "test/node_modules/@acme/sdk/index.js (new file where modules are resolved)",
         "test/node_modules/acme-sdk (new link where packages are looked up)",
     ]

@@ -203,6 +203,7 @@ def _committed_copies(root: Path, files: list[str], sdk: str) -> tuple[list[Depe
     for top, folders, names in os.walk(root, followlinks=False, onerror=unlisted):
         relative = Path(top).relative_to(root).as_posix()
         if relative != "." and MODULES in (*folders, *names):
+            _no_links(root, f"{relative}/{MODULES}", sdk)
             found += [_copy(path, relative, sdk) for path in _present(root, f"{relative}/{MODULES}/{sdk}")]
         if "package.json" in names:
             found += _self_reference(root, relative, files, sdk)
@@ -218,6 +219,44 @@ def _committed_copies(root: Path, files: list[str], sdk: str) -> tuple[list[Depe
                 "by hand",
             )
     return found, mocks
+
+
+def _no_links(root: Path, modules: str, sdk: str) -> None:
+    """RequiresHuman where a node_modules folder below the root is a committed link, or holds one (a
+    package, or a scope's package): node looks packages up through it wherever it leads, a folder the
+    tests can write as they run (helper-39: `src/node_modules -> /tmp`, the tests writing an old copy of
+    the SDK there, was green on the breaking bump)."""
+    path = root / modules
+    try:
+        linked = [modules] if path.is_symlink() else _links_in(path, modules)
+    except OSError as exc:
+        raise RequiresHuman(
+            f"{modules} cannot be listed ({exc.strerror}): a link committed in it would be where node "
+            f"looks {sdk} up",
+            hint="make the folder readable, or check it for links by hand",
+        ) from None
+    if linked:
+        raise RequiresHuman(
+            f"{linked[0]} is a link committed in the repository where node looks packages up: code below "
+            f"{PurePosixPath(modules).parent}/ could load {sdk} from wherever it leads, not what the run "
+            "installs",
+            hint="replace the link with the files it stands for, or take it out of the repository",
+        )
+
+
+def _links_in(path: Path, modules: str) -> list[str]:
+    """The links among a node_modules folder's packages and its scopes' packages (none in a file)."""
+    if not path.is_dir():
+        return []
+    found = []
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if entry.is_symlink():
+            found.append(f"{modules}/{entry.name}")
+        elif entry.name.startswith("@") and entry.is_dir(follow_symlinks=False):
+            found += sorted(
+                f"{modules}/{entry.name}/{e.name}" for e in os.scandir(entry.path) if e.is_symlink()
+            )
+    return found
 
 
 def _present(root: Path, path: str) -> list[str]:

@@ -317,6 +317,26 @@ def test_a_committed_copy_of_the_sdk_in_a_node_modules_folder_stops_the_run_nami
     stops_naming_the_copy(tmp_path, sdk_name, f"src/node_modules/{sdk_name}")
 
 
+@pytest.mark.parametrize(
+    ("link", "named"),
+    [
+        ("src/node_modules", "src/node_modules"),
+        ("src/node_modules/other", "src/node_modules/other"),
+        ("src/node_modules/@scope/other", "src/node_modules/@scope/other"),
+    ],
+)
+def test_a_link_committed_where_node_looks_packages_up_stops_the_run_naming_it(
+    tmp_path: Path, link: str, named: str
+) -> None:
+    """helper-39: a committed link leads wherever it was pointed (/tmp in the box, a folder the tests
+    write): no copy of the SDK is there when the plan reads the tree, one is when the tests run."""
+    write(tmp_path, {"package.json": {"name": "app", "dependencies": {"acme-sdk": "^1.0.0"}}})
+    (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / link).symlink_to("/tmp", target_is_directory=True)
+    with pytest.raises(RequiresHuman, match=rf"{re.escape(named)} is a link committed in the repository"):
+        ADAPTER.extract_dependencies(tmp_path, ADAPTER.find_dependency_files(tmp_path), "acme-sdk")
+
+
 def stops_naming_the_copy(root: Path, sdk_name: str, copy: str) -> None:
     """The copy is the one committed copy read, and the plan stops before any edit naming it."""
     found = ADAPTER.extract_dependencies(root, ADAPTER.find_dependency_files(root), sdk_name)

@@ -317,3 +317,35 @@ def test_a_proxy_the_repository_names_never_sees_the_callers_token(
     assert result.code != 0 and m["status"] != "succeeded", m["reason"]  # type: ignore[attr-defined]
     assert ".npmrc line 1: `proxy` may not be set by the repository" in m["reason"], m["reason"]
     assert not m["verifications"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@pytest.mark.parametrize("target", ["/tmp", "../vendor/deps"], ids=["outside", "inside"])
+def test_a_committed_node_modules_link_below_the_root_requires_a_human_before_any_test_runs(
+    target: str, npm_repo: Path, registry: str, run_codemod: Callable[..., object]
+) -> None:
+    """helper-39: `src/node_modules` committed as a link (to /tmp, or to a committed folder) and a test
+    helper writing a 1.x client where it leads: nothing new in the copy under a node_modules path, and the
+    breaking 2.0.0 bump was green (exit 0). A link where node looks packages up now stops the run first."""
+    helper = PLANTS_AN_OLD_SDK.replace(
+        'path.join(__dirname, "..", "src", "node_modules", "acme-sdk")',
+        'path.join(fs.realpathSync(path.join(__dirname, "..", "src", "node_modules")), "acme-sdk")',
+    )
+    (npm_repo / "test" / "helper.js").write_text(helper)
+    for name in ("orders", "reports"):
+        test_file = npm_repo / "test" / f"{name}.test.js"
+        test_file.write_text(
+            test_file.read_text().replace('"use strict";\n', '"use strict";\nrequire("./helper");\n')
+        )
+    (npm_repo / "vendor" / "deps").mkdir(parents=True)
+    (npm_repo / "vendor" / "deps" / "README").write_text("vendored\n")
+    os.symlink(target, npm_repo / "src" / "node_modules")
+    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "linked node_modules"], cwd=npm_repo, check=True)
+    result = run_codemod(npm_repo, TASKS / "acme-sdk-2-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "src/node_modules is a link committed in the repository" in m["reason"], m["reason"]
+    assert not m["verifications"]
