@@ -159,27 +159,27 @@ class _Candidate:
         suffixes = rules.module_suffixes or ("\0",)
         self.modules = {(p.parent, p.stem) for p in paths if p.name.endswith(suffixes)}
         self.folders = {(d.parent, d.name) for p in paths for d in p.parents if d.name}  # every folder
-        # folders holding or above candidate code: where a package looked up or a scope file takes effect
-        self.above_code = {d for p in paths if p.name.endswith(suffixes) for d in p.parents}
+        self.above = {d for p in paths for d in p.parents}  # folders holding or above candidate files
 
     def new_lookup(self, rel: PurePosixPath, entry: bool) -> bool:
-        """Whether a new entry (`entry`: a file or link, not a folder) can add a package where the code
-        looks packages up: in a lookup folder (node_modules) of a folder holding or above candidate code,
-        under a name that can be a package (not ".cache"), or a link named like a lookup folder there
-        (wherever it leads). A test's scratch project (test/fixtures/app/node_modules) is not such a
-        place (helper-39: those were read as tampering)."""
+        """Whether a new entry (`entry`: a file or link, not a folder) can add a package where code looks
+        packages up: inside a lookup folder (node_modules) under a name that can be a package (not
+        ".cache"), or a link named like one (wherever it leads). Anywhere in the copy: any file can be
+        code to node (an extensionless script, a `require("./app.txt")`; helper-40: narrowed to folders
+        above files with a code suffix, `bin/orders` loading a package the tests wrote was green), so a
+        test's scratch project with packages of its own reads as tampering too (a false alarm, fail
+        closed: docs/failure-modes.md)."""
         lookup = self.rules.lookup_dirs
         if not lookup or not entry:
             return False
         parts = rel.parts
-        for i, part in enumerate(parts):
-            if part in lookup and PurePosixPath(*parts[:i]) in self.above_code:
-                return i == len(parts) - 1 or not parts[i + 1].startswith(".")
-        return False
+        if parts[-1] in lookup:
+            return True
+        return any(part in lookup and not parts[i + 1].startswith(".") for i, part in enumerate(parts[:-1]))
 
     def new_scope(self, rel: PurePosixPath) -> bool:
-        """Whether a new file is one of the ecosystem's scope files where candidate code sits below it."""
-        return rel.name in self.rules.scope_files and rel.parent in self.above_code
+        """Whether a new file is one of the ecosystem's scope files where candidate files sit below it."""
+        return rel.name in self.rules.scope_files and rel.parent in self.above
 
     def shadowed_by(self, rel: PurePosixPath) -> bool:
         """Whether a new code file can change what the candidate's code loads: it sits beside candidate

@@ -282,11 +282,10 @@ def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whate
     the code loads. Its `main` may have any suffix (node loads it as code), and a link named node_modules
     may lead anywhere. node_modules/.cache (no package name) and a package.json in a scratch folder of its
     own change nothing; a new package.json above candidate code changes its scope. A package in a test's
-    scratch project beside committed data (no code) is no place the code looks (helper-39: read as
-    tampering); a package.json there is new code beside candidate files as before (`require("./proj")`
-    reads its "main")."""
+    scratch project beside committed data reads as tampering too: any file can be code to node (an
+    extensionless script; helper-40), so nothing tells that folder from one code looks packages up in."""
     worktree = tmp_path / "clone"
-    candidate = ("src/orders.js", "lib/util.js", "test/orders.test.js", "package.json")
+    candidate = ("src/orders.js", "lib/util.js", "bin/orders", "test/orders.test.js", "package.json")
     for rel in (*candidate, "test/fixtures/proj/settings.json"):
         (worktree / rel).parent.mkdir(parents=True, exist_ok=True)
         (worktree / rel).write_text("module.exports = 1;\n")
@@ -304,6 +303,7 @@ def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whate
         "src/node_modules/.cache/babel/x.json": "{}",
         "scratch/project/package.json": "{}",
         "test/fixtures/proj/node_modules/my-plugin/index.js": "module.exports = {};",
+        "bin/node_modules/acme-sdk/index.js": "module.exports = {};",  # bin/orders: code, no suffix
         "test/fixtures/proj/package.json": "{}",
     }
     for rel, text in planted.items():
@@ -314,11 +314,13 @@ def test_a_package_a_test_run_adds_where_node_looks_packages_up_is_flagged_whate
     (copy / "test" / "node_modules" / "acme-sdk").symlink_to(tmp_path / "gone", target_is_directory=True)
     npm = NPM.test_facts
     assert repo_copy.touched(copy, stamp, npm.code_suffixes, shadowing=npm.shadowing) == [
+        "bin/node_modules/acme-sdk/index.js (new file where modules are resolved)",
         "lib/node_modules (new link where packages are looked up)",
         "src/node_modules/acme-sdk/impl.data (new file where modules are resolved)",
         "src/node_modules/acme-sdk/package.json (new file where modules are resolved)",
         "src/package.json (new file where modules are resolved)",
-        "test/fixtures/proj/package.json (new code file)",
+        "test/fixtures/proj/node_modules/my-plugin/index.js (new file where modules are resolved)",
+        "test/fixtures/proj/package.json (new file where modules are resolved)",
         "test/node_modules/@acme/sdk/index.js (new file where modules are resolved)",
         "test/node_modules/acme-sdk (new link where packages are looked up)",
     ]

@@ -179,3 +179,41 @@ def test_a_hook_that_flips_failures_of_one_kind_flips_one_of_the_canarys_tests(t
     command = Command(argv=["{interpreter}", "-m", "pytest"], source="t", runner="pytest")
     tally, ids = FACTS.read_results(command, root, junit, done.stdout)
     assert tally is not None and canary.state_in(tally, ids) == "passed", (tally, ids)
+
+
+# twisted.trial 26.10.0 (--reporter=bwverbose) on one passing test and the planted canary, recorded; the
+# tracebacks cut to their last lines.
+TRIAL_OUTPUT = """tests.test_a.T.test_ok ... [OK]
+tests.test_c33c3e54fac.TestC33c3e54fac.test_c33c3e54fac ... [FAILURE]
+tests.test_c33c3e54fac.TestC33c3e54fac.test_c33c3e54fac_raises ... [ERROR]
+
+===============================================================================
+[FAIL]
+Traceback (most recent call last):
+  File "/dev/shm/trialraw/tests/test_c33c3e54fac.py", line 6, in test_c33c3e54fac
+    self.assertEqual(149, 1622)
+builtins.AssertionError: 149 != 1622
+
+tests.test_c33c3e54fac.TestC33c3e54fac.test_c33c3e54fac
+===============================================================================
+[ERROR]
+Traceback (most recent call last):
+  File "/dev/shm/trialraw/tests/test_c33c3e54fac.py", line 9, in test_c33c3e54fac_raises
+    raise AttributeError(561)
+builtins.AttributeError: 561
+
+tests.test_c33c3e54fac.TestC33c3e54fac.test_c33c3e54fac_raises
+-------------------------------------------------------------------------------
+Ran 3 tests in 0.002s
+
+FAILED (failures=1, errors=1, successes=1)
+"""
+
+
+def test_trial_output_loses_both_of_the_canarys_problems_and_their_counts() -> None:
+    """helper-40: the scrubbed summary said `FAILED (errors=1, successes=1)` where the repository's one
+    test passed (the canary's [ERROR] block was cut, its count stayed)."""
+    text = oracle.scrub(TRIAL_OUTPUT, "c33c3e54fac", FACTS)
+    assert "c33c3e54fac" not in text
+    assert "[ERROR]" not in text and "[FAIL]" not in text
+    assert "\nPASSED (successes=1)\n" in text, text

@@ -85,17 +85,17 @@ def parse(text: str) -> list[tuple[int, str, str]]:
 
 
 def _unsafe(text: str) -> str:
-    """ini's `unsafe`: trimmed; '...' and "..." unquoted; else cut at the first unescaped `;` or `#`."""
+    """ini's `unsafe`: trimmed; a quoted one read as JSON (a single-quoted one stripped of its quotes
+    first: `'"proxy"'` is `proxy`, helper-40), else as it is; an unquoted one cut at the first unescaped
+    `;` or `#`."""
     text = text.strip(JS_SPACE)
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        inner = text[1:-1]
-        if text[0] == "'":
-            return inner
+        quoted = text[1:-1] if text[0] == "'" else text
         try:
-            decoded = json.loads(text)
+            decoded = json.loads(quoted)
         except ValueError:
-            return inner
-        return decoded if isinstance(decoded, str) else inner
+            return quoted if text[0] == "'" else text
+        return decoded if isinstance(decoded, str) else quoted
     out, escaped = [], False
     for char in text:
         if escaped:
@@ -164,7 +164,8 @@ def refused_lines(root: Path) -> list[tuple[int, str]]:
     refused = []
     for line, key, value in parse(text):
         name = key.lower().removesuffix("[]")  # `ca[]=…` adds to a list
-        if "${" in key:  # npm expands variables in keys (`pro${X?}xy` is `proxy`): unreadable here
+        if "${" in key and not key.startswith(("//", "@")):  # npm expands variables in keys: `pro${X?}xy`
+            # is `proxy`; a registry's own settings (`//${CI_SERVER_HOST}/...:_authToken`) stay what they are
             refused.append((line, f"`{key}` is a key npm builds from variables; name the key itself"))
         elif name in REFUSED_KEYS:
             refused.append((line, f"`{key}` may not be set by the repository (it runs or loads code)"))

@@ -205,10 +205,17 @@ TRIAL_BLOCK = re.compile(r"(?ms)^={20,}\n\[(?:FAIL|FAILURE|ERROR)\]\n.*?(?=^={20
 def scrub(output: str, token: str) -> str:
     """The output without the canary's own report (pytest's section, FAILED line and count; unittest's
     FAIL block and count; trial's problem block)."""
-    output = TRIAL_BLOCK.sub(lambda block: "" if token in block.group(0) else block.group(0), output)
+    cut = {"FAILED": 0, "FAIL": 0, "ERROR": 0}  # the canary's own lines: its tests' counts leave the summary
+
+    def trial(block: re.Match[str]) -> str:
+        if token not in block.group(0):
+            return block.group(0)
+        cut["ERROR" if block.group(0).lstrip("=\n").startswith("[ERROR]") else "FAIL"] += 1
+        return ""
+
+    output = TRIAL_BLOCK.sub(trial, output)
     out: list[str] = []
     skip, block_lines = "", 0
-    cut = {"FAILED": 0, "FAIL": 0, "ERROR": 0}  # the canary's own lines: its tests' counts leave the summary
     for line in output.splitlines(keepends=True):
         if skip == "pytest" and (PYTEST_SECTION.match(line) or line.startswith("===")):
             skip = ""
@@ -250,4 +257,6 @@ def _unittest_fewer(match: re.Match[str], cut: dict[str, int]) -> str:
     left = ", ".join(f"{k}={v}" for k, v in parts.items() if v != "0")
     if any(parts.get(k, "0") != "0" for k in ("failures", "errors", "unexpected successes")):
         return f"FAILED ({left})"
+    if "successes" in parts:  # trial's summary
+        return f"PASSED ({left})"
     return f"OK ({left})" if left else "OK"

@@ -154,6 +154,7 @@ def test_workspaces_and_lock_entries_are_read(tmp_path: Path) -> None:
         ({".npmrc": "\ufeffproxy=http://127.0.0.1:9/\n"}, "line 1: `proxy` may not be set"),
         ({".npmrc": "pro${UNSET_X?}xy=http://127.0.0.1:9/\n"}, "builds from variables"),
         ({".npmrc": "'globalconfig'=/x\n"}, "`globalconfig`"),
+        ({".npmrc": "'\"proxy\"'=http://127.0.0.1:9/\n"}, "`proxy` may not be set"),  # helper-40
         ({".npmrc": "registry=https://r/\r\nscript-shell\n"}, "line 2: `script-shell`"),
     ],
 )
@@ -182,7 +183,9 @@ def test_a_registry_setting_in_the_repository_is_honoured_not_refused(tmp_path: 
         {
             "package.json": "{}",
             ".npmrc": "registry=https://npm.example/\n@acme:registry=https://a/\nstrict-ssl=true ; npm's\n"
-            "proxy=null\n",
+            "proxy=null\n"
+            # GitLab's own npm registry docs: a registry's settings built from CI variables
+            "//${CI_SERVER_HOST}/api/v4/projects/${CI_PROJECT_ID}/packages/npm/:_authToken=${CI_JOB_TOKEN}\n",
         },
     )
     assert ADAPTER.find_dependency_files(tmp_path) == [".npmrc", "package.json"]
