@@ -34,6 +34,20 @@ HOSTILE = {
 }
 
 
+END_TO_END = (
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed"),
+    pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}"),
+)
+
+
+def end_to_end(test: Callable[..., None]) -> Callable[..., None]:
+    """A run of the real CLI, with real npm and node in the sandbox: slow, and skipped without them."""
+    for mark in END_TO_END:
+        test = mark(test)
+    return test
+
+
 @pytest.fixture
 def npm_repo(tmp_path: Path) -> Path:
     dest = tmp_path / "npm-app"
@@ -132,9 +146,7 @@ test("the client has a name", () => {
 """
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@end_to_end
 def test_a_test_run_that_plants_a_module_shadowing_a_candidate_folder_is_never_green(
     npm_repo: Path, registry: str, run_codemod: Callable[..., object]
 ) -> None:
@@ -152,9 +164,7 @@ def test_a_test_run_that_plants_a_module_shadowing_a_candidate_folder_is_never_g
     assert "lib/client.js" in m["reason"]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@end_to_end
 @pytest.mark.parametrize("target", ["new", "existing"])
 def test_a_symlink_where_the_tool_writes_the_callers_npm_token_gets_nothing(
     npm_repo: Path,
@@ -237,9 +247,7 @@ fs.writeFileSync(path.join(dir, "client"), [
 """
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@end_to_end
 def test_an_old_sdk_the_tests_write_into_a_node_modules_below_the_root_is_never_green(
     npm_repo: Path, registry: str, run_codemod: Callable[..., object]
 ) -> None:
@@ -266,9 +274,7 @@ def test_an_old_sdk_the_tests_write_into_a_node_modules_below_the_root_is_never_
     assert "src/node_modules/acme-sdk/client" in m["reason"]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@end_to_end
 @pytest.mark.parametrize(
     "line", ["proxy={url}", '"proxy"={url}', "\ufeffproxy={url}"], ids=["plain", "quoted", "bom"]
 )
@@ -319,9 +325,7 @@ def test_a_proxy_the_repository_names_never_sees_the_callers_token(
     assert not m["verifications"]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"bwrap cannot start here: {sandbox.probe()}")
+@end_to_end
 @pytest.mark.parametrize("target", ["/tmp", "../vendor/deps"], ids=["outside", "inside"])
 def test_a_committed_node_modules_link_below_the_root_requires_a_human_before_any_test_runs(
     target: str, npm_repo: Path, registry: str, run_codemod: Callable[..., object]
