@@ -48,6 +48,22 @@ def end_to_end(test: Callable[..., None]) -> Callable[..., None]:
     return test
 
 
+def commit(repo: Path, message: str) -> None:
+    """Everything in the repository's tree, committed (a hostile repository's own history)."""
+    subprocess.run([*GIT, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*GIT, "commit", "-qm", message], cwd=repo, check=True)
+
+
+def with_test_helper(repo: Path, helper: str) -> None:
+    """test/helper.js holding `helper`, required first by the fixture's orders and reports tests."""
+    (repo / "test" / "helper.js").write_text(helper)
+    for name in ("orders", "reports"):
+        test_file = repo / "test" / f"{name}.test.js"
+        test_file.write_text(
+            test_file.read_text().replace('"use strict";\n', '"use strict";\nrequire("./helper");\n')
+        )
+
+
 @pytest.fixture
 def npm_repo(tmp_path: Path) -> Path:
     dest = tmp_path / "npm-app"
@@ -153,8 +169,7 @@ def test_a_test_run_that_plants_a_module_shadowing_a_candidate_folder_is_never_g
     (npm_repo / "lib" / "client").mkdir(parents=True)
     (npm_repo / "lib" / "client" / "index.js").write_text(CLIENT)
     (npm_repo / "test" / "client.test.js").write_text(WRITES_A_SHADOW)
-    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "lib/client"], cwd=npm_repo, check=True)
+    commit(npm_repo, "lib/client")
     result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 3 and m["status"] == "requires_human", m["reason"]
@@ -187,8 +202,7 @@ def test_a_symlink_where_the_tool_writes_the_callers_npm_token_gets_nothing(
     if target == "existing":
         victim.write_text("untouched\n")
     os.symlink(victim, npm_repo / ".codemod-npmrc")
-    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "npmrc link"], cwd=npm_repo, check=True)
+    commit(npm_repo, "npmrc link")
     result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert m["verifications"], m["reason"]  # npm ran: installs and both test runs
@@ -255,14 +269,8 @@ def test_an_old_sdk_the_tests_write_into_a_node_modules_below_the_root_is_never_
     client into src/node_modules/acme-sdk as the tests start, src/orders.js loaded it in both runs while
     the canary, in test/, found the installed package: green, exit 0, run.json naming 2.0.0, nothing
     committed. A new package where node looks packages up is now tampering, whatever its suffix."""
-    (npm_repo / "test" / "helper.js").write_text(PLANTS_AN_OLD_SDK)
-    for name in ("orders", "reports"):
-        test_file = npm_repo / "test" / f"{name}.test.js"
-        test_file.write_text(
-            test_file.read_text().replace('"use strict";\n', '"use strict";\nrequire("./helper");\n')
-        )
-    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "test fixtures"], cwd=npm_repo, check=True)
+    with_test_helper(npm_repo, PLANTS_AN_OLD_SDK)
+    commit(npm_repo, "test fixtures")
     result = run_codemod(npm_repo, TASKS / "acme-sdk-2-plain.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 3 and m["status"] == "requires_human", m["reason"]
@@ -311,8 +319,7 @@ def test_a_proxy_the_repository_names_never_sees_the_callers_token(
     user.write_text(f"//{registry.removeprefix('http://').rstrip('/')}/:_authToken={token}\n")
     monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(user))
     (npm_repo / ".npmrc").write_text(line.format(url=f"http://127.0.0.1:{server.server_address[1]}/") + "\n")
-    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "npmrc"], cwd=npm_repo, check=True)
+    commit(npm_repo, "npmrc")
     try:
         result = run_codemod(npm_repo, TASKS / "acme-sdk-1.1-plain.yml", packages=False)
     finally:
@@ -337,17 +344,11 @@ def test_a_committed_node_modules_link_below_the_root_requires_a_human_before_an
         'path.join(__dirname, "..", "src", "node_modules", "acme-sdk")',
         'path.join(fs.realpathSync(path.join(__dirname, "..", "src", "node_modules")), "acme-sdk")',
     )
-    (npm_repo / "test" / "helper.js").write_text(helper)
-    for name in ("orders", "reports"):
-        test_file = npm_repo / "test" / f"{name}.test.js"
-        test_file.write_text(
-            test_file.read_text().replace('"use strict";\n', '"use strict";\nrequire("./helper");\n')
-        )
+    with_test_helper(npm_repo, helper)
     (npm_repo / "vendor" / "deps").mkdir(parents=True)
     (npm_repo / "vendor" / "deps" / "README").write_text("vendored\n")
     os.symlink(target, npm_repo / "src" / "node_modules")
-    subprocess.run([*GIT, "add", "-A"], cwd=npm_repo, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "linked node_modules"], cwd=npm_repo, check=True)
+    commit(npm_repo, "linked node_modules")
     result = run_codemod(npm_repo, TASKS / "acme-sdk-2-plain.yml", packages=False)
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 3 and m["status"] == "requires_human", m["reason"]
