@@ -269,6 +269,11 @@ class PythonEnvSettings(BaseModel):
     # At most this many templates are kept (15-30 MB each): building another deletes the least recently
     # copied beyond it.
     env_template_max_count: int = Field(64, ge=1)
+    # The local front that holds the caller's index credentials and client key for an install that runs
+    # repository code (index_front.py): how long it waits for an index (pip's `timeout` wins), and the
+    # largest index page it rewrites.
+    index_front_timeout_s: float = Field(60.0, gt=0)
+    index_front_page_max_bytes: int = Field(64 * 1024 * 1024, ge=1024)
 
     @model_validator(mode="before")
     @classmethod

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.server as _http_server
 import importlib.util
+import json
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 import zipfile
@@ -285,6 +288,76 @@ def simple_index(wheels: Path, root: Path) -> Iterator[str]:
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class PrivateIndex(_http_server.BaseHTTPRequestHandler):
+    """/simple/NAME/ pages (JSON to a client that asks for PEP 691, else HTML) linking each file once by
+    absolute URL, once root-relative; /packages/FILE. Nothing without alice's password."""
+
+    protocol_version = "HTTP/1.1"
+    files: dict[str, Path] = {}
+    seen: list[str] = []
+    origin = ""
+    password = ""
+
+    def do_GET(self) -> None:
+        type(self).seen.append(self.path)
+        expected = "Basic " + base64.b64encode(f"alice:{self.password}".encode()).decode()
+        if self.headers.get("Authorization") != expected:
+            return self._send(401, b"who are you", "text/plain", {"WWW-Authenticate": 'Basic realm="x"'})
+        parts = self.path.split("?")[0].strip("/").split("/")
+        if parts[0] == "packages" and len(parts) == 2 and parts[1] in self.files:
+            return self._send(200, self.files[parts[1]].read_bytes(), "application/octet-stream")
+        if parts[0] != "simple" or len(parts) != 2:
+            return self._send(404, b"no", "text/plain")
+        names = sorted(f for f in self.files if f.split("-")[0].replace("_", "-").lower() == parts[1])
+        links = [
+            (f, f"{self.origin}/packages/{f}" if i % 2 == 0 else f"/packages/{f}")
+            for i, f in enumerate(names)
+        ]
+        digest = {f: hashlib.sha256(self.files[f].read_bytes()).hexdigest() for f in names}
+        if "application/vnd.pypi.simple.v1+json" in self.headers.get("Accept", ""):
+            files = [{"filename": f, "url": u, "hashes": {"sha256": digest[f]}} for f, u in links]
+            page = {"meta": {"api-version": "1.0"}, "name": parts[1], "files": files}
+            return self._send(200, json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
+        body = "".join(f'<a href="{u}#sha256={digest[f]}">{f}</a>\n' for f, u in links)
+        self._send(200, f"<html><body>\n{body}</body></html>\n".encode(), "text/html")
+
+    do_HEAD = do_GET
+
+    def _send(self, status: int, body: bytes, kind: str, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in {"Content-Type": kind, "Content-Length": str(len(body)), **(extra or {})}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def private_index(wheels: Path, password: str, tls: ssl.SSLContext | None = None) -> Iterator[str]:
+    """A private index of the wheels in `wheels` on loopback (over TLS with `tls`); its URL, with alice's
+    `password` in it."""
+    import http.server
+    import threading
+
+    PrivateIndex.password = password
+    PrivateIndex.files = {w.name: w for w in wheels.glob("*.whl")}
+    PrivateIndex.seen = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PrivateIndex)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "https" if tls else "http"
+    PrivateIndex.origin = f"{scheme}://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"{scheme}://alice:{password}@127.0.0.1:{server.server_address[1]}/simple/"
     finally:
         server.shutdown()
         server.server_close()

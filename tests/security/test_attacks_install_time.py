@@ -11,6 +11,8 @@ ENV/node_modules, the listing found no target: exit 1)."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import shutil
 import subprocess
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures_support import ROOT, materialize, npm_registry, wheel
+from fixtures_support import ROOT, PrivateIndex, materialize, npm_registry, private_index, wheel
 
 from agentic_codemod.tools import sandbox
 
@@ -178,9 +180,11 @@ def run_with_backend(
     test: str = WIDGET_TEST,
     pyproject: str = PYPROJECT,
     task: str = WIDGET_TASK,
+    sources: Callable[[Path], list[str]] = lambda house: ["--find-links", str(house), "--no-index"],
 ) -> Any:
     """The widget-1.1 task run on an app whose in-tree build backend is `backend`, widget 1.0.0 and 1.1.0
-    (made by `widget_wheel`) beside the fixture wheelhouse as the only package source."""
+    (made by `widget_wheel`) beside the fixture wheelhouse: the only package source, by default a local
+    folder (`sources`: the run's options for that folder)."""
     house = tmp_path / "wheels"
     shutil.copytree(wheels, house, ignore=shutil.ignore_patterns("acme_sdk-*"))
     for version in ("1.0.0", "1.1.0"):
@@ -193,7 +197,7 @@ def run_with_backend(
     repo = tmp_path / "app"
     materialize.materialize(src, repo)
     (tmp_path / "task.yml").write_text(task)
-    return run_codemod(repo, tmp_path / "task.yml", "--find-links", str(house), "--no-index", packages=False)
+    return run_codemod(repo, tmp_path / "task.yml", *sources(house), packages=False)
 
 
 def test_attack_a_build_backend_leaves_the_old_code_under_the_targets_dist_info(
@@ -480,6 +484,80 @@ def test_attack_a_build_backend_gets_no_index_credential_where_the_install_reach
     m = result.manifest  # type: ignore[attr-defined]
     assert result.code == 0 and m["status"] == "succeeded", m["reason"]  # type: ignore[attr-defined]
     assert all(v["passed"] for v in m["verifications"]) and len(m["verifications"]) == 2
+
+
+INDEX_PASSWORD = "s3cret-front-index-pass"
+# Bakes into the project whatever of the caller's index password it finds: in its variables, in any
+# process's command line or environment the box shows it (the installer's, bwrap's), in the copies the
+# tool used to put into the install's working directory.
+PROBING_BACKEND = BACKEND.replace(
+    """    try:
+        plant()
+    except Exception:
+        pass
+""",
+    f"""    secret = {INDEX_PASSWORD!r}
+    saw = [k + "=" + v for k, v in os.environ.items() if secret in v]
+    for proc in glob.glob("/proc/[0-9]*/cmdline") + glob.glob("/proc/[0-9]*/environ"):
+        try:
+            data = open(proc, "rb").read()
+        except OSError:
+            continue
+        saw += [data.decode(errors="replace")] if secret.encode() in data else []
+    certs = ".codemod-pip"
+    saw += [open(os.path.join(certs, f)).read() for f in (os.listdir(certs) if os.path.isdir(certs) else [])]
+""",
+).replace(
+    """        whl.writestr("app-0.1.dist-info/RECORD", "")""",
+    """        whl.writestr("backend_saw.py", "SAW = %r\\n" % (saw,))
+        whl.writestr("app-0.1.dist-info/RECORD", "")""",
+)
+SAW_NOTHING_PRINTED = """import base64
+import backend_saw
+import widget
+
+
+def test_the_build_saw_no_credential():
+    print(base64.b64encode(repr(backend_saw.SAW).encode()).decode())
+    assert backend_saw.SAW == []
+    assert widget.__version__ in ("1.0.0", "1.1.0")
+"""
+
+
+def test_attack_a_build_backend_gets_no_index_credential_where_the_install_reaches_a_private_index(
+    tmp_path: Path, wheels: Path, run_codemod: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller's private index (pip.conf's index-url with a password), reached over the network: the
+    installs that run the repository's build backend used to get it as UV_DEFAULT_INDEX / PIP_INDEX_URL,
+    on bwrap's command line too. The backend baked it into the project, a test printed it base64 into
+    run.json, past the Redactor. Now the tool's index front holds it (index_front.py): the installs get
+    the front's URL, and the run is green with packages that came through the front."""
+    for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_CLIENT_CERT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PIP_RETRIES", "0")
+    with contextlib.ExitStack() as stack:
+
+        def private(house: Path) -> list[str]:
+            monkeypatch.setenv("PIP_INDEX_URL", stack.enter_context(private_index(house, INDEX_PASSWORD)))
+            return []
+
+        result = run_with_backend(
+            tmp_path, wheels, run_codemod, PROBING_BACKEND, module_wheel, SAW_NOTHING_PRINTED, sources=private
+        )
+        served = list(PrivateIndex.seen)
+    m = result.manifest  # type: ignore[attr-defined]
+    run_dir: Path = result.run_dir  # type: ignore[attr-defined]
+    # the artifacts, not the repository's own checkout (its backend.py names the password to look for)
+    artifacts = [
+        p for p in run_dir.rglob("*") if p.is_file() and "worktree" not in p.relative_to(run_dir).parts
+    ]
+    written = b"".join(p.read_bytes() for p in artifacts)
+    for form in (INDEX_PASSWORD, base64.b64encode(INDEX_PASSWORD.encode()).decode()):
+        assert form.encode() not in written
+    assert result.code == 0 and m["status"] == "succeeded", m["reason"]  # type: ignore[attr-defined]
+    assert all(v["passed"] for v in m["verifications"]) and len(m["verifications"]) == 2
+    assert m["installs"]["baseline"].get("index_front") and m["installs"]["after"].get("index_front")
+    assert any(path.startswith("/packages/widget-1.1.0") for path in served), served
 
 
 # helper-39: an in-tree backend that the lock refresh (`uv lock`) runs, and that fails naming, hex-encoded,

@@ -43,6 +43,7 @@ from agentic_codemod import json_input
 from agentic_codemod.adapters.python import (
     LOCKFILES,
     env_template,
+    index_front,
     installed_files,
     installer,
     lockfile,
@@ -366,12 +367,26 @@ def _install(
     if plan.empty:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
     chosen = installer.find_uv() if env.install.get("installer") == "uv" else None
-    result = _run_install(root, env, settings, runner, plan, caller, chosen or installer.PIP)
-    if chosen is not None and did_not_start(result):
-        env.install["installer"] = installer.PIP.name
-        result = _run_install(root, env, settings, runner, plan, caller, installer.PIP)
-    _pause_when_unreachable(env, result)
+    with index_front.front(caller, settings.packages, front_limits(settings, caller)) as box:
+        # the install runs the repository's build backend: it gets the front's URLs, no credential
+        if box.packages is not settings.packages:
+            env.install["index_front"] = "the caller's index credentials held by the tool's local front"
+            settings = settings.model_copy(update={"packages": box.packages})
+        result = _run_install(root, env, settings, runner, plan, box.caller, chosen or installer.PIP)
+        if chosen is not None and did_not_start(result):
+            env.install["installer"] = installer.PIP.name
+            result = _run_install(root, env, settings, runner, plan, box.caller, installer.PIP)
+    _pause_when_unreachable(env, result, box.unreachable)
     return result
+
+
+def front_limits(settings: Settings, caller: dict[str, str]) -> index_front.Limits:
+    """The index front's limits: pip's own `timeout` where the caller set one."""
+    try:
+        timeout = float(caller.get("timeout", "")) or settings.python.index_front_timeout_s
+    except ValueError:
+        timeout = settings.python.index_front_timeout_s
+    return index_front.Limits(timeout, settings.python.index_front_page_max_bytes)
 
 
 def caller_pip_config(settings: Settings) -> dict[str, str]:
@@ -382,8 +397,13 @@ def caller_pip_config(settings: Settings) -> dict[str, str]:
     return pip_config.read_caller_config(os.environ) if settings.packages.reach_network else {}
 
 
-def _pause_when_unreachable(env: VerificationEnv, result: ProcessResult | None) -> None:
+def _pause_when_unreachable(
+    env: VerificationEnv, result: ProcessResult | None, fronted: Sequence[str] = ()
+) -> None:
+    """`fronted`: what the index front could not reach (the installer saw only its 502)."""
     reason = index_unreachable(result) if result is not None else None
+    if reason is None and result is not None and not result.ok and fronted:
+        reason = fronted[0]
     if reason is not None:
         raise EnvironmentUnavailable(
             f"the package index cannot be reached while installing into {env.root}: {reason}",
