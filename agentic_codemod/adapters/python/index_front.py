@@ -14,10 +14,11 @@ runs (its build backend, setup.py, an sdist's build) never holds the caller's cr
 
 The front runs in the tool's process, outside the sandbox, on loopback (the install's box shares the
 host's network where it reaches an index). It forwards GET and HEAD under its random token only, adds
-the credentials to a request for the host they were configured for (as pip does: by host), goes through
-the caller's proxy, presents the client certificate, checks TLS against the caller's CA file (not for a
-trusted host), and rewrites every link of an index page (PEP 503 HTML, PEP 691 JSON) and every redirect
-to the front, so the file downloads come back through it too. Package files pass through as they come.
+the credentials to a request for the host and scheme they were configured for (a password for an https
+index never goes out over plain http), goes through the caller's proxy, presents the client
+certificate, checks TLS against the caller's CA file (not for a trusted host), and rewrites every link
+of an index page (PEP 503 HTML, PEP 691 JSON) and every redirect to the front, so the file downloads
+come back through it too. Package files pass through as they come.
 
 What the repository's code can still do: fetch from those indexes through the front while the install
 runs (as it could with the credentials), not read the credentials or the key, nor use them after the run.
@@ -137,12 +138,13 @@ class _Server(http.server.ThreadingHTTPServer):
         self.token = secrets.token_urlsafe(18)
         self.base = f"http://127.0.0.1:{self.server_address[1]}/{self.token}"
         self.limits = limits
-        self.auth: dict[str, tuple[str, str]] = {}
+        # (scheme, host[:port]) -> (user, password): never sent to the host over another scheme (plain http)
+        self.auth: dict[tuple[str, str], tuple[str, str]] = {}
         for url in _source_urls(caller, packages):
             parts = urllib.parse.urlsplit(url)
             if "@" in parts.netloc and parts.scheme in ("http", "https"):
                 user = urllib.parse.unquote(parts.username or "")
-                self.auth.setdefault(_plain(url)[1], (user, urllib.parse.unquote(parts.password or "")))
+                self.auth.setdefault(_plain(url)[:2], (user, urllib.parse.unquote(parts.password or "")))
         self.trusted = {host.lower() for host in caller.get("trusted-host", "").split()}
         proxy = caller.get("proxy", "").strip() or None
         options: dict[str, Any] = {"proxy": proxy, "timeout": limits.timeout_s, "trust_env": False}
@@ -229,9 +231,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         target = server.upstream(self.path)
         if target is None:
             return self._answer(404, b"not a path of this front\n")
-        netloc = urllib.parse.urlsplit(target).netloc
+        scheme, netloc = urllib.parse.urlsplit(target)[:2]
         headers = {k: v for k in FORWARDED_REQUEST_HEADERS if (v := self.headers.get(k)) is not None}
-        auth = server.auth.get(netloc)
+        auth = server.auth.get((scheme, netloc))
         try:
             with server.client_for(netloc).stream(self.command, target, headers=headers, auth=auth) as up:
                 kind = up.headers.get("content-type", "").lower()
@@ -247,7 +249,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     for chunk in up.iter_raw(CHUNK_BYTES):
                         self.wfile.write(chunk)
         except server.errors as exc:
-            origin = f"{urllib.parse.urlsplit(target).scheme}://{netloc}"
+            origin = f"{scheme}://{netloc}"
             server.fronted.unreachable.append(f"could not fetch url {origin}: {type(exc).__name__}: {exc}")
             self._answer(502, b"upstream unreachable\n")
         except (BrokenPipeError, ConnectionResetError):

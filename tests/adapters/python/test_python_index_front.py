@@ -280,3 +280,18 @@ def test_the_front_answers_only_under_its_token() -> None:
         assert httpx.post(box.caller["index-url"]).status_code == 501
         assert httpx.get(box.caller["index-url"]).status_code == 502  # port 9: nothing listens
         assert box.unreachable and "could not fetch url http://127.0.0.1:9" in box.unreachable[0]
+
+
+def test_credentials_go_only_to_the_host_and_scheme_they_were_configured_for(wheels: Path) -> None:
+    """The box names the upstream in the front's path: a password configured for an https index must not
+    go to the same host over plain http (nor to another port of it)."""
+    import httpx
+
+    with private_index(wheels, PASSWORD) as url:
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        for configured, answer in ((url, 200), (url.replace("http://", "https://"), 401)):
+            config = {"index-url": configured}
+            with index_front.front(config, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
+                front = box.caller["index-url"].split("/http")[0]
+                asked = httpx.get(f"{front}/http/127.0.0.1:{port}/simple/acme-sdk/")
+                assert asked.status_code == answer, configured
