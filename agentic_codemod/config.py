@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import urllib.parse
 from pathlib import Path
 from typing import Any, Literal
 
@@ -244,6 +245,16 @@ class PackageSources(BaseModel):
         """Whether installs reach anything over the network: an index, or a `local` that is a URL."""
         return not self.local_only or any("://" in link for link in self.local)
 
+    def secrets(self) -> list[str]:
+        """The user info of index_url and of the `local` URLs (`https://TOKEN@host/...`, a password):
+        for the run's Redactor, which the caller's own configuration teaches its secrets too."""
+        found: list[str] = []
+        for url in [self.index_url or "", *self.local]:
+            parts = urllib.parse.urlsplit(url) if "://" in url else None
+            secret = parts and (parts.password or parts.username)
+            found += [urllib.parse.unquote(secret), secret] if secret else []
+        return found
+
 
 MOVED_TO_PACKAGES = {"index_url": "index_url", "find_links": "local", "no_index": "local_only"}
 
@@ -273,7 +284,7 @@ class PythonEnvSettings(BaseModel):
     # repository code (index_front.py): how long it waits for an index (pip's `timeout` wins), and the
     # largest index page it rewrites.
     index_front_timeout_s: float = Field(60.0, gt=0)
-    index_front_page_max_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    index_front_page_max_bytes: int = Field(32 * 1024 * 1024, ge=1024)
 
     @model_validator(mode="before")
     @classmethod

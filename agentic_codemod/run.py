@@ -78,6 +78,8 @@ def execute(options: RunOptions) -> RunManifest:
         repo=str(options.repo),
     )
     redactor = Redactor.from_environment(dict(os.environ), settings.secret_name_markers)
+    for secret in settings.packages.secrets():  # `--index-url https://TOKEN@host/...` (helper-41)
+        redactor.add(secret)
     # The caller's index credentials (the sandboxed tools get them) go to the redactor before the first
     # trace record. pip says them from a process of its own: it answers while the workflow's modules load.
     caller_secrets = _in_background(_caller_credentials, dict(os.environ))

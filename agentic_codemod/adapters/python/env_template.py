@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agentic_codemod.adapters.python import pep508, pip_config, requirement_options
+from agentic_codemod.adapters.python import index_front, pep508, pip_config, requirement_options
 from agentic_codemod.adapters.python.install_plan import InstallPlan
 from agentic_codemod.adapters.python.installer import Installer
 from agentic_codemod.adapters.python.seed import Seed
@@ -285,23 +285,29 @@ def _build(
     (scratch / "requirements.txt").write_text("".join(f"{r}\n" for r in part.requirements))
     (scratch / "constraints.txt").write_text("".join(f"{c}\n" for c in part.constraints))
     files = InstallPlan(requirement_files=["requirements.txt"], constraint_files=["constraints.txt"])
-    install = installer.install_command(python, settings, files, shared_uv)
-    install = [a for a in install if a != "--compile-bytecode"] + ["--no-build"]
     compile_all = [str(python), "-m", "compileall", "-q", "-j", "0"]
     compile_all += ["-x", uncompiled(found)] if found is not None else []
     fetch = _boxed(runner, box, scratch, (venv.parent, shared_uv))
     compile_box = _boxed(runner, box, scratch, (venv.parent,), network=False)  # no shared cache
-    steps: list[tuple[Runner, list[str], dict[str, str] | None]] = [
-        (fetch, installer.venv_command(venv), None),
-        *([(fetch, installer.seed_command(python, found, shared_uv), None)] if found is not None else []),
-        (fetch, install, installer.install_env(caller, pip_config.cert_copies(caller, scratch))),
-        (compile_box, [*compile_all, str(venv / "lib")], None),
-    ]
     log: list[ProcessResult] = []
-    for boxed, argv, variables in steps:
-        log.append(boxed(argv, cwd=scratch, timeout_s=timeout, env=variables))
+    for argv in (
+        installer.venv_command(venv),
+        *([installer.seed_command(python, found, shared_uv)] if found else []),
+    ):
+        log.append(fetch(argv, cwd=scratch, timeout_s=timeout, env=None))
         if not log[-1].ok:
-            break
+            return log
+    # The wheels the repository names run their .pth files when the venv's Python starts (the compile):
+    # the install goes through the index front as the project's does, and leaves no copy of a key behind.
+    with index_front.front(caller, settings.packages, index_front.limits(settings, caller)) as fronted:
+        sources = settings.model_copy(update={"packages": fronted.packages})
+        install = installer.install_command(python, sources, files, shared_uv)
+        install = [a for a in install if a != "--compile-bytecode"] + ["--no-build"]
+        variables = installer.install_env(fronted.caller, pip_config.cert_copies(fronted.caller, scratch))
+        log.append(fetch(install, cwd=scratch, timeout_s=timeout, env=variables))
+    repo_copy.remove(scratch / pip_config.CERT_DIR)
+    if log[-1].ok:
+        log.append(compile_box([*compile_all, str(venv / "lib")], cwd=scratch, timeout_s=timeout, env=None))
     return log
 
 

@@ -222,8 +222,10 @@ def did_not_start(result: ProcessResult) -> bool:
     """The installer program could not be executed (missing, not executable), as opposed to failing."""
     if result.timed_out:
         return False
-    text = result.output_tail
-    return result.exit_code is None or result.exit_code in (126, 127) or "bwrap: execvp" in text
+    # bwrap's own line is all a box prints whose program could not start; anywhere else in the output it
+    # is what the install ran (helper-41: a build backend printing it made the tool fall back to pip)
+    text = result.output_tail.lstrip()
+    return result.exit_code is None or result.exit_code in (126, 127) or text.startswith("bwrap: execvp")
 
 
 def _from_template(
@@ -367,7 +369,7 @@ def _install(
     if plan.empty:
         return ProcessResult(argv=[], exit_code=0, duration_s=0.0, output_tail="nothing to install")
     chosen = installer.find_uv() if env.install.get("installer") == "uv" else None
-    with index_front.front(caller, settings.packages, front_limits(settings, caller)) as box:
+    with index_front.front(caller, settings.packages, index_front.limits(settings, caller)) as box:
         # the install runs the repository's build backend: it gets the front's URLs, no credential
         if box.packages is not settings.packages:
             env.install["index_front"] = "the caller's index credentials held by the tool's local front"
@@ -378,15 +380,6 @@ def _install(
             result = _run_install(root, env, settings, runner, plan, box.caller, installer.PIP)
     _pause_when_unreachable(env, result, box.unreachable)
     return result
-
-
-def front_limits(settings: Settings, caller: dict[str, str]) -> index_front.Limits:
-    """The index front's limits: pip's own `timeout` where the caller set one."""
-    try:
-        timeout = float(caller.get("timeout", "")) or settings.python.index_front_timeout_s
-    except ValueError:
-        timeout = settings.python.index_front_timeout_s
-    return index_front.Limits(timeout, settings.python.index_front_page_max_bytes)
 
 
 def caller_pip_config(settings: Settings) -> dict[str, str]:

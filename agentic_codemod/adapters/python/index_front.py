@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentic_codemod.config import PackageSources
+from agentic_codemod.config import PackageSources, Settings
 from agentic_codemod.errors import InputError
 
 URL_KEYS = ("index-url", "extra-index-url", "find-links")  # the caller's pip options holding sources
@@ -61,6 +61,9 @@ PASSED_ALWAYS = ("etag", "last-modified", "cache-control", "expires", "age", "va
 HREF = re.compile(r"""(\b(?:href|src)\s*=\s*)(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
 BASE_HREF = re.compile(r"""<base\b[^>]*\bhref\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
 CHUNK_BYTES = 1 << 16
+PAGES_AT_ONCE = 4  # index pages read and rewritten at the same time (each up to the page limit)
+MAX_LEARNED = 1_000_000  # links the front keeps from its sources' pages (an index's own, trusted)
+HOST = re.compile(r"[a-z0-9._\-]+(:[0-9]{1,5})?|\[[0-9a-f:.]+\](:[0-9]{1,5})?")
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,24 @@ class Fronted:
 
 
 def needed(caller: Mapping[str, str], packages: PackageSources) -> bool:
-    urls = [*_source_urls(caller, packages), *caller.get("proxy", "").split()]
-    return bool(caller.get("client-cert", "").strip()) or any(_userinfo(url) for url in urls)
+    """A front where any http(s) package source is configured (a token may sit in its user info, its
+    path or its query: Cloudsmith's `/TOKEN/...`), a client certificate is, or a proxy with user info;
+    not for the default index alone."""
+    proxies = [url if "://" in url else f"http://{url}" for url in caller.get("proxy", "").split()]
+    return (
+        bool(caller.get("client-cert", "").strip())
+        or any(_http(url) for url in _source_urls(caller, packages))
+        or any("@" in urllib.parse.urlsplit(url).netloc for url in proxies)
+    )
+
+
+def limits(settings: Settings, caller: Mapping[str, str]) -> Limits:
+    """The front's limits from the config; pip's own `timeout` wins where the caller set one."""
+    try:
+        timeout = float(caller.get("timeout", "")) or settings.python.index_front_timeout_s
+    except ValueError:
+        timeout = settings.python.index_front_timeout_s
+    return Limits(timeout, settings.python.index_front_page_max_bytes)
 
 
 @contextmanager
@@ -93,10 +112,10 @@ def front(caller: Mapping[str, str], packages: PackageSources, limits: Limits) -
         return
     try:
         server = _Server(caller, packages, limits)
-    except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+    except Exception as exc:  # ssl.SSLError (an OSError), a proxy URL httpx cannot read, ...
         raise InputError(
-            f"the caller's pip configuration: its `cert` or `client-cert` file cannot be loaded: {exc}",
-            hint="fix the file pip's cert / client-cert option names (`pip config list` shows where)",
+            f"the caller's pip configuration: its `cert`, `client-cert` or `proxy` cannot be used: {exc}",
+            hint="fix the option in pip's configuration (`pip config list` shows where it is set)",
         ) from exc
     thread = threading.Thread(target=server.serve_forever, name="index-front", daemon=True)
     thread.start()
@@ -113,8 +132,8 @@ def _source_urls(caller: Mapping[str, str], packages: PackageSources) -> list[st
     return urls + [packages.index_url or ""] + [link for link in packages.local if "://" in link]
 
 
-def _userinfo(url: str) -> bool:
-    return "://" in url and "@" in urllib.parse.urlsplit(url).netloc
+def _http(url: str) -> bool:
+    return urllib.parse.urlsplit(url).scheme.lower() in ("http", "https")
 
 
 def _plain(url: str) -> tuple[str, str, str]:
@@ -123,6 +142,22 @@ def _plain(url: str) -> tuple[str, str, str]:
     netloc = parts.netloc.rpartition("@")[2].lower()
     rest = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
     return parts.scheme.lower(), netloc, rest
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A configured package source: the front shows it as `BASE/s<i>` (its path and query, where a token
+    may sit, never leave the front)."""
+
+    scheme: str
+    netloc: str
+    path: str  # without a trailing slash; "" for the host's root
+    query: str
+
+    def holds(self, scheme: str, netloc: str, path: str) -> bool:
+        return (scheme, netloc) == (self.scheme, self.netloc) and (
+            not self.path or path == self.path or path.startswith(self.path + "/")
+        )
 
 
 class _Server(http.server.ThreadingHTTPServer):
@@ -140,11 +175,24 @@ class _Server(http.server.ThreadingHTTPServer):
         self.limits = limits
         # (scheme, host[:port]) -> (user, password): never sent to the host over another scheme (plain http)
         self.auth: dict[tuple[str, str], tuple[str, str]] = {}
+        self.sources: list[_Source] = []
+        # What the front fetches: a configured source (under its path), and what a page of one, or a
+        # redirect on the way to it or to a file it named, links to (learned as they pass). The credentials
+        # go to those only: a page of another host (a README on pypi.org) teaches nothing (helper-41: a
+        # token was usable for the host's whole API; helper-43: a README's link got it).
+        self.learned: set[str] = set()
+        self.origins: set[tuple[str, str]] = set()
+        self.lock = threading.Lock()
+        self.pages = threading.BoundedSemaphore(PAGES_AT_ONCE)
         for url in _source_urls(caller, packages):
             parts = urllib.parse.urlsplit(url)
-            if "@" in parts.netloc and parts.scheme in ("http", "https"):
+            if parts.scheme.lower() not in ("http", "https"):
+                continue
+            scheme, netloc, _ = _plain(url)
+            self.sources.append(_Source(scheme, netloc, parts.path.rstrip("/"), parts.query))
+            if "@" in parts.netloc:
                 user = urllib.parse.unquote(parts.username or "")
-                self.auth.setdefault(_plain(url)[:2], (user, urllib.parse.unquote(parts.password or "")))
+                self.auth.setdefault((scheme, netloc), (user, urllib.parse.unquote(parts.password or "")))
         self.trusted = {host.lower() for host in caller.get("trusted-host", "").split()}
         proxy = caller.get("proxy", "").strip() or None
         options: dict[str, Any] = {"proxy": proxy, "timeout": limits.timeout_s, "trust_env": False}
@@ -154,23 +202,75 @@ class _Server(http.server.ThreadingHTTPServer):
         self.errors: tuple[type[BaseException], ...] = (httpx.TransportError,)
 
     def url(self, upstream: str) -> str:
-        """`upstream` (absolute http or https) as the front's URL; anything else as it is."""
-        scheme, netloc, rest = _plain(upstream)
-        return f"{self.base}/{scheme}/{netloc}{rest}" if scheme in ("http", "https") and netloc else upstream
+        """`upstream` (absolute http or https) as the front's URL: a configured source's alias, else
+        BASE/o/SCHEME/HOST/PATH; anything else as it is."""
+        parts = urllib.parse.urlsplit(upstream)
+        scheme, netloc = parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower()
+        if scheme not in ("http", "https") or not netloc:
+            return upstream
+        path, fragment = parts.path or "/", f"#{parts.fragment}" if parts.fragment else ""
+        for i, source in enumerate(self.sources):
+            if source.holds(scheme, netloc, path):
+                query = f"?{parts.query}" if parts.query and parts.query != source.query else ""
+                return f"{self.base}/s{i}{path[len(source.path) :]}{query}{fragment}"
+        rest = urllib.parse.urlunsplit(("", "", path, parts.query, parts.fragment))
+        return f"{self.base}/o/{scheme}/{netloc}{rest}"
 
-    def upstream(self, path: str) -> str | None:
-        """The upstream URL a request path of the front names, None when it is not one of the front's."""
+    def learn(self, upstream: str) -> str:
+        """url(upstream), for a link of a source's page or a redirect the front passed on."""
+        scheme, netloc, rest = _plain(upstream)
+        if scheme in ("http", "https") and netloc:
+            with self.lock:
+                if len(self.learned) < MAX_LEARNED:
+                    self.origins.add((scheme, netloc))
+                    self.learned.add(_same(scheme, netloc, rest))
+        return self.url(upstream)
+
+    def upstream(self, path: str) -> tuple[str, _Source | None] | None:
+        """(the upstream URL a request path of the front names, its configured source or None), or None
+        when the path is not one the front serves: a source's alias, or a learned origin."""
         prefix = f"/{self.token}/"
         if not path.startswith(prefix):
             return None
-        scheme, _, rest = path[len(prefix) :].partition("/")
+        kind, _, rest = path[len(prefix) :].partition("/")
+        if kind.startswith("s") and kind[1:].isdigit() and int(kind[1:]) < len(self.sources):
+            source = self.sources[int(kind[1:])]
+            tail, _, query = ("/" + rest if rest or path.endswith("/") else "").partition("?")
+            query = "&".join(q for q in (source.query, query) if q)
+            return f"{source.scheme}://{source.netloc}{source.path}{tail}" + (
+                f"?{query}" if query else ""
+            ), source
+        scheme, _, rest = rest.partition("/")
         quoted, slash, tail = rest.partition("/")
         netloc = urllib.parse.unquote(quoted).lower()  # pip quotes the port's colon
-        if scheme not in ("http", "https") or not re.fullmatch(
-            r"[a-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9a-f:.]+\](:[0-9]{1,5})?", netloc
-        ):
+        if kind != "o" or scheme not in ("http", "https") or not HOST.fullmatch(netloc):
             return None
-        return f"{scheme}://{netloc}{slash}{tail}"
+        with self.lock:
+            if (scheme, netloc) not in self.origins:
+                return None
+        return f"{scheme}://{netloc}{slash}{tail}", None
+
+    def credentials(self, target: str, source: _Source | None) -> tuple[str, str] | None:
+        """The credentials of the target's origin, for a path under its configured source (no dot
+        segment, path parameter or escaped escape: what a server could read as another path) or for a
+        URL a source's page or redirect named (and its PEP 658 metadata)."""
+        scheme, netloc, rest = _plain(target)
+        auth = self.auth.get((scheme, netloc))
+        if auth is None:
+            return None
+        if source is not None:
+            raw = rest.partition("?")[0]
+            path = urllib.parse.unquote(raw)
+            odd = (
+                ";" in path
+                or "%" in path
+                or "\\" in path
+                or any(seg in (".", "..") for seg in path.split("/"))
+            )
+            return None if odd or not source.holds(scheme, netloc, path) else auth
+        asked = _same(scheme, netloc, rest)
+        with self.lock:
+            return auth if asked in self.learned or asked.removesuffix(".metadata") in self.learned else None
 
     def client_for(self, netloc: str) -> Any:
         host = netloc.rpartition(":")[0] if netloc.rpartition(":")[2].isdigit() else netloc
@@ -179,6 +279,13 @@ class _Server(http.server.ThreadingHTTPServer):
     def close_clients(self) -> None:
         self.verified.close()
         self.unverified.close()
+
+
+def _same(scheme: str, netloc: str, rest: str) -> str:
+    """A URL as one string however its path is quoted (an installer may quote a name's `+` or not), no
+    fragment: what a page named and what the box asks for compare equal."""
+    path, _, query = rest.partition("#")[0].partition("?")
+    return f"{scheme}://{netloc}{urllib.parse.unquote(path)}" + (f"?{query}" if query else "")
 
 
 def _tls(ca: str, client: str, *, check: bool) -> ssl.SSLContext:
@@ -228,19 +335,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _forward(self, *, body: bool) -> None:
         server = self.server
-        target = server.upstream(self.path)
-        if target is None:
-            return self._answer(404, b"not a path of this front\n")
-        scheme, netloc = urllib.parse.urlsplit(target)[:2]
+        found = server.upstream(self.path)
+        if found is None:
+            return self._answer(404, b"not a package source of this install, nor linked from one\n")
+        target, source = found
+        scheme, netloc, _ = _plain(target)
         headers = {k: v for k in FORWARDED_REQUEST_HEADERS if (v := self.headers.get(k)) is not None}
-        auth = server.auth.get((scheme, netloc))
+        auth = server.credentials(target, source)
+        # what a source's page (or a redirect on the way to what it named) links to is learned
+        trusted = source is not None or auth is not None
         try:
             with server.client_for(netloc).stream(self.command, target, headers=headers, auth=auth) as up:
                 kind = up.headers.get("content-type", "").lower()
-                if up.status_code == 200 and kind.startswith(PAGE_TYPES):
+                if source is not None and up.status_code == 200 and kind.startswith(PAGE_TYPES):
                     return self._page(up, target, kind, body=body)
                 self.send_response(up.status_code)
-                self._headers(up, PASSED_RAW + PASSED_ALWAYS)
+                self._headers(up, PASSED_RAW + PASSED_ALWAYS, learn=trusted)
                 if "content-length" not in up.headers:
                     self.send_header("Connection", "close")
                     self.close_connection = True
@@ -256,30 +366,33 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _page(self, up: Any, target: str, kind: str, *, body: bool) -> None:
-        data = bytearray()
-        for chunk in up.iter_bytes(CHUNK_BYTES):
-            data += chunk
-            if len(data) > self.server.limits.page_max_bytes:
-                return self._answer(
-                    502, b"index page past the front's limit (python.index_front_page_max_bytes)\n"
-                )
-        text = bytes(data).decode(up.encoding or "utf-8", "replace")
-        page = (_json_page if "json" in kind else _html_page)(text, target, self.server.url).encode()
+        with self.server.pages:  # at most PAGES_AT_ONCE pages held in memory
+            data = bytearray()
+            for chunk in up.iter_bytes(CHUNK_BYTES):
+                data += chunk
+                if len(data) > self.server.limits.page_max_bytes:
+                    why = f"an index page past python.index_front_page_max_bytes: {_plain(target)[1]}"
+                    self.server.fronted.unreachable.append(why)
+                    return self._answer(502, b"index page past python.index_front_page_max_bytes\n")
+            text = bytes(data).decode(up.encoding or "utf-8", "replace")
+            del data
+            page = (_json_page if "json" in kind else _html_page)(text, target, self.server.learn).encode()
         self.send_response(200)
         self.send_header("Content-Type", up.headers["content-type"])
         self.send_header("Content-Length", str(len(page)))
-        self._headers(up, PASSED_ALWAYS)
+        self._headers(up, PASSED_ALWAYS, learn=True)
         self.end_headers()
         if body:
             self.wfile.write(page)
 
-    def _headers(self, up: Any, names: tuple[str, ...]) -> None:
+    def _headers(self, up: Any, names: tuple[str, ...], *, learn: bool) -> None:
         for name in names:
             if name in up.headers:
                 self.send_header(name, up.headers[name])
         location = up.headers.get("location")
         if location is not None:
-            self.send_header("Location", self.server.url(urllib.parse.urljoin(str(up.url), location)))
+            absolute = urllib.parse.urljoin(str(up.url), location)
+            self.send_header("Location", self.server.learn(absolute) if learn else self.server.url(absolute))
 
     def _answer(self, status: int, text: bytes) -> None:
         self.send_response(status)

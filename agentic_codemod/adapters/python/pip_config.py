@@ -4,8 +4,9 @@
                                                       interpreter's pip, the caller's environment):
                                                       site, user and PIP_CONFIG_FILE files, then PIP_*
     install_env(config) -> {PIP_*: value}              index-url, extra-index-url, trusted-host, proxy,
-                                                      timeout, retries: passed as variables, so an index
-                                                      URL with credentials is on no command line
+                                                      timeout, retries, find-links, no-index: passed as
+                                                      variables, so an index URL with credentials is on
+                                                      no command line; no configuration file is read
     cert_args(config, root) -> ["--cert", path ...]    certificate files copied into the repository copy
                                                       (which the sandbox mounts), given as arguments
     cert_copies(config, root) -> {option: path}        the same copies, relative to the copy's root
@@ -135,12 +136,18 @@ def parse_config_list(output: str) -> dict[str, str]:
 
 
 def install_env(config: Mapping[str, str]) -> dict[str, str]:
-    """The PIP_* variables that carry the passed options (multi-valued ones space-separated)."""
-    return {
+    """The PIP_* variables that carry the passed options (multi-valued ones space-separated), find-links
+    and no-index among them; and PIP_CONFIG_FILE=/dev/null: the sandboxed pip reads no configuration
+    file at all (not the machine's, which the box does not mount, nor ENV/pip.conf, which the baseline's
+    build backend could write for the bump's install: helper-41, a find-links into the repository)."""
+    env = {
         "PIP_" + key.upper().replace("-", "_"): " ".join(config[key].split())
-        for key in PASSED_KEYS
+        for key in (*PASSED_KEYS, "find-links")
         if config.get(key, "").strip()
     }
+    if config.get("no-index", "").strip().lower() in TRUE_VALUES:
+        env["PIP_NO_INDEX"] = "1"
+    return env | {"PIP_CONFIG_FILE": os.devnull}
 
 
 def cert_args(config: Mapping[str, str], root: Path) -> list[str]:

@@ -26,6 +26,7 @@ import re
 import shlex
 import shutil
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -204,10 +205,16 @@ def lock_env(root: Path, cwd: Path) -> dict[str, str]:
     and retries from pip's configuration, as the variables uv reads (SSL_CERT_FILE, HTTPS_PROXY ...; pdm
     reads the first two too), and the certificate as REQUESTS_CA_BUNDLE for poetry (requests ignores
     SSL_CERT_FILE). Not the index: a lockfile records where each package came from, and another index
-    would rewrite every entry."""
+    would rewrite every entry. Not a secret either: the lock tool runs the repository's build backend and
+    no index front stands before the indexes the repository names, so a client certificate (its key)
+    and a proxy with user info stay out (an index that needs them is not reached: the lockfile is left
+    for a human to refresh)."""
     caller = pip_config.read_caller_config(os.environ)
     network: dict[str, str] = {k: caller[k] for k in ("proxy", "timeout", "retries") if k in caller}
-    copies = pip_config.cert_copies(caller, root).items()
+    proxy = network.get("proxy", "")
+    if "@" in urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}").netloc:
+        del network["proxy"]
+    copies = pip_config.cert_copies({k: v for k, v in caller.items() if k == "cert"}, root).items()
     env = pip_config.uv_env(network, {key: os.path.relpath(root / rel, cwd) for key, rel in copies})
     if "SSL_CERT_FILE" in env:
         env["REQUESTS_CA_BUNDLE"] = env["SSL_CERT_FILE"]

@@ -9,10 +9,11 @@ import os
 import shutil
 import ssl
 import subprocess
+import urllib.parse
 from pathlib import Path
 
 import pytest
-from fixtures_support import PrivateIndex, private_index
+from fixtures_support import PrivateIndex, private_index, wheel
 
 from agentic_codemod.adapters.python import index_front, pip_config
 from agentic_codemod.adapters.python.environment import prepare_environment
@@ -220,22 +221,29 @@ def test_the_install_gets_front_urls_and_none_of_the_secrets() -> None:
         for secret in (PASSWORD, "glpat-token", "bob:pw", "proxypass", "carol", "proxy.example"):
             assert secret not in handed
         assert set(box.caller) == {"index-url", "extra-index-url", "find-links", "timeout"}
-        front = box.caller["index-url"].split("/https/")[0]
-        assert front.startswith("http://127.0.0.1:")
-        assert box.caller["index-url"] == f"{front}/https/pypi.corp.example/simple"
-        assert box.caller["find-links"] == f"/wheels {front}/https/links.example/files/"
-        assert box.packages.local == [f"{front}/https/more.example/wheels/", "/more"]
+        front = (
+            box.caller["index-url"].rstrip("/").removesuffix("/s0")
+        )  # each source by its number: no path, no host
+        assert front.startswith("http://127.0.0.1:") and box.caller["index-url"] == f"{front}/s0"
+        assert box.caller["extra-index-url"] == f"{front}/s1 {front}/s2"
+        assert box.caller["find-links"] == f"/wheels {front}/s3/"
+        assert box.packages.local == [f"{front}/s4/", "/more"]
 
 
-def test_nothing_secret_needs_no_front() -> None:
-    config = {
-        "index-url": "https://pypi.corp.example/simple",
-        "cert": "/etc/ca.pem",
-        "proxy": "http://p:3128",
-    }
-    assert not index_front.needed(config, PackageSources(index_url="https://mirror.example/simple"))
-    with index_front.front(config, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
-        assert box.caller == config
+def test_what_needs_a_front() -> None:
+    """Any http(s) source (a token may be in its path: Cloudsmith's), a client certificate, a proxy with
+    user info even without a scheme (helper-41: `user:pass@proxy:3128` went into the box); not the
+    default index, a CA file, a plain proxy or local folders alone."""
+    plain = {"cert": "/etc/ca.pem", "proxy": "http://p:3128", "find-links": "/wheels file:///opt/simple"}
+    assert not index_front.needed(plain, PackageSources(local=["/more"]))
+    assert index_front.needed(
+        {"index-url": "https://dl.cloudsmith.io/T0KEN/o/r/python/simple/"}, PackageSources()
+    )
+    assert index_front.needed({}, PackageSources(index_url="https://mirror.example/simple"))
+    assert index_front.needed({}, PackageSources(local=["https://host.example/wheels/"]))
+    assert index_front.needed({"proxy": "user:pa55@proxy.example:3128"}, PackageSources())
+    with index_front.front(plain, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
+        assert box.caller == plain
 
 
 def test_a_client_certificate_alone_fronts_the_default_index(tmp_path: Path) -> None:
@@ -273,25 +281,239 @@ def test_the_front_answers_only_under_its_token() -> None:
 
     config = {"index-url": f"http://alice:{PASSWORD}@127.0.0.1:9/simple"}
     with index_front.front(config, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
-        front = box.caller["index-url"].split("/http/")[0]
+        front = box.caller["index-url"].rstrip("/").removesuffix("/s0")
         port_base = front.rsplit("/", 1)[0]
-        assert httpx.get(f"{port_base}/wrong-token/http/127.0.0.1:9/simple").status_code == 404
+        assert httpx.get(f"{port_base}/wrong-token/s0").status_code == 404
+        assert httpx.get(f"{front}/s1").status_code == 404  # no such source
         assert httpx.get(f"{front}/file/etc/passwd").status_code == 404
+        assert httpx.get(f"{front}/o/http/127.0.0.1:9/simple").status_code == 404  # no page named it
         assert httpx.post(box.caller["index-url"]).status_code == 501
         assert httpx.get(box.caller["index-url"]).status_code == 502  # port 9: nothing listens
         assert box.unreachable and "could not fetch url http://127.0.0.1:9" in box.unreachable[0]
 
 
-def test_credentials_go_only_to_the_host_and_scheme_they_were_configured_for(wheels: Path) -> None:
-    """The box names the upstream in the front's path: a password configured for an https index must not
-    go to the same host over plain http (nor to another port of it)."""
+def _raw_get(url: str) -> int:
+    """The status of a GET of exactly this path (httpx would fold its dot segments first)."""
+    import http.client
+
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=10)
+    try:
+        connection.request("GET", parts.path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_credentials_go_only_where_the_index_is_and_where_its_pages_point(wheels: Path) -> None:
+    """The install sees each source by its number only (a token in its path or query stays in the front).
+    Credentials go under the source's path (no dot segment, no path parameter: `..;` is `..` to Tomcat),
+    and to what one of its pages linked (helper-41: a GitLab token was usable for the host's whole API);
+    any other host, or the same host over another scheme, is fetched only once such a page named it."""
     import httpx
 
+    limits = index_front.Limits(5.0, 1 << 20)
     with private_index(wheels, PASSWORD) as url:
-        port = url.rsplit(":", 1)[1].split("/")[0]
-        for configured, answer in ((url, 200), (url.replace("http://", "https://"), 401)):
-            config = {"index-url": configured}
-            with index_front.front(config, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
-                front = box.caller["index-url"].split("/http")[0]
-                asked = httpx.get(f"{front}/http/127.0.0.1:{port}/simple/acme-sdk/")
-                assert asked.status_code == answer, configured
+        origin = url.split("@")[1].split("/")[0]
+        with index_front.front({"index-url": url}, PackageSources(), limits) as box:
+            front = box.caller["index-url"].rstrip("/").removesuffix("/s0")
+            wheel_name = next(f for f in PrivateIndex.files if f.startswith("acme_sdk-1.4.0"))
+            assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}").status_code == 404  # not named
+            for odd in ("..", "..;", "%2e%2e", "%252e%252e", "..%3B"):
+                assert _raw_get(f"{front}/s0/{odd}/packages/{wheel_name}") == 401, odd  # out without it
+            assert httpx.get(f"{front}/s0/acme-sdk/").status_code == 200  # the page links the wheel
+            assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}").status_code == 200
+            # its PEP 658 metadata beside it goes with the credentials too (this index has none: 404, not 401)
+            assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}.metadata").status_code == 404
+            assert httpx.get(f"{front}/o/http/{origin}/api/v4/user").status_code == 401  # not named
+            assert httpx.get(f"{front}/o/https/{origin}/packages/{wheel_name}").status_code == 404
+            assert httpx.get(f"{front}/o/http/example.org/").status_code == 404
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_the_wheels_a_template_installs_find_no_client_key_when_its_python_starts(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-41: the environment template's install put the client key's copy into its scratch folder,
+    and a .pth file of a wheel the repository names copied it into the venv (and the shared template) when
+    the compile step started the venv's Python. The template's install now goes through the front."""
+    pth = (
+        "import os, sys; exec(\"import shutil\\nd = os.path.join(os.getcwd(), '.codemod-pip')\\n"
+        "for f in (os.listdir(d) if os.path.isdir(d) else []):\\n"
+        "    shutil.copy(os.path.join(d, f), os.path.join(sys.prefix, 'stolen-' + f))\")\n"
+    )
+    house = tmp_path / "house"
+    shutil.copytree(wheels, house)
+    wheel(house, "evilpth", "1.0", files={"evilpth.pth": pth, "evilpth_mod.py": "X = 1\n"})
+    pki = tmp_path / "pki"
+    pki.mkdir()
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "c.key", "-out", "c.pem",
+             "-days", "2", "-subj", "/CN=client", cwd=pki)  # fmt: skip
+    (pki / "bundle.pem").write_text((pki / "c.pem").read_text() + (pki / "c.key").read_text())
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "requirements.txt").write_text("evilpth==1.0\nacme-sdk==1.4.0\n")
+    with private_index(house, PASSWORD) as url:
+        caller(monkeypatch, tmp_path, f"[global]\nindex-url = {url}\nclient-cert = {pki / 'bundle.pem'}\n")
+        trace = Trace(tmp_path / "trace.jsonl", Redactor([PASSWORD]))
+        policy = Policy("sandbox", tmp_path / "env", index_network=True)
+        runner = SandboxRunner(env={"PATH": os.environ["PATH"]}, tail_bytes=20_000, trace=trace)
+        python = PythonEnvSettings(
+            extra_test_requirements=[], installer="uv", cache_dir=str(tmp_path / "cache")
+        )
+        settings = Settings(python=python)
+        venv = prepare_environment(
+            copy, tmp_path / "env", settings, runner.boxed(policy.for_install(copy)), []
+        )
+    assert venv.install["template"], venv.install  # the template was built, and its compile ran the .pth
+    assert all(r.ok for r in venv.install_log), venv.install_log[-1].output_tail
+    stolen = [*(tmp_path / "env").rglob("stolen-*"), *(tmp_path / "cache").rglob("stolen-*")]
+    assert not any(KEY_MARK in p.read_text() for p in stolen), stolen
+
+
+TOKEN = "tok3nSECRETvalue99"
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_token_in_the_tools_own_index_url_reaches_neither_an_install_nor_the_trace(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-41: `--index-url https://TOKEN@host/simple/` (packages.index_url) went raw onto the template
+    build's command line, which the trace records; no Redactor knew the token."""
+    with private_index(wheels, PASSWORD) as url:
+        caller(monkeypatch, tmp_path, "[global]\n")
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        (copy / "requirements.txt").write_text("acme-sdk==1.4.0\n")
+        trace = Trace(tmp_path / "trace.jsonl", Redactor([]))
+        policy = Policy("sandbox", tmp_path / "env", index_network=True)
+        runner = SandboxRunner(env={"PATH": os.environ["PATH"]}, tail_bytes=20_000, trace=trace)
+        python = PythonEnvSettings(
+            extra_test_requirements=[], installer="uv", cache_dir=str(tmp_path / "cache")
+        )
+        settings = Settings(
+            python=python, packages=PackageSources(index_url=url.replace(f"alice:{PASSWORD}", TOKEN))
+        )
+        venv = prepare_environment(
+            copy, tmp_path / "env", settings, runner.boxed(policy.for_install(copy)), []
+        )
+    trace_text = (tmp_path / "trace.jsonl").read_text()
+    assert "index_front" in venv.install and "--no-build" in trace_text  # the template's build was traced
+    assert TOKEN not in trace_text
+    assert not any(TOKEN in arg for r in venv.install_log for arg in r.argv)
+
+
+# helper-41: a backend that, under uv, prints bwrap's "could not start" line (uv passes a backend's stderr
+# on), so the tool took uv for not starting and fell back to pip; under pip it wrote ENV/pip.conf, which
+# the bump's `pip --python ENV/bin/python` read: find-links into the repository's own fake acme-sdk 2.0.0.
+DOWNGRADE_BACKEND = r"""import os, sys, zipfile
+def _under_uv():
+    for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+        try:
+            c = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if len(c) > 2 and c[0].endswith(b"/uv") and c[1] == b"pip":
+            return True
+    return False
+def _gate():
+    if _under_uv():
+        sys.stderr.write("bwrap: execvp uv: No such file or directory\n")
+        raise SystemExit(1)
+    env = os.path.dirname(os.path.dirname(sys.executable))
+    with open(os.path.join(env, "pip.conf"), "w") as out:
+        out.write("[global]\nfind-links = /codemod/repo/fakes\n")
+META = "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: acme-sdk==1.4.0\n"
+def _wheel(wd):
+    name = "app-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wd, name), "w") as whl:
+        whl.writestr("app-0.1.dist-info/METADATA", META)
+        wheel = "Wheel-Version: 1.0\nGenerator: b\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        whl.writestr("app-0.1.dist-info/WHEEL", wheel)
+        whl.writestr("app-0.1.dist-info/RECORD", "")
+    return name
+def get_requires_for_build_wheel(config_settings=None):
+    _gate()
+    return []
+get_requires_for_build_editable = get_requires_for_build_wheel
+def build_wheel(wd, config_settings=None, metadata_directory=None):
+    _gate()
+    return _wheel(wd)
+build_editable = build_wheel
+"""
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_a_backend_cannot_send_the_bumps_install_to_its_own_copy_of_the_sdk(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch, installer: str
+) -> None:
+    """Under uv the backend's line is only part of uv's output: uv failed, it did not fail to start, and
+    the install stays uv's (failed). Under pip (the config's choice) the pip.conf it leaves in ENV is read
+    by no install: the sandboxed pip reads no configuration file."""
+    from agentic_codemod.adapters.python.environment import install_dependencies
+
+    copy = tmp_path / "copy"
+    (copy / "fakes").mkdir(parents=True)
+    wheel(
+        copy / "fakes",
+        "acme_sdk",
+        "2.0.0",
+        files={"acme/__init__.py": "FAKE = True\n__version__ = '2.0.0'\n"},
+    )
+    fake = copy / "fakes" / "acme_sdk-2.0.0-py3-none-any.whl"
+    fake.rename(fake.with_name("acme_sdk-2.0.0-1-py3-none-any.whl"))  # a build tag: preferred to the index's
+    (copy / "pyproject.toml").write_text(PYPROJECT)
+    (copy / "backend.py").write_text(DOWNGRADE_BACKEND)
+    with private_index(wheels, PASSWORD) as url:
+        caller(monkeypatch, tmp_path, f"[global]\nindex-url = {url}\n")
+        trace = Trace(tmp_path / "trace.jsonl", Redactor([PASSWORD]))
+        policy = Policy("sandbox", tmp_path / "env", index_network=True)
+        runner = SandboxRunner(env={"PATH": os.environ["PATH"]}, tail_bytes=20_000, trace=trace)
+        python = PythonEnvSettings(extra_test_requirements=[], installer=installer, env_template_ttl_s=0)  # type: ignore[arg-type]
+        settings = Settings(python=python)
+        boxed = runner.boxed(policy.for_install(copy))
+        venv = prepare_environment(copy, tmp_path / "env", settings, boxed, [])
+        assert venv.install["installer"] == installer
+        if installer == "uv":
+            assert not venv.install_log[-1].ok  # uv ran the backend, which failed: no pip after it
+            return
+        assert all(r.ok for r in venv.install_log), venv.install_log[-1].output_tail
+        assert (tmp_path / "env" / "pip.conf").is_file()  # the backend wrote it
+        result = install_dependencies(copy, venv, settings, boxed, ["acme-sdk==2.0.0"])
+    init = next((tmp_path / "env").rglob("site-packages/acme/__init__.py")).read_text()
+    assert "FAKE" not in init and result.ok, result.output_tail
+
+
+def test_the_lock_refresh_gets_the_callers_ca_but_no_client_key_and_no_proxy_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock tool runs the repository's backend against the indexes the repository names, where no
+    front stands: the CA file goes in, the client key and a proxy's password do not (helper-41)."""
+    from agentic_codemod.adapters.python.update import lock_env
+
+    (tmp_path / "ca.pem").write_text("CA\n")
+    (tmp_path / "client.pem").write_text(f"-----BEGIN {KEY_MARK}-----\n")
+    caller(monkeypatch, tmp_path, "[global]\n")
+    monkeypatch.setenv("PIP_CERT", str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("PIP_CLIENT_CERT", str(tmp_path / "client.pem"))
+    monkeypatch.setenv("PIP_PROXY", f"proxyuser:{PASSWORD}@proxy.example:3128")
+    root = tmp_path / "copy"
+    root.mkdir()
+    env = lock_env(root, root)
+    copies = sorted(p.name for p in (root / pip_config.CERT_DIR).iterdir())
+    assert copies == ["cert.pem"] and env["SSL_CERT_FILE"] == f"{pip_config.CERT_DIR}/cert.pem"
+    assert PASSWORD not in json.dumps(env) and "SSL_CLIENT_CERT" not in env
+    monkeypatch.setenv("PIP_PROXY", "http://proxy.example:3128")  # no password: it goes in
+    assert lock_env(root, root)["HTTPS_PROXY"] == "http://proxy.example:3128"
+
+
+def test_the_tools_own_sources_teach_the_redactor_their_user_info() -> None:
+    sources = PackageSources(
+        index_url="https://tok%40en99@host.example/simple", local=["https://u:p%2Fw0rd@h/", "/w"]
+    )
+    assert set(sources.secrets()) == {"tok@en99", "tok%40en99", "p/w0rd", "p%2Fw0rd"}
+    assert PackageSources(index_url="https://host.example/simple").secrets() == []

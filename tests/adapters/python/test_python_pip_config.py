@@ -49,6 +49,7 @@ def test_pips_own_reading_of_files_and_variables_in_its_order(tmp_path: Path) ->
         "PIP_EXTRA_INDEX_URL": "https://glpat-tokenvalue123@gitlab.example/simple",
         "PIP_TRUSTED_HOST": "pypi.corp.example mirror.corp.example",
         "PIP_TIMEOUT": "30",
+        "PIP_CONFIG_FILE": os.devnull,  # the sandboxed pip reads no configuration file but these
     }
     assert pip_config.credentials(config) == [PASSWORD, "glpat-tokenvalue123"]
 
