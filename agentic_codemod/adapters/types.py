@@ -340,6 +340,10 @@ class Adapter:
     # (npm, whose refresh runs no repository code: --ignore-scripts). False: its box mounts no cache
     # (Python's lock tools may run the project's build backend, which could plant a wheel there).
     lock_cache: bool = False
+    # (the caller's environment) -> files of the caller's that may hold its package-index secrets (a
+    # client key, a configuration file with a token): each box shows them empty where it would show them
+    # (a key under /opt, npm's global npmrc under /usr; helper-43). None: the ecosystem has none
+    secret_files: Callable[[Mapping[str, str]], list[str]] | None = None
     # (root, settings, canonical name) -> (where, requirement as written, its range; None: a URL or path
     # whose version cannot be read) of every requirement on the SDK the tests' install of that tree asks
     # for, read as the install reads it (workflow/steps.py checks the bumped tree with it). None: the

@@ -23,12 +23,14 @@ the scrubbed environment: nothing above but the environment and the group kill h
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import functools
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,8 +60,11 @@ ETC_FILES = (
     "/etc/ssl",
     "/etc/ca-certificates",
 )
-# Only an install that reaches a package index sees these (name resolution, the machine's pip config).
-NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/pip.conf", "/etc/xdg/pip")
+# Only an install that reaches a package index sees these (name resolution). Not the machine's pip
+# configuration (/etc/pip.conf, /etc/xdg/pip): it may hold index credentials, and the installs get what
+# they need of it explicitly (adapters/python/pip_config.py; helper-41: a build backend read a password
+# from /etc/pip.conf while the installer went through the index front).
+NETWORK_ETC_FILES = ("/etc/resolv.conf",)
 # Folders inside what the sandbox sees that hold a machine's private keys: an empty tmpfs in their place.
 # The sandbox's uid maps to the caller's outside, so where the tool runs as root (a CI container), files
 # only root may read (mode 0600 under /etc/ssl/private) would be the sandbox user's own (the red-team's
@@ -104,6 +109,7 @@ class Box:
     tmp: Path | None = None
     env_overrides: Mapping[str, str] = field(default_factory=dict)
     venv: Path | None = None  # activated as tox and CI do: its bin/ first on PATH, VIRTUAL_ENV set
+    hidden: tuple[Path, ...] = ()  # the caller's secret files: shown empty wherever the box shows them
 
     def inside(self, host: Path | str) -> str:
         """The path a sandboxed process uses for a host path (identity under process isolation)."""
@@ -173,7 +179,44 @@ class Box:
         opts += ["--bind", str(self.repo), str(REPO_MOUNT)]
         for mount in self.mounts:
             opts += ["--bind" if mount.writable else "--ro-bind", str(mount.source), str(mount.inside)]
+        for path in self._shown(self.hidden):  # last: over whatever mount shows them
+            opts += ["--ro-bind", str(_empty_file()), path]
         return opts
+
+    def _shown(self, files: tuple[Path, ...]) -> list[str]:
+        """Where the box shows each of `files` (a regular file, followed through links): under the system
+        paths, the Python installations, or a mount (as the box names it). A file the box does not show
+        is left alone: bwrap could not create its mount point under a read-only folder."""
+        shown: list[str] = []
+        identity = [Path(p) for p in SYSTEM_PATHS if Path(p).is_dir() and not Path(p).is_symlink()]
+        identity += [*python_prefixes(), *(Path(f) for f in (*ETC_FILES, *NETWORK_ETC_FILES))]
+        for file in files:
+            try:
+                real = file.resolve(strict=True)
+            except (OSError, RuntimeError):
+                continue
+            if not real.is_file():
+                continue
+            if any(real == d or real.is_relative_to(d) for d in identity):
+                shown.append(str(real))
+            for mount in self.mounts:
+                if real.is_relative_to(mount.source):
+                    shown.append(str(mount.inside / real.relative_to(mount.source)))
+            if real.is_relative_to(self.repo):
+                shown.append(str(REPO_MOUNT / real.relative_to(self.repo)))
+        return sorted(set(shown))
+
+
+@functools.cache
+def _empty_file() -> Path:
+    """An empty regular file of this process's, bound over a hidden file (a reader sees it empty; the
+    host's /dev/null would be a device the box may not open: npm would fail on its global npmrc)."""
+    folder = Path(tempfile.mkdtemp(prefix="codemod-empty-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "empty"
+    path.write_bytes(b"")
+    path.chmod(0o444)
+    return path
 
 
 def _home_env(home: Path, tmp: Path) -> dict[str, str]:
@@ -289,6 +332,7 @@ class Policy:
     home: Path | None = None  # process isolation: HOME and TMPDIR in the run dir
     tmp: Path | None = None
     bwrap: str = "bwrap"
+    hidden: tuple[Path, ...] = ()  # the caller's secret files (Box.hidden)
 
     def for_install(self, repo: Path) -> Box:
         cache = install_cache_of(self.env_dir)
@@ -324,4 +368,5 @@ class Policy:
             home=self.home,
             tmp=self.tmp,
             venv=self.env_dir,
+            hidden=self.hidden,
         )

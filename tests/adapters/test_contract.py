@@ -53,6 +53,7 @@ OPTIONAL_FUNCTIONS = {
     "shadowing": 3,
     "removed_imports": 7,
     "unscanned_code": 5,
+    "secret_files": 1,
 }
 
 

@@ -416,3 +416,33 @@ def test_the_machines_private_keys_folder_is_an_empty_tmpfs_inside(repo: Path) -
     if Path("/etc/ssl/certs").is_dir():  # the rest of /etc/ssl is still there (certificates)
         certs = run_in(Box("sandbox", repo), "import os; print(os.path.isdir('/etc/ssl/certs'))")
         assert certs.output_tail.strip() == "True"
+
+
+@needs_bwrap
+def test_the_callers_secret_files_are_empty_wherever_a_box_shows_them(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-43: a client key kept under a folder every box mounts (/opt, /usr, the tool's venv, a wheel
+    dir) was readable by the build backend, and npm's global npmrc under /usr by the install scripts.
+    Each adapter names the caller's secret files (the client certificate, pip's and npm's configuration
+    files); the box binds an empty file over each it shows, through a link too, and is not disturbed by
+    one it does not show."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "client.pem").write_text("-----BEGIN PRIVATE KEY-----\nKEY\n")
+    (wheels / "link.pem").symlink_to(wheels / "client.pem")
+    (wheels / "ok.whl").write_text("a wheel\n")
+    monkeypatch.setenv("PIP_CLIENT_CERT", str(wheels / "link.pem"))
+    (wheels / "npmrc").write_text("//registry.example/:_authToken=npm_T0KEN\n")
+    (tmp_path / "plain-npmrc").write_text("cafile=/etc/ssl/ca.pem\n")  # nothing secret: npm may need it
+    monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(wheels / "npmrc"))
+    monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(tmp_path / "plain-npmrc"))
+    hidden = [Path(f) for a in (PYTHON, NPM) if a.secret_files for f in a.secret_files(dict(os.environ))]
+    assert wheels / "link.pem" in hidden and wheels / "npmrc" in hidden
+    assert tmp_path / "plain-npmrc" not in hidden
+    box = Box("sandbox", repo, (Mount(wheels),), hidden=tuple(hidden))
+    read = "[open(os.path.join(d, f)).read() for f in sorted(os.listdir(d))]"
+    code = f"import os; d = {str(wheels)!r}; print({read})"
+    result = run_in(box, code)
+    assert result.ok, result.output_tail
+    assert result.output_tail.strip() == "['', '', '', 'a wheel\\n']", result.output_tail

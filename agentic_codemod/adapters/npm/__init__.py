@@ -34,6 +34,7 @@ from agentic_codemod.adapters.npm.extract import extract_dependencies, find_depe
 from agentic_codemod.adapters.npm.imports import first_import  # noqa: E402
 from agentic_codemod.adapters.npm.lockfile import lock_format, locked_versions  # noqa: E402
 from agentic_codemod.adapters.npm.npm_config import caller_credentials  # noqa: E402
+from agentic_codemod.adapters.npm.npm_config import secret_files as npm_secret_files  # noqa: E402
 from agentic_codemod.adapters.npm.scaffold import SCAFFOLD  # noqa: E402
 from agentic_codemod.adapters.npm.test_command import detect_test_command  # noqa: E402
 from agentic_codemod.adapters.npm.test_facts import SANDBOX_ENV, TEST_FACTS, detect  # noqa: E402
@@ -67,6 +68,7 @@ ADAPTER = Adapter(
     sandbox_env=SANDBOX_ENV,
     detect=detect,
     credentials=caller_credentials,
+    secret_files=npm_secret_files,
     first_import=first_import,
     check_test_requirement=check_test_requirement,
     scaffold=SCAFFOLD,

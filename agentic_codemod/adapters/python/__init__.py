@@ -40,7 +40,7 @@ FILE_PATTERNS: tuple[str, ...] = (
 LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 
 from agentic_codemod.adapters.python import install_scripts, shadowing  # noqa: E402
-from agentic_codemod.adapters.python.credentials import credentials  # noqa: E402
+from agentic_codemod.adapters.python.credentials import credentials, secret_files  # noqa: E402
 from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
     is_dependency_file,
     read_dependency_files,
@@ -95,6 +95,7 @@ ADAPTER = Adapter(
     sandbox_env=SANDBOX_ENV,
     detect=detect,
     credentials=credentials,
+    secret_files=secret_files,
     first_import=first_sdk_import,
     check_test_requirement=check_test_requirement,
     scaffold=SCAFFOLD,
