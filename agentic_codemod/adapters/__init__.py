@@ -8,6 +8,7 @@ detect_ecosystem(root) -> str                  the one adapter whose detect(root
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from agentic_codemod.adapters.types import Adapter
@@ -37,3 +38,10 @@ def detect_ecosystem(root: Path) -> str:
     raise InputError(
         f"{root}: several ecosystems found ({', '.join(found)})", hint="set sdk.ecosystem in the task"
     )
+
+
+def secret_files(environ: Mapping[str, str]) -> tuple[Path, ...]:
+    """Every adapter's files of the caller's that may hold package-index secrets (Adapter.secret_files):
+    every box shows them empty."""
+    found = [f for a in registry().values() if a.secret_files for f in a.secret_files(environ)]
+    return tuple(Path(f).expanduser() for f in dict.fromkeys(found))

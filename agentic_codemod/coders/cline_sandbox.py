@@ -28,6 +28,7 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from agentic_codemod.adapters import secret_files
 from agentic_codemod.tools.sandbox import Box, Mount
 
 RELAY_MOUNT = Path("/codemod/relay")
@@ -144,6 +145,9 @@ def sandboxed(
         ),
         network=False,
         bwrap=bwrap,
+        hidden=secret_files(
+            dict(os.environ)
+        ),  # the caller's client key and secret-holding config files: shown empty
     )
     python = str(Path(sys.executable))
     socket_inside = str(RELAY_MOUNT / SOCKET_NAME)

@@ -195,8 +195,8 @@ class Box:
                 real = file.resolve(strict=True)
             except (OSError, RuntimeError):
                 continue
-            if not real.is_file():
-                continue
+            if not real.is_file() or any(real.is_relative_to(m) for m in MASKED_PATHS):
+                continue  # (a masked folder is an empty read-only tmpfs: nothing to hide, nowhere to bind)
             if any(real == d or real.is_relative_to(d) for d in identity):
                 shown.append(str(real))
             for mount in self.mounts:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agentic_codemod.adapters import get_adapter
+from agentic_codemod.adapters import get_adapter, secret_files
 from agentic_codemod.errors import EnvironmentUnavailable
 from agentic_codemod.status import Status
 from agentic_codemod.tools import sandbox
@@ -78,16 +78,8 @@ def sandbox_policy(state: RunState) -> Policy:
         home=paths.home,
         tmp=paths.tmp,
         bwrap=settings.bwrap,
-        hidden=hidden_files(),
+        hidden=secret_files(dict(os.environ)),
     )
-
-
-def hidden_files() -> tuple[Path, ...]:
-    """Every adapter's files of the caller's that may hold package-index secrets (Adapter.secret_files)."""
-    from agentic_codemod.adapters import registry
-
-    found = [f for a in registry().values() if a.secret_files for f in a.secret_files(dict(os.environ))]
-    return tuple(Path(f).expanduser() for f in dict.fromkeys(found))
 
 
 def decide(state: RunState) -> str:

@@ -446,3 +446,21 @@ def test_the_callers_secret_files_are_empty_wherever_a_box_shows_them(
     result = run_in(box, code)
     assert result.ok, result.output_tail
     assert result.output_tail.strip() == "['', '', '', 'a wheel\\n']", result.output_tail
+
+
+@needs_bwrap
+def test_a_secret_file_in_a_masked_folder_does_not_stop_the_box(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-44: a client key in /etc/ssl/private (already an empty read-only tmpfs in every box) made
+    bwrap fail to bind over it: no box started. A file in a masked folder needs nothing more."""
+    from agentic_codemod.tools import sandbox
+
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "client.pem").write_text("KEY\n")
+    monkeypatch.setattr(sandbox, "MASKED_PATHS", (str(private),))
+    box = Box("sandbox", repo, hidden=(private / "client.pem",))
+    assert box._shown(box.hidden) == []
+    result = run_in(box, "print('started')")
+    assert result.ok and "started" in result.output_tail, result.output_tail

@@ -30,7 +30,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 MAX_NPMRC_BYTES = 1 << 20  # of a caller's npmrc read for secrets
-PASSED_KEYS = ("registry", "strict-ssl", "proxy", "https-proxy", "noproxy", "fetch-timeout", "fetch-retries")
+PASSED_KEYS = (
+    "registry",
+    "strict-ssl",
+    "cafile",
+    "proxy",
+    "https-proxy",
+    "noproxy",
+    "fetch-timeout",
+    "fetch-retries",
+)
 SCOPED_REGISTRY = re.compile(r"^@[a-z0-9][\w.-]*:registry$")
 AUTH_KEY = re.compile(r"^//[^\s=]+:(?:_authToken|_auth|_password|username|email|always-auth)$")
 SECRET_KEYS = ("_authToken", "_auth", "_password")
@@ -113,21 +122,33 @@ def _unsafe(text: str) -> str:
 
 
 def read_caller_config(environ: Mapping[str, str]) -> dict[str, str]:
+    """npm's global npmrc, then the user's over it, then npm_config_* variables (npm's order): the boxes
+    show neither file where it holds a secret (secret_files), so what npm needs of them goes as variables."""
     path = environ.get("NPM_CONFIG_USERCONFIG") or environ.get("npm_config_userconfig")
     user = Path(path) if path else Path(environ.get("HOME", str(Path.home()))) / ".npmrc"
     config: dict[str, str] = {}
-    try:
-        text = user.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = ""
-    for _line, key, value in parse(text):
-        config[key] = _ENV_REF.sub(lambda m: environ.get(m.group(1), ""), value)
+    for file in (global_config(environ), user):
+        try:
+            text = file.read_bytes()[:MAX_NPMRC_BYTES].decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        for _line, key, value in parse(text):
+            config[key] = _ENV_REF.sub(lambda m: environ.get(m.group(1), ""), value)
     for name, value in environ.items():
         if name.lower().startswith("npm_config_"):
             key = name[len("npm_config_") :].lower().replace("_", "-")
             if key in PASSED_KEYS:
                 config[key] = value
     return config
+
+
+def global_config(environ: Mapping[str, str]) -> Path:
+    """npm's global npmrc: `globalconfig`, else `{prefix}/etc/npmrc` where the prefix is node's."""
+    named = environ.get("NPM_CONFIG_GLOBALCONFIG") or environ.get("npm_config_globalconfig")
+    if named:
+        return Path(named)
+    node = shutil.which("node", path=environ.get("PATH"))
+    return Path(node).resolve().parent.parent / "etc" / "npmrc" if node else Path("/usr/etc/npmrc")
 
 
 def secret_files(environ: Mapping[str, str]) -> list[str]:

@@ -19,5 +19,6 @@ def secret_files(environ: Mapping[str, str]) -> list[str]:
     password): the sandboxed installs get what they need of them from the index front and variables."""
     config = pip_config.read_caller_config(environ)
     named = [config.get("client-cert", ""), environ.get("PIP_CONFIG_FILE", "")]
-    places = [*pip_config.candidate_files(environ), f"{sys.base_prefix}/pip.conf"]
+    places = [*pip_config.config_files(environ), *pip_config.candidate_files(environ)]
+    places.append(f"{sys.base_prefix}/pip.conf")
     return [path for path in [*named, *places] if path and path != os.devnull]

@@ -27,6 +27,7 @@ Where nothing is secret the install talks to the indexes itself, as before (no f
 
 from __future__ import annotations
 
+import functools
 import html
 import http.server
 import json
@@ -63,6 +64,8 @@ BASE_HREF = re.compile(r"""<base\b[^>]*\bhref\s*=\s*(["'])(.*?)\1""", re.IGNOREC
 CHUNK_BYTES = 1 << 16
 PAGES_AT_ONCE = 4  # index pages read and rewritten at the same time (each up to the page limit)
 MAX_LEARNED = 1_000_000  # links the front keeps from its sources' pages (an index's own, trusted)
+ALIAS = re.compile(r"s[0-9]{1,4}", re.ASCII)  # a source's number in the front's paths
+RETRIES = 1  # a dropped keep-alive connection tried once more
 HOST = re.compile(r"[a-z0-9._\-]+(:[0-9]{1,5})?|\[[0-9a-f:.]+\](:[0-9]{1,5})?")
 
 
@@ -127,6 +130,13 @@ def front(caller: Mapping[str, str], packages: PackageSources, limits: Limits) -
         server.close_clients()
 
 
+def _front_sources(caller: Mapping[str, str], packages: PackageSources) -> list[str]:
+    """The sources the front serves: the configured ones, and the default index where the install would
+    ask it (no index-url anywhere, not --no-index: helper-44, PyPI was then refused)."""
+    default = not caller.get("index-url", "").strip() and not packages.index_url and not packages.local_only
+    return [*_source_urls(caller, packages), *([DEFAULT_INDEX] if default else [])]
+
+
 def _source_urls(caller: Mapping[str, str], packages: PackageSources) -> list[str]:
     urls = [url for key in URL_KEYS for url in caller.get(key, "").split() if "://" in url]
     return urls + [packages.index_url or ""] + [link for link in packages.local if "://" in link]
@@ -153,6 +163,7 @@ class _Source:
     netloc: str
     path: str  # without a trailing slash; "" for the host's root
     query: str
+    auth: tuple[str, str] | None  # its own user info: two sources on one host keep theirs (helper-44)
 
     def holds(self, scheme: str, netloc: str, path: str) -> bool:
         return (scheme, netloc) == (self.scheme, self.netloc) and (
@@ -173,26 +184,28 @@ class _Server(http.server.ThreadingHTTPServer):
         self.token = secrets.token_urlsafe(18)
         self.base = f"http://127.0.0.1:{self.server_address[1]}/{self.token}"
         self.limits = limits
-        # (scheme, host[:port]) -> (user, password): never sent to the host over another scheme (plain http)
-        self.auth: dict[tuple[str, str], tuple[str, str]] = {}
         self.sources: list[_Source] = []
         # What the front fetches: a configured source (under its path), and what a page of one, or a
-        # redirect on the way to it or to a file it named, links to (learned as they pass). The credentials
-        # go to those only: a page of another host (a README on pypi.org) teaches nothing (helper-41: a
-        # token was usable for the host's whole API; helper-43: a README's link got it).
-        self.learned: set[str] = set()
+        # redirect on the way to it or to a file it named, links to (learned as they pass), each with the
+        # credentials of the source that named it where it is on that source's host (and scheme: never
+        # over plain http for an https source), else none. A page of another host (a README on pypi.org)
+        # teaches nothing (helper-41: a token was usable for the host's whole API; helper-43: a README's
+        # link got it).
+        self.learned: dict[str, tuple[str, str] | None] = {}
         self.origins: set[tuple[str, str]] = set()
         self.lock = threading.Lock()
         self.pages = threading.BoundedSemaphore(PAGES_AT_ONCE)
-        for url in _source_urls(caller, packages):
+        for url in _front_sources(caller, packages):
             parts = urllib.parse.urlsplit(url)
             if parts.scheme.lower() not in ("http", "https"):
                 continue
             scheme, netloc, _ = _plain(url)
-            self.sources.append(_Source(scheme, netloc, parts.path.rstrip("/"), parts.query))
-            if "@" in parts.netloc:
-                user = urllib.parse.unquote(parts.username or "")
-                self.auth.setdefault((scheme, netloc), (user, urllib.parse.unquote(parts.password or "")))
+            user, password = (
+                urllib.parse.unquote(parts.username or ""),
+                urllib.parse.unquote(parts.password or ""),
+            )
+            auth = (user, password) if "@" in parts.netloc else None
+            self.sources.append(_Source(scheme, netloc, parts.path.rstrip("/"), parts.query, auth))
         self.trusted = {host.lower() for host in caller.get("trusted-host", "").split()}
         proxy = caller.get("proxy", "").strip() or None
         options: dict[str, Any] = {"proxy": proxy, "timeout": limits.timeout_s, "trust_env": False}
@@ -200,6 +213,7 @@ class _Server(http.server.ThreadingHTTPServer):
         self.unverified = httpx.Client(verify=tls[False], **options)
         self.fronted = Fronted(_box_config(caller, packages, self.url), _box_packages(packages, self.url))
         self.errors: tuple[type[BaseException], ...] = (httpx.TransportError,)
+        self.retried: tuple[type[BaseException], ...] = (httpx.RemoteProtocolError,)
 
     def url(self, upstream: str) -> str:
         """`upstream` (absolute http or https) as the front's URL: a configured source's alias, else
@@ -216,14 +230,16 @@ class _Server(http.server.ThreadingHTTPServer):
         rest = urllib.parse.urlunsplit(("", "", path, parts.query, parts.fragment))
         return f"{self.base}/o/{scheme}/{netloc}{rest}"
 
-    def learn(self, upstream: str) -> str:
-        """url(upstream), for a link of a source's page or a redirect the front passed on."""
+    def learn(self, upstream: str, teacher: str, auth: tuple[str, str] | None) -> str:
+        """url(upstream), for a link of a source's page or a redirect the front passed on; `teacher`: the
+        URL that named it, fetched with `auth`, which the link gets only on the same scheme and host."""
         scheme, netloc, rest = _plain(upstream)
         if scheme in ("http", "https") and netloc:
+            same = _plain(teacher)[:2] == (scheme, netloc)
             with self.lock:
                 if len(self.learned) < MAX_LEARNED:
                     self.origins.add((scheme, netloc))
-                    self.learned.add(_same(scheme, netloc, rest))
+                    self.learned.setdefault(_same(scheme, netloc, rest), auth if same else None)
         return self.url(upstream)
 
     def upstream(self, path: str) -> tuple[str, _Source | None] | None:
@@ -233,9 +249,11 @@ class _Server(http.server.ThreadingHTTPServer):
         if not path.startswith(prefix):
             return None
         kind, _, rest = path[len(prefix) :].partition("/")
-        if kind.startswith("s") and kind[1:].isdigit() and int(kind[1:]) < len(self.sources):
+        if ALIAS.fullmatch(kind) and int(kind[1:]) < len(self.sources):
             source = self.sources[int(kind[1:])]
             tail, _, query = ("/" + rest if rest or path.endswith("/") else "").partition("?")
+            if _odd(tail):  # httpx would fold `..` away: the request would leave the source (helper-44)
+                return None
             query = "&".join(q for q in (source.query, query) if q)
             return f"{source.scheme}://{source.netloc}{source.path}{tail}" + (
                 f"?{query}" if query else ""
@@ -250,27 +268,19 @@ class _Server(http.server.ThreadingHTTPServer):
                 return None
         return f"{scheme}://{netloc}{slash}{tail}", None
 
-    def credentials(self, target: str, source: _Source | None) -> tuple[str, str] | None:
-        """The credentials of the target's origin, for a path under its configured source (no dot
-        segment, path parameter or escaped escape: what a server could read as another path) or for a
-        URL a source's page or redirect named (and its PEP 658 metadata)."""
-        scheme, netloc, rest = _plain(target)
-        auth = self.auth.get((scheme, netloc))
-        if auth is None:
-            return None
+    def credentials(self, target: str, source: _Source | None) -> tuple[bool, tuple[str, str] | None]:
+        """(whether the target is a source's or one a source named, so what its answer links to may be
+        learned; the credentials it goes with): a source's own under its path (upstream refused odd
+        paths), or those a learned URL (or its PEP 658 metadata) was given."""
         if source is not None:
-            raw = rest.partition("?")[0]
-            path = urllib.parse.unquote(raw)
-            odd = (
-                ";" in path
-                or "%" in path
-                or "\\" in path
-                or any(seg in (".", "..") for seg in path.split("/"))
-            )
-            return None if odd or not source.holds(scheme, netloc, path) else auth
+            return True, source.auth
+        scheme, netloc, rest = _plain(target)
         asked = _same(scheme, netloc, rest)
         with self.lock:
-            return auth if asked in self.learned or asked.removesuffix(".metadata") in self.learned else None
+            for key in (asked, asked.removesuffix(".metadata")):
+                if key in self.learned:
+                    return True, self.learned[key]
+        return False, None
 
     def client_for(self, netloc: str) -> Any:
         host = netloc.rpartition(":")[0] if netloc.rpartition(":")[2].isdigit() else netloc
@@ -279,6 +289,13 @@ class _Server(http.server.ThreadingHTTPServer):
     def close_clients(self) -> None:
         self.verified.close()
         self.unverified.close()
+
+
+def _odd(tail: str) -> bool:
+    """A path a server could read as another one: a dot segment, a path parameter (`..;` is `..` to
+    Tomcat), an escaped escape or a backslash, once unquoted."""
+    path = urllib.parse.unquote(tail)
+    return ";" in path or "%" in path or "\\" in path or any(seg in (".", "..") for seg in path.split("/"))
 
 
 def _same(scheme: str, netloc: str, rest: str) -> str:
@@ -341,16 +358,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         target, source = found
         scheme, netloc, _ = _plain(target)
         headers = {k: v for k in FORWARDED_REQUEST_HEADERS if (v := self.headers.get(k)) is not None}
-        auth = server.credentials(target, source)
-        # what a source's page (or a redirect on the way to what it named) links to is learned
-        trusted = source is not None or auth is not None
+        known, auth = server.credentials(target, source)  # known: its answer's links may be learned
         try:
-            with server.client_for(netloc).stream(self.command, target, headers=headers, auth=auth) as up:
+            up = self._send_upstream(target, netloc, headers, auth)
+            try:
                 kind = up.headers.get("content-type", "").lower()
                 if source is not None and up.status_code == 200 and kind.startswith(PAGE_TYPES):
-                    return self._page(up, target, kind, body=body)
+                    return self._page(up, target, kind, auth, body=body)
                 self.send_response(up.status_code)
-                self._headers(up, PASSED_RAW + PASSED_ALWAYS, learn=trusted)
+                self._headers(up, PASSED_RAW + PASSED_ALWAYS, (target, auth) if known else None)
                 if "content-length" not in up.headers:
                     self.send_header("Connection", "close")
                     self.close_connection = True
@@ -358,6 +374,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 if body:
                     for chunk in up.iter_raw(CHUNK_BYTES):
                         self.wfile.write(chunk)
+            finally:
+                up.close()
         except server.errors as exc:
             origin = f"{scheme}://{netloc}"
             server.fronted.unreachable.append(f"could not fetch url {origin}: {type(exc).__name__}: {exc}")
@@ -365,7 +383,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def _page(self, up: Any, target: str, kind: str, *, body: bool) -> None:
+    def _send_upstream(self, target: str, netloc: str, headers: dict[str, str], auth: Any) -> Any:
+        """The upstream's answer, streamed; a connection the server dropped before answering (a stale
+        keep-alive: RemoteProtocolError) is tried once more, as an installer would."""
+        client = self.server.client_for(netloc)
+        for attempt in range(RETRIES + 1):
+            try:
+                return client.send(
+                    client.build_request(self.command, target, headers=headers), auth=auth, stream=True
+                )
+            except self.server.retried:
+                if attempt == RETRIES:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _page(self, up: Any, target: str, kind: str, auth: Any, *, body: bool) -> None:
         with self.server.pages:  # at most PAGES_AT_ONCE pages held in memory
             data = bytearray()
             for chunk in up.iter_bytes(CHUNK_BYTES):
@@ -376,23 +408,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     return self._answer(502, b"index page past python.index_front_page_max_bytes\n")
             text = bytes(data).decode(up.encoding or "utf-8", "replace")
             del data
-            page = (_json_page if "json" in kind else _html_page)(text, target, self.server.learn).encode()
+            learn = functools.partial(_learn_from, self.server, target, auth)
+            page = (_json_page if "json" in kind else _html_page)(text, target, learn).encode()
         self.send_response(200)
         self.send_header("Content-Type", up.headers["content-type"])
         self.send_header("Content-Length", str(len(page)))
-        self._headers(up, PASSED_ALWAYS, learn=True)
+        self._headers(up, PASSED_ALWAYS, (target, auth))
         self.end_headers()
         if body:
             self.wfile.write(page)
 
-    def _headers(self, up: Any, names: tuple[str, ...], *, learn: bool) -> None:
+    def _headers(self, up: Any, names: tuple[str, ...], teacher: tuple[str, Any] | None) -> None:
+        """`teacher`: (the URL asked, its credentials) where a redirect it answers is learned."""
         for name in names:
             if name in up.headers:
                 self.send_header(name, up.headers[name])
         location = up.headers.get("location")
         if location is not None:
             absolute = urllib.parse.urljoin(str(up.url), location)
-            self.send_header("Location", self.server.learn(absolute) if learn else self.server.url(absolute))
+            fronted = self.server.learn(absolute, *teacher) if teacher else self.server.url(absolute)
+            self.send_header("Location", fronted)
 
     def _answer(self, status: int, text: bytes) -> None:
         self.send_response(status)
@@ -401,6 +436,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(text)
+
+
+def _learn_from(server: _Server, teacher: str, auth: Any, upstream: str) -> str:
+    return server.learn(upstream, teacher, auth)
 
 
 def _html_page(text: str, page_url: str, url: Any) -> str:

@@ -53,7 +53,7 @@ def read_caller_config(environ: Mapping[str, str]) -> dict[str, str]:
     read nothing: on Linux, no PIP_* variable and none of the files it reads exists."""
     if nothing_to_read(environ):
         return {}
-    key = (frozenset(environ.items()), tuple(_stat(path) for path in _config_files(environ)))
+    key = (frozenset(environ.items()), tuple(_stat(path) for path in config_files(environ)))
     if key not in _READ:
         _READ.clear()
         _READ[key] = _read(environ)
@@ -63,7 +63,7 @@ def read_caller_config(environ: Mapping[str, str]) -> dict[str, str]:
 _READ: dict[object, dict[str, str]] = {}
 
 
-def _config_files(environ: Mapping[str, str]) -> list[str]:
+def config_files(environ: Mapping[str, str]) -> list[str]:
     """Where pip looks for configuration (pip._internal.configuration), as far as it can change."""
     home = environ.get("HOME", "")
     xdg = environ.get("XDG_CONFIG_HOME", f"{home}/.config")

@@ -21,6 +21,7 @@ def test_caller_settings_are_split_into_variables_and_private_auth_lines(tmp_pat
     (tmp_path / "user.npmrc").write_text(USER_NPMRC)
     environ = {
         "NPM_CONFIG_USERCONFIG": str(tmp_path / "user.npmrc"),
+        "NPM_CONFIG_GLOBALCONFIG": str(tmp_path / "no-global-npmrc"),
         "CORP_NPM_TOKEN": "npm_abcdefghijklmnop1234",
     }
     config = npm_config.read_caller_config(environ)
@@ -45,12 +46,41 @@ def test_variables_win_over_the_file_and_unknown_keys_are_not_passed(tmp_path: P
     (tmp_path / "u").write_text("registry=https://file.example/\n")
     environ = {
         "npm_config_userconfig": str(tmp_path / "u"),
+        "npm_config_globalconfig": str(tmp_path / "no-global-npmrc"),
         "npm_config_registry": "https://env.example/",
         "npm_config_script_shell": "/bin/evil",
     }
     assert npm_config.install_env(npm_config.read_caller_config(environ)) == {
         "npm_config_registry": "https://env.example/"
     }
+
+
+def test_the_global_npmrc_is_read_under_the_users_and_hidden_where_it_holds_a_secret(tmp_path: Path) -> None:
+    """helper-44: hiding npm's global npmrc from the boxes (it held a token) also hid its scoped registry,
+    and npm would have asked the public registry for @acme packages. It is read like the user's (under
+    it, as npm does), so the installs get its settings as variables and its token as an auth line."""
+    (tmp_path / "global").write_text(
+        "@acme:registry=https://acme.example/npm/\n//acme.example/npm/:_authToken=npm_GL0BALTOKEN99\n"
+        "cafile=/etc/ssl/certs/corp.pem\nregistry=https://global.example/\n"
+    )
+    (tmp_path / "user").write_text("registry=https://user.example/\n")
+    (tmp_path / "plain").write_text("cafile=/etc/ssl/certs/corp.pem\n")
+    environ = {
+        "NPM_CONFIG_GLOBALCONFIG": str(tmp_path / "global"),
+        "NPM_CONFIG_USERCONFIG": str(tmp_path / "user"),
+    }
+    config = npm_config.read_caller_config(environ)
+    assert npm_config.install_env(config) == {
+        "npm_config_registry": "https://user.example/",
+        "npm_config_cafile": "/etc/ssl/certs/corp.pem",
+        "npm_config_@acme:registry": "https://acme.example/npm/",
+    }
+    assert npm_config.auth_lines(config) == "//acme.example/npm/:_authToken=npm_GL0BALTOKEN99\n"
+    assert npm_config.credentials(config) == ["npm_GL0BALTOKEN99"]
+    assert str(tmp_path / "global") in npm_config.secret_files(environ)
+    assert str(tmp_path / "user") not in npm_config.secret_files(environ)
+    plain = {**environ, "NPM_CONFIG_GLOBALCONFIG": str(tmp_path / "plain")}
+    assert str(tmp_path / "plain") not in npm_config.secret_files(plain)  # npm in the box may need it
 
 
 def test_a_token_in_a_url_is_a_credential() -> None:

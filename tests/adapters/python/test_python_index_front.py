@@ -292,15 +292,15 @@ def test_the_front_answers_only_under_its_token() -> None:
         assert box.unreachable and "could not fetch url http://127.0.0.1:9" in box.unreachable[0]
 
 
-def _raw_get(url: str) -> int:
-    """The status of a GET of exactly this path (httpx would fold its dot segments first)."""
+def _raw_get(url: str) -> bytes:
+    """The answer's body to a GET of exactly this path (httpx would fold its dot segments first)."""
     import http.client
 
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.netloc, timeout=10)
     try:
         connection.request("GET", parts.path)
-        return connection.getresponse().status
+        return connection.getresponse().read()
     finally:
         connection.close()
 
@@ -320,7 +320,8 @@ def test_credentials_go_only_where_the_index_is_and_where_its_pages_point(wheels
             wheel_name = next(f for f in PrivateIndex.files if f.startswith("acme_sdk-1.4.0"))
             assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}").status_code == 404  # not named
             for odd in ("..", "..;", "%2e%2e", "%252e%252e", "..%3B"):
-                assert _raw_get(f"{front}/s0/{odd}/packages/{wheel_name}") == 401, odd  # out without it
+                refused = _raw_get(f"{front}/s0/{odd}/packages/{wheel_name}")
+                assert refused.startswith(b"not a package source"), (odd, refused)  # the front sent nothing
             assert httpx.get(f"{front}/s0/acme-sdk/").status_code == 200  # the page links the wheel
             assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}").status_code == 200
             # its PEP 658 metadata beside it goes with the credentials too (this index has none: 404, not 401)
@@ -517,3 +518,44 @@ def test_the_tools_own_sources_teach_the_redactor_their_user_info() -> None:
     )
     assert set(sources.secrets()) == {"tok@en99", "tok%40en99", "p/w0rd", "p%2Fw0rd"}
     assert PackageSources(index_url="https://host.example/simple").secrets() == []
+
+
+def test_the_default_index_is_a_source_where_the_install_would_ask_it() -> None:
+    """helper-44: with only a private extra index configured, the install got the default index as
+    BASE/o/https/pypi.org/simple, which the front refused (no page had named it): every PyPI package was
+    404, and pip skips a 404 silently. It is a source of its own now."""
+    config = {"extra-index-url": f"https://alice:{PASSWORD}@private.example/simple"}
+    with index_front.front(config, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
+        front = box.caller["extra-index-url"].removesuffix("/s0")
+        assert box.caller["index-url"] == f"{front}/s1"
+    with index_front.front(config, PackageSources(local_only=True), index_front.Limits(5.0, 1 << 20)) as box:
+        assert "index-url" not in box.caller  # --no-index: no default index to ask
+
+
+def test_two_sources_on_one_host_keep_their_own_credentials() -> None:
+    """helper-44: credentials were kept per host, the first source's winning: project 1's token went to
+    project 2's index and to a path configured without any."""
+    config = {
+        "index-url": "https://one:t0ken-one@gitlab.example/api/v4/projects/1/packages/pypi/simple",
+        "extra-index-url": "https://two:t0ken-two@gitlab.example/api/v4/projects/2/packages/pypi/simple "
+        "https://gitlab.example/public/simple",
+    }
+    server = index_front._Server(config, PackageSources(), index_front.Limits(5.0, 1 << 20))
+    try:
+        for i, expected in enumerate([("one", "t0ken-one"), ("two", "t0ken-two"), None]):
+            target, source = server.upstream(f"/{server.token}/s{i}/pkg/")  # type: ignore[misc]
+            assert server.credentials(target, source) == (True, expected)
+        assert server.upstream(f"/{server.token}/s\u00b2/pkg/") is None  # no crash on a non-ASCII digit
+    finally:
+        server.server_close()
+        server.close_clients()
+
+
+def test_every_pip_configuration_file_pip_would_read_is_a_secret_file(tmp_path: Path) -> None:
+    """helper-44: files found through XDG_CONFIG_HOME / XDG_CONFIG_DIRS held a password the installs got
+    through the front, and a box still showed them."""
+    from agentic_codemod.adapters.python.credentials import secret_files
+
+    environ = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "XDG_CONFIG_DIRS": "/opt/xdg"}
+    files = secret_files(environ)
+    assert str(tmp_path / "xdg" / "pip" / "pip.conf") in files and "/opt/xdg/pip/pip.conf" in files
