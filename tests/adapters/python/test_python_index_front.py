@@ -540,7 +540,9 @@ def test_two_sources_on_one_host_keep_their_own_credentials() -> None:
         "extra-index-url": "https://two:t0ken-two@gitlab.example/api/v4/projects/2/packages/pypi/simple "
         "https://gitlab.example/public/simple",
     }
-    server = index_front._Server(config, PackageSources(), index_front.Limits(5.0, 1 << 20))
+    from agentic_codemod.adapters.python.index_front_http import FrontServer
+
+    server = FrontServer(config, PackageSources(), index_front.Limits(5.0, 1 << 20))
     try:
         for i, expected in enumerate([("one", "t0ken-one"), ("two", "t0ken-two"), None]):
             target, source = server.upstream(f"/{server.token}/s{i}/pkg/")  # type: ignore[misc]
