@@ -27,12 +27,37 @@ PASSWORD = "s3cr3t-front-pass"
 KEY_MARK = "PRIVATE KEY"
 needs_bwrap = pytest.mark.skipif(probe() is not None, reason="bubblewrap cannot start here")
 
+# The PEP 517 hooks of the in-tree backends below: each backend's own `_hook()` runs first in every one.
+BUILD_HOOKS = r"""META = "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: acme-sdk==1.4.0\n"
+def _wheel(wd):
+    name = "app-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wd, name), "w") as whl:
+        whl.writestr("app-0.1.dist-info/METADATA", META)
+        wheel = "Wheel-Version: 1.0\nGenerator: b\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        whl.writestr("app-0.1.dist-info/WHEEL", wheel)
+        whl.writestr("app-0.1.dist-info/RECORD", "")
+    return name
+def get_requires_for_build_wheel(config_settings=None):
+    _hook()
+    return []
+get_requires_for_build_editable = get_requires_for_build_wheel
+def prepare_metadata_for_build_wheel(md, config_settings=None):
+    _hook()
+    os.makedirs(os.path.join(md, "app-0.1.dist-info"))
+    open(os.path.join(md, "app-0.1.dist-info", "METADATA"), "w").write(META)
+    return "app-0.1.dist-info"
+prepare_metadata_for_build_editable = prepare_metadata_for_build_wheel
+def build_wheel(wd, config_settings=None, metadata_directory=None):
+    _hook()
+    return _wheel(wd)
+build_editable = build_wheel
+"""
 # An in-tree backend that, whenever the installer calls it, records everything of the caller's secrets it
 # can reach: its variables, the copies the tool used to put into the repository copy (.codemod-pip/), and
 # every process's command line and environment the box shows it (the installer's among them).
 PEEKING_BACKEND = """import os, zipfile
 SECRET, KEY = "@SECRET@", "@KEY@"
-def _peek():
+def _hook():
     seen = [k for k, v in os.environ.items() if SECRET in v]
     if os.path.isdir(".codemod-pip"):
         seen += [".codemod-pip/" + f for f in os.listdir(".codemod-pip")]
@@ -52,30 +77,8 @@ def _peek():
             seen += [name] if KEY.encode() in data and not name.startswith("backend") else []
     with open("seen.txt", "a") as out:
         out.write("".join(s + "\\n" for s in seen) + "CALLED\\n")
-META = "Metadata-Version: 2.1\\nName: app\\nVersion: 0.1\\nRequires-Dist: acme-sdk==1.4.0\\n"
-def _wheel(wd):
-    name = "app-0.1-py3-none-any.whl"
-    with zipfile.ZipFile(os.path.join(wd, name), "w") as whl:
-        whl.writestr("app-0.1.dist-info/METADATA", META)
-        wheel = "Wheel-Version: 1.0\\nGenerator: b\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
-        whl.writestr("app-0.1.dist-info/WHEEL", wheel)
-        whl.writestr("app-0.1.dist-info/RECORD", "")
-    return name
-def get_requires_for_build_wheel(config_settings=None):
-    _peek()
-    return []
-get_requires_for_build_editable = get_requires_for_build_wheel
-def prepare_metadata_for_build_wheel(md, config_settings=None):
-    _peek()
-    os.makedirs(os.path.join(md, "app-0.1.dist-info"))
-    open(os.path.join(md, "app-0.1.dist-info", "METADATA"), "w").write(META)
-    return "app-0.1.dist-info"
-prepare_metadata_for_build_editable = prepare_metadata_for_build_wheel
-def build_wheel(wd, config_settings=None, metadata_directory=None):
-    _peek()
-    return _wheel(wd)
-build_editable = build_wheel
-""".replace("@SECRET@", PASSWORD).replace("@KEY@", KEY_MARK)
+"""
+PEEKING_BACKEND = (PEEKING_BACKEND + BUILD_HOOKS).replace("@SECRET@", PASSWORD).replace("@KEY@", KEY_MARK)
 PYPROJECT = '[project]\nname = "app"\nversion = "0.1"\ndependencies = ["acme-sdk==1.4.0"]\n\n'
 PYPROJECT += '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
 
@@ -409,7 +412,8 @@ def test_a_token_in_the_tools_own_index_url_reaches_neither_an_install_nor_the_t
 # helper-41: a backend that, under uv, prints bwrap's "could not start" line (uv passes a backend's stderr
 # on), so the tool took uv for not starting and fell back to pip; under pip it wrote ENV/pip.conf, which
 # the bump's `pip --python ENV/bin/python` read: find-links into the repository's own fake acme-sdk 2.0.0.
-DOWNGRADE_BACKEND = r"""import os, sys, zipfile
+DOWNGRADE_BACKEND = (
+    r"""import os, sys, zipfile
 def _under_uv():
     for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
         try:
@@ -419,31 +423,16 @@ def _under_uv():
         if len(c) > 2 and c[0].endswith(b"/uv") and c[1] == b"pip":
             return True
     return False
-def _gate():
+def _hook():
     if _under_uv():
         sys.stderr.write("bwrap: execvp uv: No such file or directory\n")
         raise SystemExit(1)
     env = os.path.dirname(os.path.dirname(sys.executable))
     with open(os.path.join(env, "pip.conf"), "w") as out:
         out.write("[global]\nfind-links = /codemod/repo/fakes\n")
-META = "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: acme-sdk==1.4.0\n"
-def _wheel(wd):
-    name = "app-0.1-py3-none-any.whl"
-    with zipfile.ZipFile(os.path.join(wd, name), "w") as whl:
-        whl.writestr("app-0.1.dist-info/METADATA", META)
-        wheel = "Wheel-Version: 1.0\nGenerator: b\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-        whl.writestr("app-0.1.dist-info/WHEEL", wheel)
-        whl.writestr("app-0.1.dist-info/RECORD", "")
-    return name
-def get_requires_for_build_wheel(config_settings=None):
-    _gate()
-    return []
-get_requires_for_build_editable = get_requires_for_build_wheel
-def build_wheel(wd, config_settings=None, metadata_directory=None):
-    _gate()
-    return _wheel(wd)
-build_editable = build_wheel
 """
+    + BUILD_HOOKS
+)
 
 
 @needs_bwrap
