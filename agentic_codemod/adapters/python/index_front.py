@@ -1,28 +1,32 @@
 """A local front for the package indexes an install reaches, so that the repository's code that install
 runs (its build backend, setup.py, an sdist's build) never holds the caller's credentials.
 
-    needed(caller, packages) -> bool           whether the install would otherwise be handed a secret:
-                                               user info in an index, find-links or proxy URL (the
-                                               caller's pip configuration or the tool's own sources), or
-                                               a client certificate
+    needed(caller, packages) -> bool           whether to front: any http(s) source configured (the
+                                               caller's pip configuration or the tool's own sources: a
+                                               token may be in its user info, path or query), a client
+                                               certificate, or a proxy with user info
+    limits(settings, caller) -> Limits          the front's timeout (pip's own wins) and page limit
     front(caller, packages, limits) -> context  yields Fronted: the caller's configuration and the tool's
-                                               sources as the install gets them, every URL pointing at
-                                               the front (http://127.0.0.1:PORT/TOKEN/SCHEME/HOST/PATH),
-                                               no password, proxy, client certificate or CA file left;
-                                               and `unreachable`, the upstream connections that failed
-                                               (the run pauses on them, as on the installer's own)
+                                               sources as the install gets them, each source as
+                                               http://127.0.0.1:PORT/TOKEN/s<i>, no password, proxy,
+                                               client certificate or CA file left; and `unreachable`,
+                                               what the front could not fetch (the run pauses on it, as
+                                               on the installer's own)
 
-The front runs in the tool's process, outside the sandbox, on loopback (the install's box shares the
-host's network where it reaches an index). It forwards GET and HEAD under its random token only, adds
-the credentials to a request for the host and scheme they were configured for (a password for an https
-index never goes out over plain http), goes through the caller's proxy, presents the client
-certificate, checks TLS against the caller's CA file (not for a trusted host), and rewrites every link
-of an index page (PEP 503 HTML, PEP 691 JSON) and every redirect to the front, so the file downloads
-come back through it too. Package files pass through as they come.
+The front (index_front_http.py, loaded only where one runs) is in the tool's process, outside the
+sandbox, on loopback (the install's box shares the host's network where it reaches an index). It
+forwards GET and HEAD under its random token only: to its sources (the default index one of them where
+the install would ask it), under their paths (a dot segment, path parameter or escaped escape is
+refused), and to what a source's page or a redirect on the way links to (BASE/o/SCHEME/HOST/PATH, learned
+as it passes). Each source's credentials go under its path and to what its pages named on its own host
+and scheme. It goes through the caller's proxy, presents the client certificate, checks TLS against the
+caller's CA file (not for a trusted host), and rewrites every link of a source's page (PEP 503 HTML,
+PEP 691 JSON) and every redirect to itself, so the file downloads come back through it too. Package
+files pass through as they come.
 
-What the repository's code can still do: fetch from those indexes through the front while the install
-runs (as it could with the credentials), not read the credentials or the key, nor use them after the run.
-Where nothing is secret the install talks to the indexes itself, as before (no front is started).
+What the repository's code can still do: fetch through the front, while the install runs, what the
+installer could; not read the credentials or the key, nor use them after the run. Where no http(s)
+source is configured and nothing is secret, the install talks to the default index itself (no front).
 """
 
 from __future__ import annotations
