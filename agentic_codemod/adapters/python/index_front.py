@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentic_codemod.adapters.python import pip_config
 from agentic_codemod.config import PackageSources, Settings
 from agentic_codemod.errors import InputError
 
@@ -90,11 +91,10 @@ def needed(caller: Mapping[str, str], packages: PackageSources) -> bool:
     """A front where any http(s) package source is configured (a token may sit in its user info, its
     path or its query: Cloudsmith's `/TOKEN/...`), a client certificate is, or a proxy with user info;
     not for the default index alone."""
-    proxies = [url if "://" in url else f"http://{url}" for url in caller.get("proxy", "").split()]
     return (
         bool(caller.get("client-cert", "").strip())
         or any(_http(url) for url in _source_urls(caller, packages))
-        or any("@" in urllib.parse.urlsplit(url).netloc for url in proxies)
+        or pip_config.proxy_with_user_info(caller.get("proxy", ""))
     )
 
 
@@ -134,8 +134,12 @@ def front(caller: Mapping[str, str], packages: PackageSources, limits: Limits) -
 def _front_sources(caller: Mapping[str, str], packages: PackageSources) -> list[str]:
     """The sources the front serves: the configured ones, and the default index where the install would
     ask it (no index-url anywhere, not --no-index: helper-44, PyPI was then refused)."""
-    default = not caller.get("index-url", "").strip() and not packages.index_url and not packages.local_only
-    return [*_source_urls(caller, packages), *([DEFAULT_INDEX] if default else [])]
+    return [*_source_urls(caller, packages), *([DEFAULT_INDEX] if _asks_default(caller, packages) else [])]
+
+
+def _asks_default(caller: Mapping[str, str], packages: PackageSources) -> bool:
+    """No index URL anywhere and not --no-index: the installer would ask the default index."""
+    return not caller.get("index-url", "").strip() and not packages.index_url and not packages.local_only
 
 
 def _source_urls(caller: Mapping[str, str], packages: PackageSources) -> list[str]:
@@ -160,7 +164,7 @@ def _box_config(caller: Mapping[str, str], packages: PackageSources, url: Any) -
     for key in URL_KEYS:
         if key in box:
             box[key] = " ".join(url(item) if "://" in item else item for item in box[key].split())
-    if not packages.index_url and not packages.local_only and not box.get("index-url", "").strip():
+    if _asks_default(caller, packages):
         box["index-url"] = url(DEFAULT_INDEX)  # the default index, reached with the client certificate
     return box
 

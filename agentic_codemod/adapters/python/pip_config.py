@@ -222,3 +222,8 @@ def credentials(config: Mapping[str, str]) -> list[str]:
             secret = parts.password or parts.username  # a user name alone is a token
             found += [secret] if secret else []
     return found
+
+
+def proxy_with_user_info(proxy: str) -> bool:
+    """A proxy setting (pip takes `user:pass@host:port` without a scheme too) that holds a password."""
+    return any("@" in urllib.parse.urlsplit(p if "://" in p else f"http://{p}").netloc for p in proxy.split())

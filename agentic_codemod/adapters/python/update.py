@@ -26,7 +26,6 @@ import re
 import shlex
 import shutil
 import sys
-import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -211,8 +210,7 @@ def lock_env(root: Path, cwd: Path) -> dict[str, str]:
     for a human to refresh)."""
     caller = pip_config.read_caller_config(os.environ)
     network: dict[str, str] = {k: caller[k] for k in ("proxy", "timeout", "retries") if k in caller}
-    proxy = network.get("proxy", "")
-    if "@" in urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}").netloc:
+    if pip_config.proxy_with_user_info(network.get("proxy", "")):
         del network["proxy"]
     copies = pip_config.cert_copies({k: v for k, v in caller.items() if k == "cert"}, root).items()
     env = pip_config.uv_env(network, {key: os.path.relpath(root / rel, cwd) for key, rel in copies})
