@@ -59,8 +59,13 @@ FORWARDED_REQUEST_HEADERS = (
 )
 PASSED_RAW = ("content-type", "content-length", "content-encoding", "content-range", "accept-ranges")
 PASSED_ALWAYS = ("etag", "last-modified", "cache-control", "expires", "age", "vary")
-HREF = re.compile(r"""(\b(?:href|src)\s*=\s*)(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
-BASE_HREF = re.compile(r"""<base\b[^>]*\bhref\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
+PAGE_ENCODINGS = "gzip, deflate"  # what the front asks a source for: the codings it undoes itself, bounded
+# An attribute holding a link: its name and `=`; its value is found by _attributes, in linear time (a regex
+# for the whole attribute backtracked over the rest of the page at each unclosed one: helper-47).
+LINK_ATTRIBUTE = re.compile(r"""\b(?:href|src)[ \t\n\r\f]*=[ \t\n\r\f]*""", re.IGNORECASE)
+HREF_ATTRIBUTE = re.compile(r"""\bhref[ \t\n\r\f]*=[ \t\n\r\f]*""", re.IGNORECASE)
+BASE_TAG = re.compile(r"<base\b", re.IGNORECASE)
+UNQUOTED_VALUE = re.compile(r"[^ \t\n\r\f>]+")  # an unquoted attribute value as pip's HTMLParser reads it
 CHUNK_BYTES = 1 << 16
 PAGES_AT_ONCE = 4  # index pages read and rewritten at the same time (each up to the page limit)
 MAX_LEARNED = 1_000_000  # links the front keeps from its sources' pages (an index's own, trusted)
@@ -117,8 +122,11 @@ def front(caller: Mapping[str, str], packages: PackageSources, limits: Limits) -
     try:
         server = FrontServer(caller, packages, limits)
     except Exception as exc:  # ssl.SSLError (an OSError), a proxy URL httpx cannot read, ...
+        said = str(exc)
+        for secret in pip_config.credentials(caller):  # httpx quotes a proxy URL whole (helper-47)
+            said = said.replace(secret, "***").replace(urllib.parse.unquote(secret), "***")
         raise InputError(
-            f"the caller's pip configuration: its `cert`, `client-cert` or `proxy` cannot be used: {exc}",
+            f"the caller's pip configuration: its `cert`, `client-cert` or `proxy` cannot be used: {said}",
             hint="fix the option in pip's configuration (`pip config list` shows where it is set)",
         ) from exc
     thread = threading.Thread(target=server.serve_forever, name="index-front", daemon=True)
@@ -176,24 +184,58 @@ def _box_packages(packages: PackageSources, url: Any) -> PackageSources:
 
 
 def _html_page(text: str, page_url: str, url: Any) -> str:
-    """Every href and src of a PEP 503 page resolved against the page (its <base>, if any) and fronted."""
-    base_tag = BASE_HREF.search(text)
-    base = urllib.parse.urljoin(page_url, html.unescape(base_tag.group(2))) if base_tag else page_url
+    """Every href and src of a PEP 503 page (quoted or not) resolved against the page (its first <base>
+    with an href, as pip reads it) and fronted, in one pass over the page."""
+    base = page_url
+    for _, _, value in _base_hrefs(text):
+        base = urllib.parse.urljoin(page_url, html.unescape(value))
+        break
+    out: list[str] = []
+    done = 0
+    for start, end, value in _attributes(text, LINK_ATTRIBUTE, 0, len(text)):
+        link = url(urllib.parse.urljoin(base, html.unescape(value)))
+        quote = text[start] if text[start] in "\"'" else '"'
+        out += (text[done:start], quote, html.escape(link, quote=True), quote)
+        done = end
+    out.append(text[done:])
+    return "".join(out)
 
-    def fronted(match: re.Match[str]) -> str:
-        link = url(urllib.parse.urljoin(base, html.unescape(match.group(3))))
-        return f"{match.group(1)}{match.group(2)}{html.escape(link, quote=True)}{match.group(2)}"
 
-    return HREF.sub(fronted, text)
+def _base_hrefs(text: str) -> Iterator[tuple[int, int, str]]:
+    """The href of each <base> tag (from `<base` to the next `>`), in order."""
+    at = 0
+    while (tag := BASE_TAG.search(text, at)) is not None:
+        end = text.find(">", tag.end())
+        if end < 0:  # no later tag closes either
+            return
+        yield from _attributes(text, HREF_ATTRIBUTE, tag.end(), end)
+        at = end + 1
+
+
+def _attributes(text: str, name: re.Pattern[str], start: int, stop: int) -> Iterator[tuple[int, int, str]]:
+    """(where its value starts, where it ends, the value) of each attribute `name` matches in
+    text[start:stop]: quoted with " or ', or unquoted. Linear: a quote never closed is looked for once."""
+    unclosed: set[str] = set()
+    at = start
+    while (found := name.search(text, at, stop)) is not None:
+        at = found.end()
+        quote = text[at : at + 1]
+        if quote in ('"', "'"):
+            close = -1 if quote in unclosed else text.find(quote, at + 1, stop)
+            if close < 0:
+                unclosed.add(quote)
+                continue
+            yield at, close + 1, text[at + 1 : close]
+            at = close + 1
+        elif (bare := UNQUOTED_VALUE.match(text, at, stop)) is not None:
+            yield at, bare.end(), bare.group()
+            at = bare.end()
 
 
 def _json_page(text: str, page_url: str, url: Any) -> str:
-    """A PEP 691 page with each file's url resolved against the page and fronted (a body that is not
-    such a page passes as it came)."""
-    try:
-        page = json.loads(text)
-    except ValueError:
-        return text
+    """A PEP 691 page with each file's url resolved against the page and fronted (an answer of another
+    shape passes with its urls as they are: only `files` entries name what an installer fetches)."""
+    page = json.loads(text)  # ValueError, RecursionError: the front answers 502 (never the page as it came)
     files = page.get("files") if isinstance(page, dict) else None
     for entry in files if isinstance(files, list) else []:
         if isinstance(entry, dict) and isinstance(entry.get("url"), str):

@@ -9,7 +9,8 @@ import secrets
 import ssl
 import threading
 import urllib.parse
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from agentic_codemod.adapters.python.index_front import (
     FORWARDED_REQUEST_HEADERS,
     HOST,
     MAX_LEARNED,
+    PAGE_ENCODINGS,
     PAGE_TYPES,
     PAGES_AT_ONCE,
     PASSED_ALWAYS,
@@ -58,11 +60,23 @@ class FrontServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, caller: Mapping[str, str], packages: PackageSources, limits: Limits) -> None:
-        import httpx  # only where a front runs
-
         ca, client = caller.get("cert", "").strip(), caller.get("client-cert", "").strip()
         tls = {check: _tls(ca, client, check=check) for check in (True, False)}  # before the socket opens
         super().__init__(("127.0.0.1", 0), _Handler)
+        try:
+            self._setup(caller, packages, limits, tls)
+        except BaseException:  # a proxy httpx cannot use: the socket is closed with the error
+            self.server_close()
+            raise
+
+    def _setup(
+        self,
+        caller: Mapping[str, str],
+        packages: PackageSources,
+        limits: Limits,
+        tls: dict[bool, ssl.SSLContext],
+    ) -> None:
+        import httpx  # only where a front runs
 
         self.token = secrets.token_urlsafe(18)
         self.base = f"http://127.0.0.1:{self.server_address[1]}/{self.token}"
@@ -91,6 +105,8 @@ class FrontServer(http.server.ThreadingHTTPServer):
             self.sources.append(_Source(scheme, netloc, parts.path.rstrip("/"), parts.query, auth))
         self.trusted = {host.lower() for host in caller.get("trusted-host", "").split()}
         proxy = caller.get("proxy", "").strip() or None
+        if proxy and "://" not in proxy:  # pip takes `user:pass@host:port`, httpx wants a scheme
+            proxy = f"http://{proxy}"
         options: dict[str, Any] = {"proxy": proxy, "timeout": limits.timeout_s, "trust_env": False}
         self.verified = httpx.Client(verify=tls[True], **options)
         self.unverified = httpx.Client(verify=tls[False], **options)
@@ -226,11 +242,23 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         scheme, netloc, _ = _plain(target)
         headers = {k: v for k in FORWARDED_REQUEST_HEADERS if (v := self.headers.get(k)) is not None}
         known, auth = server.credentials(target, source)  # known: its answer's links may be learned
+        if (
+            not known
+        ):  # an origin's other paths: its client certificate or proxy is no key to them (helper-47)
+            return self._answer(404, b"not a package source of this install, nor linked from one\n")
+        if source is not None:  # what the front can undo itself (a page is read here, bounded)
+            headers["accept-encoding"] = PAGE_ENCODINGS
+            if "," in headers.get("range", ""):  # one range or none: a multipart answer hides its type
+                del headers["range"]
         try:
             up = self._send_upstream(target, netloc, headers, auth)
             try:
                 kind = up.headers.get("content-type", "").lower()
-                if source is not None and up.status_code == 200 and kind.startswith(PAGE_TYPES):
+                if source is not None and kind.startswith("multipart/"):  # helper-47: its parts are pages
+                    return self._refuse(f"an index answered {kind.partition(';')[0]}: {netloc}")
+                if source is not None and kind.startswith(PAGE_TYPES) and 200 <= up.status_code < 300:
+                    if up.status_code != 200:  # a part of a page (Range) would pass its links as they are
+                        return self._refuse(f"an index page answered {up.status_code}: {netloc}")
                     return self._page(up, target, kind, auth, body=body)
                 self.send_response(up.status_code)
                 self._headers(up, PASSED_RAW + PASSED_ALWAYS, (target, auth) if known else None)
@@ -243,12 +271,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                         self.wfile.write(chunk)
             finally:
                 up.close()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
         except server.errors as exc:
             origin = f"{scheme}://{netloc}"
             server.fronted.unreachable.append(f"could not fetch url {origin}: {type(exc).__name__}: {exc}")
             self._answer(502, b"upstream unreachable\n")
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+        except (
+            Exception
+        ) as exc:  # an answer the front cannot read (httpx's, json's, ...): never a dropped line
+            self._refuse(f"an answer of {scheme}://{netloc} the front cannot read: {type(exc).__name__}")
 
     def _send_upstream(self, target: str, netloc: str, headers: dict[str, str], auth: Any) -> Any:
         """The upstream's answer, streamed; a connection the server dropped before answering (a stale
@@ -266,19 +298,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _page(self, up: Any, target: str, kind: str, auth: Any, *, body: bool) -> None:
         with self.server.pages:  # at most PAGES_AT_ONCE pages held in memory
-            data = bytearray()
-            for chunk in up.iter_bytes(CHUNK_BYTES):
-                data += chunk
-                if len(data) > self.server.limits.page_max_bytes:
-                    why = f"an index page past python.index_front_page_max_bytes: {_plain(target)[1]}"
-                    self.server.fronted.unreachable.append(why)
-                    return self._answer(502, b"index page past python.index_front_page_max_bytes\n")
-            text = bytes(data).decode(up.encoding or "utf-8", "replace")
+            limit = self.server.limits.page_max_bytes
+            data = _decoded(up.iter_raw(CHUNK_BYTES), up.headers.get("content-encoding", ""), limit)
+            if data is None:
+                return self._refuse(
+                    f"an index page past python.index_front_page_max_bytes: {_plain(target)[1]}"
+                )
+            text = data.decode(up.encoding or "utf-8", "replace")
             del data
             learn = functools.partial(_learn_from, self.server, target, auth)
             page = (_json_page if "json" in kind else _html_page)(text, target, learn).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", up.headers["content-type"])
+        self.send_response(200)  # sent as UTF-8, and labelled so (the upstream's charset label is its own)
+        self.send_header("Content-Type", kind.partition(";")[0].strip() + "; charset=utf-8")
         self.send_header("Content-Length", str(len(page)))
         self._headers(up, PASSED_ALWAYS, (target, auth))
         self.end_headers()
@@ -296,6 +327,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             fronted = self.server.learn(absolute, *teacher) if teacher else self.server.url(absolute)
             self.send_header("Location", fronted)
 
+    def _refuse(self, why: str) -> None:
+        """502, and `why` where the run pauses on what the front could not fetch."""
+        self.server.fronted.unreachable.append(why)
+        self._answer(502, b"the index's answer cannot be passed on\n")
+
     def _answer(self, status: int, text: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "text/plain")
@@ -303,6 +339,40 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(text)
+
+
+def _decoded(raw: Iterator[bytes], encoding: str, limit: int) -> bytes | None:
+    """A page's bytes with its content coding undone, None past `limit` bytes: counted as they are
+    decoded, never more than the limit in memory (httpx undoes every layer of a read at once: 1 KB of
+    `gzip, gzip` was 512 MiB before the count, helper-47). One gzip or deflate layer, or none; any other
+    coding raises ValueError (the front asks for gzip or deflate only)."""
+    codings = [c for c in (c.strip().lower() for c in encoding.split(",")) if c and c != "identity"]
+    if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
+        raise ValueError(f"an index page in content coding {encoding!r}")
+    data = bytearray()
+    inflate: Any = None
+    for chunk in raw:
+        if not codings:
+            data += chunk
+        elif chunk:
+            inflate = inflate or zlib.decompressobj(_wbits(codings[0], chunk))
+            while chunk and len(data) <= limit and not inflate.eof:
+                data += inflate.decompress(chunk, limit + 1 - len(data))
+                chunk = inflate.unconsumed_tail
+        if len(data) > limit:
+            return None
+    if codings and (inflate is None or not inflate.eof):
+        raise ValueError("an index page whose compressed body ends early")
+    return bytes(data)
+
+
+def _wbits(coding: str, first: bytes) -> int:
+    """gzip; `deflate` zlib-wrapped as the standard says (a zlib header: method 8, checksum), else raw (as
+    some servers send it)."""
+    if coding != "deflate":
+        return 31
+    wrapped = len(first) >= 2 and first[0] & 0x0F == 8 and (first[0] << 8 | first[1]) % 31 == 0
+    return 15 if wrapped else -15
 
 
 def _learn_from(server: FrontServer, teacher: str, auth: Any, upstream: str) -> str:

@@ -1,7 +1,8 @@
 """The caller's pip configuration, handed explicitly to the pip that runs inside the sandbox.
 
-    read_caller_config(environ) -> dict[str, str]     pip's own reading (`pip config list`, this
-                                                      interpreter's pip, the caller's environment):
+    read_caller_config(environ) -> dict[str, str]     pip's own reading (its Configuration, merged as
+                                                      pip merges it; this interpreter's pip, the
+                                                      caller's environment):
                                                       site, user and PIP_CONFIG_FILE files, then PIP_*
     install_env(config) -> {PIP_*: value}              index-url, extra-index-url, trusted-host, proxy,
                                                       timeout, retries, find-links, no-index: passed as
@@ -99,12 +100,40 @@ def _stat(path: str) -> tuple[str, int, int]:
     return (path, info.st_size, info.st_mtime_ns) if info else (path, -1, -1)
 
 
+# pip's own merge (Configuration.get_value's): every file in pip's order of precedence (global, user,
+# site, PIP_CONFIG_FILE, then PIP_* variables), a later one winning, as `scope.key=value` lines.
+# `pip config list` prints the files sorted by their names, not in that order: where two files set one key
+# (PIP_CONFIG_FILE and /etc/pip.conf each a `cert`), the name sorted last won (pip 24.1 and later).
+MERGED = """
+import sys
+try:
+    from pip._internal.configuration import Configuration
+except ImportError:
+    sys.exit(3)
+configuration = Configuration(isolated=False)
+configuration.load()
+merged = {}
+for name, values in configuration.items():
+    merged.update(values if isinstance(values, dict) else {name: values})  # per file since pip 24.1
+for key, value in merged.items():
+    print(f"{key}={value!r}")
+"""
+
+
 def _read(environ: Mapping[str, str]) -> dict[str, str]:
+    """pip's merged configuration (MERGED); `pip config list` where this pip has no such module."""
+    # -I: the caller's working directory (a repository's checkout, for a project that migrates itself) is
+    # not on sys.path, so a `pip` package there cannot run in the tool's process
+    done = _pip([sys.executable, "-I", "-c", MERGED], environ)
+    if done is not None and done.returncode == 3:
+        done = _pip([sys.executable, "-I", "-m", "pip", "config", "list"], environ)
+    return parse_config_list(done.stdout) if done is not None and done.returncode == 0 else {}
+
+
+def _pip(argv: list[str], environ: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
     try:
-        done = subprocess.run(
-            # -I: the caller's working directory (a repository's checkout, for a project that migrates
-            # itself) is not on sys.path, so a `pip` package there cannot run in the tool's process
-            [sys.executable, "-I", "-m", "pip", "config", "list"],
+        return subprocess.run(
+            argv,
             env=dict(environ),
             capture_output=True,
             text=True,
@@ -113,8 +142,7 @@ def _read(environ: Mapping[str, str]) -> dict[str, str]:
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return {}
-    return parse_config_list(done.stdout) if done.returncode == 0 else {}
+        return None
 
 
 def parse_config_list(output: str) -> dict[str, str]:

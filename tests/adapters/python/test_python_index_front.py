@@ -149,15 +149,9 @@ def _openssl(*args: str, cwd: Path) -> None:
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
 
 
-@needs_bwrap
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
-def test_the_build_backend_sees_no_client_key_of_an_index_that_asks_for_one(
-    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An index over TLS that talks only to the caller's client certificate, signed by the caller's own CA.
-    Before the front, the key went into the repository copy (.codemod-pip/client-cert.pem) beside the
-    backend."""
+def mutual_tls(tmp_path: Path) -> tuple[Path, ssl.SSLContext]:
+    """A CA (pki/ca.pem), a server certificate for 127.0.0.1 and a client one (pki/client-bundle.pem, key
+    included) signed by it; the server's TLS context, which answers only the client certificate."""
     pki = tmp_path / "pki"
     pki.mkdir()
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
@@ -174,6 +168,19 @@ def test_the_build_backend_sees_no_client_key_of_an_index_that_asks_for_one(
     tls.load_cert_chain(pki / "server.pem", pki / "server.key")
     tls.load_verify_locations(pki / "ca.pem")
     tls.verify_mode = ssl.CERT_REQUIRED
+    return pki, tls
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_the_build_backend_sees_no_client_key_of_an_index_that_asks_for_one(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index over TLS that talks only to the caller's client certificate, signed by the caller's own CA.
+    Before the front, the key went into the repository copy (.codemod-pip/client-cert.pem) beside the
+    backend."""
+    pki, tls = mutual_tls(tmp_path)
     with private_index(wheels, PASSWORD, tls) as url:
         conf = f"[global]\nindex-url = {url}\ncert = {pki / 'ca.pem'}\n"
         conf += f"client-cert = {pki / 'client-bundle.pem'}\n"
@@ -198,6 +205,32 @@ def test_an_index_the_front_cannot_reach_pauses_the_run(
     caller(monkeypatch, tmp_path, f"[global]\nindex-url = http://alice:{PASSWORD}@127.0.0.1:{port}/simple/\n")
     with pytest.raises(EnvironmentUnavailable, match=f"could not fetch url http://127.0.0.1:{port}"):
         install_app(tmp_path, "uv")
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_the_client_certificate_opens_no_path_of_the_index_host_that_no_page_named(
+    tmp_path: Path, wheels: Path
+) -> None:
+    """Where the client certificate is the credential, the front's answer to a path of the index's host
+    that no page named would be the caller's identity at that host's whole API (helper-47: /api/v4/user
+    answered 200 with it; the Basic credentials were kept to named URLs, the certificate was not)."""
+    import httpx
+
+    pki, tls = mutual_tls(tmp_path)
+    with private_index(wheels, PASSWORD, tls) as url:
+        config = {
+            "index-url": url,
+            "cert": str(pki / "ca.pem"),
+            "client-cert": str(pki / "client-bundle.pem"),
+        }
+        with index_front.front(config, PackageSources(), index_front.Limits(5.0, 1 << 20)) as box:
+            front = box.caller["index-url"].rstrip("/").removesuffix("/s0")
+            origin = PrivateIndex.origin.removeprefix("https://")
+            assert httpx.get(f"{front}/s0/acme-sdk/").status_code == 200  # the origin is learned now
+            seen = len(PrivateIndex.seen)
+            assert httpx.get(f"{front}/o/https/{origin}/api/v4/user").status_code == 404
+            assert httpx.get(f"{front}/o/https/{origin}/simple/").status_code == 404  # outside s0's links
+            assert len(PrivateIndex.seen) == seen  # neither reached the index
 
 
 def test_a_client_certificate_that_does_not_load_is_a_clear_input_error(tmp_path: Path) -> None:
@@ -329,7 +362,7 @@ def test_credentials_go_only_where_the_index_is_and_where_its_pages_point(wheels
             assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}").status_code == 200
             # its PEP 658 metadata beside it goes with the credentials too (this index has none: 404, not 401)
             assert httpx.get(f"{front}/o/http/{origin}/packages/{wheel_name}.metadata").status_code == 404
-            assert httpx.get(f"{front}/o/http/{origin}/api/v4/user").status_code == 401  # not named
+            assert httpx.get(f"{front}/o/http/{origin}/api/v4/user").status_code == 404  # not named
             assert httpx.get(f"{front}/o/https/{origin}/packages/{wheel_name}").status_code == 404
             assert httpx.get(f"{front}/o/http/example.org/").status_code == 404
 

@@ -71,6 +71,22 @@ def test_a_pip_package_in_the_working_directory_does_not_run(
     assert not marker.exists()
 
 
+def test_the_file_pip_reads_last_wins_whatever_the_files_are_named(tmp_path: Path) -> None:
+    """`pip config list` prints each file's keys sorted by the file's name: a machine-wide file named after
+    the caller's PIP_CONFIG_FILE won there, so the machine's CA went to a caller's private index (its
+    client-certificate test failed wherever the temp folder sorted before /etc)."""
+    (tmp_path / "zz-machine" / "pip").mkdir(parents=True)
+    (tmp_path / "zz-machine" / "pip" / "pip.conf").write_text(
+        "[global]\ncert = /machine/ca.pem\ntimeout = 9\n"
+    )
+    (tmp_path / "aa-caller").mkdir()
+    env = caller_env(tmp_path / "aa-caller", "[global]\ncert = /caller/ca.pem\n")
+    env["XDG_CONFIG_DIRS"] = str(tmp_path / "zz-machine")  # pip's global files: $XDG_CONFIG_DIRS/pip/pip.conf
+    read = pip_config._read(env)
+    assert read["cert"] == "/caller/ca.pem"  # PIP_CONFIG_FILE comes after the global files
+    assert read["timeout"] == "9"  # the global file is read all the same
+
+
 def test_variables_win_over_files_and_default_timeout_is_timeout() -> None:
     listed = "global.index-url='https://a.example/simple'\n:env:.index-url='https://b.example/simple'\n"
     listed += ":env:.default-timeout='180'\ninstall.cert='/x/ca.pem'\nnonsense line\n"
