@@ -177,3 +177,19 @@ def test_a_legacy_tox_ini_pin_requires_a_human_naming_its_line(make_repo, run_co
     where = "pyproject.toml line 17 ([tool.tox] legacy_tox_ini, [testenv:docs] deps): acme-sdk==1.4.0"
     assert where in m["reason"]
     assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""
+
+
+def test_a_pin_in_a_table_the_tool_does_not_read_requires_a_human_naming_its_line(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """A versioned requirement of the SDK in a pyproject.toml table the tool reads no dependencies from
+    (cibuildwheel's test-requires here; flit's legacy metadata was one, helper-45) was no declaration at
+    all: requirements.txt bumped, green, exit 0, with the wheel builds' tests still on 1.4.0."""
+    pyproject = PYTEST_CONFIG + '\n[tool.cibuildwheel]\ntest-requires = ["acme-sdk==1.4.0"]\n'
+    files = {"requirements.txt": "acme-sdk==1.4.0\n", "pyproject.toml": pyproject}
+    result = run_codemod(_repo(make_repo, "unread-table", files), _task(tmp_path))
+
+    m = result.manifest
+    assert result.code == 3 and m["status"] == "requires_human", m["reason"]
+    assert "pyproject.toml line 6 (tool.cibuildwheel.test-requires)" in m["reason"]
+    assert not m["verifications"] and result.artifact("changes.patch").read_bytes() == b""

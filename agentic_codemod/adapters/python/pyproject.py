@@ -9,6 +9,10 @@
     dependencies and extra-dependencies                          PEP 508 requirement strings  (pep735)
     [tool.pdm.resolution.overrides]                              name = "specifier", a bare
                                                                  version or `*`               (pdm-override)
+    [tool.flit.metadata] requires, requires-extra.<name>,
+    dev-requires (flit_core's own metadata before PEP 621)       PEP 508 requirement strings  (pep621)
+    any other array of strings holding a versioned requirement   read, never edited: the run stops
+    of the dependency                                            where it would decide anything
 
 The tool tables are what uv (`uv sync`, `uv run`), PDM and Hatch install for the project's own
 environments: a pin there that the bump left would make the repository's install ask for the old version
@@ -22,7 +26,7 @@ edit: a declaration's value is swapped for a marker and the marker's line is rea
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +38,11 @@ from agentic_codemod.adapters.python import pep508
 from agentic_codemod.adapters.python.pep508 import Bump, Declaration, Style
 
 LINE_MARKER = "agentic-codemod-line-marker"
+# A versioned requirement of the dependency in an array of a table not read as a dependency table: a
+# declaration of some tool's the run can neither read nor bump (never "declared nowhere": helper-45, flit's
+# legacy metadata was such a table, and the run ended "nothing to do" on a declaration excluding `to`).
+READ_ELSEWHERE = ("tool.tox.",)  # tox_ini.find_in_pyproject reads [tool.tox]
+UNREAD = "a table the tool does not read dependencies from (bump it by hand, or tell us the tool)"
 # [tool.uv]'s requirement arrays: the legacy dev group `uv sync` installs, and the resolver's constraints
 # and overrides, which apply to every uv install of the project.
 UV_ARRAYS = ("dev-dependencies", "constraint-dependencies", "override-dependencies")
@@ -49,6 +58,7 @@ class _Slot:
     kind: str
     style: Style
     section: str = ""  # "project.dependencies", "dependency-groups.test", "tool.poetry.group.dev" ...
+    unread: str = ""  # why the tool does not edit it: a table it does not read dependencies from
 
 
 def parse(content: str) -> TOMLDocument:
@@ -90,7 +100,7 @@ def _declarations(content: str, canonical: str, slots_of: SlotsOf) -> list[Decla
     for index, slot in enumerate(slots):
         value = str(slot.container[slot.key])
         line = _line(content, canonical, index, slots_of)
-        why = _in_place(slot)
+        why = slot.unread or _in_place(slot)
         found.append(
             Declaration(
                 slot.name,
@@ -110,7 +120,7 @@ def rewrite(content: str, canonical: str, bump: Bump, slots_of: SlotsOf | None =
     declarations = _declarations(content, canonical, slots_of)
     doc = parse(content)
     for slot, declaration in zip(slots_of(doc, canonical), declarations, strict=True):
-        span = _span(str(slot.container[slot.key]), slot)
+        span = _span(str(slot.container[slot.key]), slot) if not slot.unread else None
         new = bump(declaration) if span is not None else None
         if span is not None and new is not None:
             _replace(slot, span, new)
@@ -128,8 +138,16 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
     arrays += [("pep735", f"dependency-groups.{name}", group) for name, group in groups.items()]
     arrays += [("pep518", "build-system.requires", _table(doc, "build-system").get("requires"))]
     arrays += [("pep735", where, array) for where, array in tool_arrays(doc)]
+    arrays += flit_arrays(doc)
     slots = [
         slot for kind, where, array in arrays for slot in requirement_slots(array, canonical, kind, where)
+    ]
+    read = {id(array) for _, _, array in arrays}
+    slots += [
+        _Slot(array, index, name, "pep735", "pep440", where, UNREAD)
+        for where, array in _string_arrays(doc, "")
+        if id(array) not in read and not where.startswith(READ_ELSEWHERE)
+        for index, name in _versioned(array, canonical)
     ]
     for section, table in _poetry_tables(_table(_table(doc, "tool"), "poetry")):
         slots += _poetry_slots(table, canonical, section)
@@ -140,6 +158,43 @@ def _slots(doc: TOMLDocument, canonical: str) -> list[_Slot]:
         if pep508.canonical(key) == canonical and isinstance(overrides[key], str)
     ]
     return slots
+
+
+def flit_arrays(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """(kind, section, array) of flit's own metadata table (flit_core before PEP 621: what it builds the
+    package's metadata from): requires, requires-extra.X, dev-requires."""
+    flit = _table(_table(_table(doc, "tool"), "flit"), "metadata")
+    arrays = [("pep621", "tool.flit.metadata.requires", flit.get("requires"))]
+    arrays += [
+        ("pep621", f"tool.flit.metadata.requires-extra.{name}", extra)
+        for name, extra in _table(flit, "requires-extra").items()
+    ]
+    return [*arrays, ("pep735", "tool.flit.metadata.dev-requires", flit.get("dev-requires"))]
+
+
+def _string_arrays(table: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    """(dotted section, array) of every array in the document that holds strings (arrays of tables too)."""
+    items = table.items() if isinstance(table, dict) else enumerate(table)
+    for key, value in items:
+        where = f"{prefix}.{key}" if prefix and isinstance(key, str) else prefix or str(key)
+        if isinstance(value, list) and any(isinstance(item, str) for item in value):
+            yield where, value
+        if isinstance(value, (dict, list)):
+            yield from _string_arrays(value, where)
+
+
+def _versioned(array: Any, canonical: str) -> list[tuple[int, str]]:
+    """(index, name as written) of the strings in `array` that are a requirement of `canonical` with a
+    version or a URL: a bare name (isort's known-third-party, a coverage source) declares nothing."""
+    found = []
+    for index, item in enumerate(array):
+        requirement = pep508.parse(item) if isinstance(item, str) else None
+        if requirement is None or not (requirement.specifier or requirement.url):
+            continue
+        if pep508.matches(requirement, canonical):
+            start, end = pep508.name_span(item)
+            found.append((index, item[start:end]))
+    return found
 
 
 def tool_arrays(doc: dict[str, Any]) -> list[tuple[str, Any]]:

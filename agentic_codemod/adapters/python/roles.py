@@ -95,8 +95,15 @@ def role(
         return _file_role(file, constraints=constraints, compiled=compiled)
     if kind == "pep518" or section.endswith(("setup_requires", "build-system.requires")):
         return "build"
-    if section in ("project.dependencies", "tool.poetry.dependencies", "options.install_requires"):
+    if section in (
+        "project.dependencies",
+        "tool.poetry.dependencies",
+        "options.install_requires",
+        "tool.flit.metadata.requires",
+    ):
         return "runtime"
+    if section == "tool.flit.metadata.dev-requires":
+        return "dev"
     if section == "install_requires":
         return "runtime"
     if section == "extras_require":  # a computed extras_require: which extra is unknown
@@ -112,7 +119,13 @@ def role(
         return _by_words(section.partition(":")[2], default="test")
     name = section.rpartition(".")[2] if "." in section else section
     if section == "tool.poetry.dependencies.optional" or section.startswith(
-        ("project.optional-dependencies.", "extras_require.", "options.extras_require.", "extras.")
+        (
+            "project.optional-dependencies.",
+            "extras_require.",
+            "options.extras_require.",
+            "extras.",
+            "tool.flit.metadata.requires-extra.",
+        )
     ):
         return _by_words(name, default="extra")
     if section.startswith("tool.poetry.") and section.endswith(".optional"):

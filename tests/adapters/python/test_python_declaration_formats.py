@@ -274,3 +274,57 @@ def test_native_tool_tox_tables_are_uneditable_declarations(tmp_path: Path) -> N
     root = write(tmp_path, {"pyproject.toml": text})
     assert found(root) == [("pyproject.toml", 6, "==1.4.0", "test", True)]  # no version: admits any
     assert extract(root)[0].uneditable.startswith("pyproject.toml line 6 ([tool.tox] env_run_base deps)")
+
+
+# --- pyproject.toml: flit's own metadata table, and tables the tool does not read (helper-45) -------------
+
+FLIT = """\
+[build-system]
+requires = ["flit_core >=2,<4"]
+build-backend = "flit_core.buildapi"
+
+[tool.flit.metadata]
+module = "acme_app"
+requires = ["acme-sdk >=1.4,<2"]
+dev-requires = ["acme-sdk ==1.4.0"]
+
+[tool.flit.metadata.requires-extra]
+test = ["pytest >=4.4.0", "acme-sdk[async] >=1.4.0,<2.0.0"]
+"""
+
+
+def test_flits_own_metadata_table_declares_and_is_bumped(tmp_path: Path) -> None:
+    """typer's repository declares its dependencies in `[tool.flit.metadata]` (flit_core builds the
+    package's metadata from it): never read, so a bump of pytest-xdist there ended "nothing to do", exit 0,
+    with `<2.0.0` left in place."""
+    root = write(tmp_path, {"pyproject.toml": FLIT})
+    assert found(root) == [
+        ("pyproject.toml", 7, ">=1.4,<2", "runtime", False),
+        ("pyproject.toml", 8, "==1.4.0", "dev", False),
+        ("pyproject.toml", 11, ">=1.4.0,<2.0.0", "test", False),
+    ]
+    bumped = bump(FLIT, "pyproject.toml", "pep621")
+    assert 'requires = ["acme-sdk >=2.0.0,<3"]' in bumped and 'dev-requires = ["acme-sdk ==2.0.0"]' in bumped
+    assert '"acme-sdk[async] >=2.0.0,<3.0.0"]' in bumped
+
+
+def test_a_versioned_requirement_in_a_table_the_tool_does_not_read_is_an_uneditable_declaration(
+    tmp_path: Path,
+) -> None:
+    """A versioned requirement of the SDK in an array of any other table (cibuildwheel's test-requires,
+    pytest's required_plugins ...) is a declaration of some tool's that the run can neither read nor bump;
+    a bare name (isort's known-third-party) declares nothing."""
+    text = (
+        '[project]\nname = "a"\nversion = "0"\n\n[tool.cibuildwheel]\ntest-requires = ["acme-sdk==1.4.0"]\n'
+        '[tool.isort]\nknown_third_party = ["acme-sdk"]\n[[tool.x.y]]\nz = ["other", "acme_sdk>=1"]\n'
+    )
+    root = write(tmp_path, {"pyproject.toml": text})
+    assert found(root) == [
+        ("pyproject.toml", 6, "==1.4.0", "runtime", True),
+        ("pyproject.toml", 10, ">=1", "runtime", True),
+    ]
+    assert extract(root)[0].uneditable.startswith(
+        "pyproject.toml line 6 (tool.cibuildwheel.test-requires): a table the tool does not read dependencies"
+    )
+    with pytest.raises(ValueError, match="a table the tool does not read dependencies from"):
+        bump(text, "pyproject.toml", "pep735")  # read, never edited
