@@ -27,6 +27,7 @@ from typing import Any
 
 from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
+from agentic_codemod.models import VerificationResult
 from agentic_codemod.workflow import baseline_run, outcome, steps, verify
 from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_patch
@@ -160,7 +161,7 @@ def _verified_on_target(state: RunState) -> None:
             "no change; the declarations already admit it, so there is nothing to change or publish"
         )
     failing = last.tests.failing if last.tests else []
-    which = ", ".join(failing) if failing else f"exit {last.exit_code}, no failing test id"
+    which = ", ".join(failing) if failing else no_test_failed(last)
     if len(which) > MR_ITEM_MAX_CHARS:
         which = which[:MR_ITEM_MAX_CHARS] + f" ... ({len(failing)} failing)"
     note = {
@@ -183,12 +184,20 @@ def _plain_bump_red(state: RunState) -> None:
         return
     failing = last.tests.failing if last.tests else []
     before = set(state.baseline.tests.failing) if state.baseline and state.baseline.tests else set()
-    which = red_tests(failing, before) if failing else f"exit {last.exit_code}, no failing test id"
+    which = red_tests(failing, before) if failing else no_test_failed(last)
     raise RequiresHuman(
         f"tests fail after the bump and no migration notes exist for {state.task.sdk.name}: {which}",
         hint="write a migration package for it (agentic-codemod init, docs/tutorial.md) and name it in "
         "the task's migration:",
     )
+
+
+def no_test_failed(result: VerificationResult) -> str:
+    """A red run without a failing test id, with the last line of its output (a runner that crashed as it
+    started: pytest's own traceback, an ImportError of a plugin the project installs; helper-45)."""
+    lines = [line.strip() for line in result.output_tail.splitlines() if line.strip()]
+    ends = f"; its output ends: {lines[-1][:MR_ITEM_MAX_CHARS // 2]}" if lines else ""
+    return f"exit {result.exit_code}, no failing test id{ends}"
 
 
 def red_tests(failing: list[str], before: set[str]) -> str:

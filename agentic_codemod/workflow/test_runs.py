@@ -128,10 +128,10 @@ def changed_files(worktree: Path, base_commit: str) -> set[str]:
 
 def untrusted(state: RunState, result: VerificationResult, tree: Path | None = None) -> RequiresHuman | None:
     """Why a verification's results cannot be trusted at all, or None: the canary passed, or went
-    missing from a run that completed (exit 0 or 1; an interrupted collection explains its absence, and
-    such a run is not green anyway), or the test code's loader resolved the SDK outside the installed
-    package (its tests test something else). `tree`: what the run's copy was made from (the worktree when
-    None)."""
+    missing from a run that completed (exit 0, or 1 with a report; an interrupted collection, or a runner
+    that died before it wrote any report, explains its absence, and such a run is not green anyway), or
+    the test code's loader resolved the SDK outside the installed package (its tests test something
+    else). `tree`: what the run's copy was made from (the worktree when None)."""
     if result.sdk_resolution == "elsewhere":
         sdk = state.task.sdk.name
         return RequiresHuman(
@@ -144,6 +144,8 @@ def untrusted(state: RunState, result: VerificationResult, tree: Path | None = N
         )
     if result.canary == "failed" or (result.canary == "missing" and result.exit_code not in (0, 1)):
         return None
+    if result.canary == "missing" and result.exit_code == 1 and result.tests is None:
+        return None  # no report at all: the runner crashed as it started (red whatever hid it; helper-45)
     repo_copy.fresh_copy(tree or state.paths.worktree, state.paths.copy)
     try:
         found = oracle.suspects(state.paths.copy, need(state.adapter).test_facts)

@@ -217,3 +217,24 @@ def test_trial_output_loses_both_of_the_canarys_problems_and_their_counts() -> N
     assert "c33c3e54fac" not in text
     assert "[ERROR]" not in text and "[FAIL]" not in text
     assert "\nPASSED (successes=1)\n" in text, text
+
+
+def test_a_runner_that_died_before_writing_any_report_is_red_and_named_not_called_rigged() -> None:
+    """pytest-flask's pytest11 plugin imports flask's `_request_ctx_stack`, gone in Flask 3: pytest died
+    as it started (exit 1, an uncaught ImportError, no report). The canary was "missing" from a run with
+    exit 1, read as a completed run hiding results: "something rewrites or hides test results", and the
+    bump's own break was never named (helper-45). A run with a report that lost the canary still is."""
+    from agentic_codemod.models import VerificationResult
+    from agentic_codemod.workflow import pipeline, test_runs
+
+    tail = (
+        "  File \"pytest_flask/fixtures.py\", line 6\nImportError: cannot import name '_request_ctx_stack'\n"
+    )
+    died = VerificationResult(
+        phase="iteration-1", command=["pytest"], exit_code=1, duration_s=1.0, passed=False,
+        output_tail=tail, canary="missing",
+    )  # fmt: skip
+    assert test_runs.untrusted(None, died) is None  # type: ignore[arg-type]  # (state unread on this path)
+    assert pipeline.no_test_failed(died) == (
+        "exit 1, no failing test id; its output ends: ImportError: cannot import name '_request_ctx_stack'"
+    )
