@@ -196,7 +196,7 @@ def no_test_failed(result: VerificationResult) -> str:
     """A red run without a failing test id, with the last line of its output (a runner that crashed as it
     started: pytest's own traceback, an ImportError of a plugin the project installs; helper-45)."""
     lines = [line.strip() for line in result.output_tail.splitlines() if line.strip()]
-    ends = f"; its output ends: {lines[-1][:MR_ITEM_MAX_CHARS // 2]}" if lines else ""
+    ends = f"; its output ends: {lines[-1][: MR_ITEM_MAX_CHARS // 2]}" if lines else ""
     return f"exit {result.exit_code}, no failing test id{ends}"
 
 

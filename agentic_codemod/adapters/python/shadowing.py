@@ -1,8 +1,9 @@
 """The repository's own modules that its tests would import in place of the installed SDK.
 
     top_level_modules(env_root, name) -> [str] | None   what distribution `name` installs at the top of
-                                                         site-packages (its RECORD, read on the host);
-                                                         None: not installed, or unreadable
+                                                         site-packages, or below a namespace it shares
+                                                         (`zope/interface`; its RECORD, read on the
+                                                         host); None: not installed, or unreadable
     found(root, names) -> [path]                         the repository's files and folders of those names
                                                          in a top-level position
     in_repository(root, env, name) -> [path]             the two together (the Adapter's `shadowing`)
@@ -19,7 +20,11 @@ reproduction). In those folders, a package `acme/` (`__init__.py` or an `__init_
 module `acme.*.so`, or `acme.py` / `acme.pyc` is named. A folder without `__init__` named `acme` is no
 shadow (Python takes a regular package anywhere on sys.path over a namespace portion), and neither is a
 module elsewhere (`examples/acme.py`, `app/vendors/acme.py`: no test run puts those folders first). Names a
-distribution ships by mistake (`tests`, `docs`, `conftest`: STRAY_NAMES) are never the SDK's.
+distribution ships by mistake (`tests`, `docs`, `conftest`: STRAY_NAMES) are never the SDK's. Where the
+SDK sits in a namespace package it shares (no `__init__` of the namespace in its RECORD: zope.interface's
+`zope/`), its own package in it is the name (`zope/interface`), and the repository's portion of the
+namespace is no copy unless it is a plain package, which hides the whole namespace (one that extends its
+`__path__`, as pkg_resources' and pkgutil's declarations do, shares it).
 
 Not read: a PYTHONPATH a tox env or CI job sets, a `sys.path.insert` in conftest.py (the repository's own
 test code, SECURITY.md); what the test process then imports is asked by the canary (test_facts.WHERE_SDK).
@@ -84,28 +89,60 @@ def top_level_modules(env_root: Path, name: str) -> list[str] | None:
 
 
 def found(root: Path, names: list[str]) -> list[str]:
-    """The repository-relative paths of modules named `names` in a folder a test run may put on sys.path
-    (on_sys_path), in folder order; `[TOO_MANY]` past the walk's bound."""
-    wanted = set(names) - STRAY_NAMES
+    """The repository-relative paths of modules named `names` (top_level_modules: `acme`, or
+    `zope/interface` inside a namespace) in a folder a test run may put on sys.path (on_sys_path), in
+    folder order; `[TOO_MANY]` past the walk's bound."""
+    wanted: dict[str, set[str]] = {}  # the folder below a sys.path entry -> the names wanted in it
+    for name in names:
+        parent, _, last = name.rpartition("/")
+        if name.partition("/")[0] not in STRAY_NAMES:
+            wanted.setdefault(parent, set()).add(last)
     if not wanted:
         return []
     folders = on_sys_path(root)
     if folders is None:
         return [TOO_MANY]
     shadows: list[str] = []
+    namespaces = sorted({"/".join(b.split("/")[:n]) for b in wanted if b for n in range(1, b.count("/") + 2)})
     for folder in folders:
-        try:
-            entries = sorted(os.listdir(root / folder))
-        except OSError:
-            continue
-        for entry in entries:
-            rel = entry if folder == "." else f"{folder}/{entry}"
-            path = root / rel
-            if entry in wanted and path.is_dir() and not path.is_symlink() and _is_package(path):
+        for namespace in namespaces:  # a package there that does not share the namespace hides the SDK
+            rel = namespace if folder == "." else f"{folder}/{namespace}"
+            if _real_folders(root, folder, namespace) and _is_package(root / rel) and not _shares(root / rel):
                 shadows.append(f"{rel}/")
-            elif _module_name(entry) in wanted and not path.is_dir():
-                shadows.append(rel)
+        for below, names_here in sorted(wanted.items()):
+            where = posixpath.join(folder, below) if below else folder
+            if below and not _real_folders(root, folder, below):
+                continue
+            try:
+                entries = sorted(os.listdir(root / where))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = entry if where == "." else f"{where}/{entry}"
+                path = root / rel
+                if entry in names_here and path.is_dir() and not path.is_symlink() and _is_package(path):
+                    shadows.append(f"{rel}/")
+                elif _module_name(entry) in names_here and not path.is_dir():
+                    shadows.append(rel)
     return shadows
+
+
+def _shares(package: Path) -> bool:
+    """Whether a package's `__init__.py` extends its `__path__` over every portion of its namespace
+    (pkg_resources' declare_namespace, pkgutil's extend_path), as zope.schema's `src/zope/` does; a plain
+    package of that name (or an `__init__` extension) is imported instead of the whole namespace."""
+    text = _small_text(package / "__init__.py")
+    return "declare_namespace" in text or "extend_path" in text
+
+
+def _real_folders(root: Path, folder: str, below: str) -> bool:
+    """Whether each folder of `below` (a namespace's parts) under `folder` is a folder, no link."""
+    path = root / folder
+    for part in below.split("/"):
+        path = path / part
+        if path.is_symlink() or not path.is_dir():
+            return False
+    return True
 
 
 def on_sys_path(root: Path) -> list[str] | None:
@@ -211,14 +248,28 @@ def _module_name(file: str) -> str | None:
 
 
 def _top_level(listed: set[PurePosixPath]) -> list[str]:
-    names: dict[str, None] = {}
+    """What the distribution's modules are imported by, as paths below site-packages: a module or a
+    package (`acme`, `acme_compat`), or, inside a namespace package the distribution shares (no
+    `__init__` of its own there: zope.interface installs `zope/interface/` beside zope.schema's), its own
+    package or module in it (`zope/interface`). A repository's own portion of the namespace (zope.schema's
+    `src/zope/`) is then no copy of the SDK; its `src/zope/interface/` would be (helper-45)."""
+    inits = {path.parent for path in listed if _module_name(path.name) == "__init__"}
+    roots: dict[str, None] = {}
     for path in sorted(listed):
-        if not path.parts or path.is_absolute() or ".." in path.parts:
+        parts = path.parts
+        if not parts or path.is_absolute() or ".." in parts:
             continue
-        first = path.parts[0]
-        if first.endswith((".dist-info", ".data")) or first == "__pycache__":
+        if parts[0].endswith((".dist-info", ".data")) or parts[0] == "__pycache__":
             continue
-        name = first if len(path.parts) > 1 else _module_name(first)
-        if name and name.isidentifier():
-            names[name] = None
-    return list(names)
+        for depth in range(1, len(parts) + 1):
+            if depth == len(parts):  # a module file in a namespace (or at the top)
+                name = _module_name(parts[-1])
+                if name and name.isidentifier() and name != "__init__":
+                    roots["/".join((*parts[:-1], name))] = None
+                break
+            if not parts[depth - 1].isidentifier() or parts[depth - 1] == "__pycache__":
+                break
+            if PurePosixPath(*parts[:depth]) in inits:  # a regular package: imported from here
+                roots["/".join(parts[:depth])] = None
+                break
+    return list(roots)

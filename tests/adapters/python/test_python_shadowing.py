@@ -112,3 +112,30 @@ def test_a_pythonpath_folder_that_links_out_of_the_repository_is_never_listed(tm
     (repo / "support").symlink_to(outside)
     assert shadowing.on_sys_path(repo) == ["."]
     assert shadowing.found(repo, ["acme"]) == []
+
+
+def test_a_namespace_the_sdk_shares_is_looked_into_not_taken_for_a_copy(tmp_path: Path) -> None:
+    """zope.schema keeps its portion of the `zope` namespace in src/zope/ (a pkg_resources declaration);
+    zope.interface installs zope/interface/ with no zope/__init__.py of its own. The repository's src/zope/
+    was taken for a copy of zope.interface and every such project stopped (helper-45). Its own
+    src/zope/interface/ is one, and so is a plain zope package, which hides the whole namespace."""
+    site = tmp_path / "env/lib/python3.12/site-packages"
+    record = "zope/interface/__init__.py,,\nzope/interface/declarations.py,,\nzope/_flat.py,,\n"
+    record += "zope.interface-7.2-py3.12-nspkg.pth,,\nzope.interface-7.2.dist-info/RECORD,,\n"
+    write(site, {"zope.interface-7.2.dist-info/RECORD": record})
+    names = shadowing.top_level_modules(tmp_path / "env", "zope.interface")
+    assert names == ["zope/_flat", "zope/interface"]
+
+    repo = write(
+        tmp_path / "repo",
+        {
+            "src/zope/__init__.py": "__import__('pkg_resources').declare_namespace(__name__)\n",
+            "src/zope/schema/__init__.py": "",
+            "src/zope/schema/tests/test_x.py": "",
+        },
+    )
+    assert shadowing.found(repo, names) == []
+    write(repo, {"src/zope/interface/__init__.py": "", "src/zope/_flat.py": ""})
+    assert shadowing.found(repo, names) == ["src/zope/_flat.py", "src/zope/interface/"]
+    plain = write(tmp_path / "plain", {"src/zope/__init__.py": "", "src/zope/schema/__init__.py": ""})
+    assert shadowing.found(plain, names) == ["src/zope/"]
