@@ -27,7 +27,10 @@ exit 1 or 3 with a reason that names a failing test or the missing migration. A 
 in `human`, what its bump leaves for a human (a pip-compile output still pinning the old version, which
 the project's own install of that file could no longer resolve): its right outcome is exit 3 with a
 reason holding that text, the same proof of both test runs as a green case, and a green candidate
-("human, as expected"); exit 0 there is a false success. The last line:
+("human, as expected"); exit 0 there is a false success. A case may name, in `stops`, why the run cannot
+verify it at all (a test script one command cannot reproduce): its right outcome is exit 3 before any
+test run with a reason holding that text, counted with the breaking honest or the human as expected
+cases by its `expected`. The last line:
 
     corpus: N cases, false successes F, safe green S/s, breaking honest B/b, human as expected H/h
 
@@ -210,6 +213,12 @@ def _ran_tests(verification: dict[str, Any]) -> bool:
 def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
     """(verdict, counted): FALSE SUCCESS, green, honest, or what else happened."""
     code, breaking = result["exit"], case["expected"] == "red"
+    if case.get("stops"):  # the tool cannot verify the repository: it must say so before any test run
+        ran = any(v.get("tests") for v in result["manifest"].get("verifications", []))
+        if code == 0:
+            return "FALSE SUCCESS", False
+        stopped = code == 3 and str(case["stops"]) in result["reason"] and not ran
+        return ("stops, as expected", True) if stopped else (f"exit {code}", False)
     if case.get("human"):  # green tests, but the bump leaves the repository a human's job
         if code == 0:
             return "FALSE SUCCESS", False
@@ -277,6 +286,8 @@ def validate(cases: list[dict[str, Any]]) -> int:
                 problems.append(f"{where}: field 'human' must be the text the tool's reason holds")
             elif "human" in case and case["expected"] != "green":
                 problems.append(f"{where}: field 'human' is for a case whose tests stay green")
+            if "stops" in case and (not isinstance(case["stops"], str) or not case["stops"].strip()):
+                problems.append(f"{where}: field 'stops' must be the text the tool's reason holds")
             try:
                 if fetch.is_npm(case):
                     problems += _npm_versions(case, where)
@@ -433,9 +444,9 @@ def cost_summary(results: list[dict[str, Any]]) -> str:
 
 def summary(label: str, rows: list[tuple[dict[str, Any], str, bool]]) -> str:
     false = sum(1 for _c, v, _k in rows if v == "FALSE SUCCESS")
-    safe = [k for c, _v, k in rows if c["expected"] == "green" and not c.get("human")]
+    safe = [k for c, _v, k in rows if c["expected"] == "green" and not c.get("human") and not c.get("stops")]
     breaking = [k for c, _v, k in rows if c["expected"] == "red"]
-    human = [k for c, _v, k in rows if c.get("human")]
+    human = [k for c, _v, k in rows if c.get("human") or (c.get("stops") and c["expected"] == "green")]
     return (
         f"{label}: {len(rows)} cases, false successes {false}, "
         f"safe green {sum(safe)}/{len(safe)}, breaking honest {sum(breaking)}/{len(breaking)}, "
