@@ -32,7 +32,11 @@ on part of the suite:
       the others would be dropped. A runner without a reader (tap, ava, tsd …: UNREAD_RUNNERS) beside
       a readable one is such a run (before, it was left out and named "not run": pino's whole tap
       suite beside one jest test ended green on the jest test). Steps that run no runner (`eslint .`,
-      `tsc`, `npm run build`) are no test run and stay out.
+      `tsc`, `npm run build`) are no test run and stay out. So is another package's test run: a
+      command after `cd DIR` that runs tests (`cd rfc/2560 && npm test` was read as the root's own
+      `test`, a cycle, and dropped), and a package manager's run of other packages' scripts
+      (`npm --prefix DIR test`, `npm test --workspaces`, `pnpm -r test`, `yarn workspace X test`).
+      A script whose one test run is such a run stops the run too.
     - variables the script sets for its runner (`ACME_SUITE=full node --test`, `cross-env X=1 jest`,
       `export X=1 &&`, `X=1 npm run unit`): the test box gets the sandbox's environment only, so tests
       those variables switch on would be skipped in both runs. Kept: NODE_OPTIONS (read above) and
@@ -140,6 +144,11 @@ HARMLESS_VARIABLES = frozenset({"TZ", "FORCE_COLOR", "NO_COLOR", "CI", "LANG", "
 # A runner given one of these runs no test (`"pretest": "jest --clearCache"`): no test run.
 NO_RUN_FLAGS = frozenset({"--clearCache", "--showConfig", "--listTests", "--version", "--help", "-h", "-v"})
 PACKAGE_MANAGERS = ("npm", "yarn", "pnpm")
+# A package manager's options that run other packages' scripts than the root's (a folder, workspaces).
+OTHER_PACKAGES = frozenset(
+    {"--prefix", "-C", "--dir", "--cwd", "--workspaces", "-ws", "--workspace", "-w", "--filter", "-F"}
+    | {"-r", "--recursive"}
+)
 EXEC_COMMANDS = ("exec", "x", "dlx")  # `npm exec RUNNER`, `pnpm dlx RUNNER`: the runner itself
 # yarn's and pnpm's own commands: `yarn NAME` runs script NAME only where NAME is none of these.
 MANAGER_COMMANDS = frozenset(
@@ -341,6 +350,11 @@ def _reproducible(runs: list[_Run]) -> None:
             hint="set verification.command to one runner that runs every test (e.g. 'node --test "
             "test/unit/ test/integration/'), or verify the others by hand",
         )
+    if runs and runs[0].command is None:  # its one run is one the command cannot make (`cd test && mocha`)
+        raise RequiresHuman(
+            f"package.json scripts.test runs its tests as the tool cannot ({runs[0].shown})",
+            hint="set verification.command to a runner run from the repository's root, or verify by hand",
+        )
     unset = _unset(runs[0].assigned, runs[0].command.runner if runs[0].command else "") if runs else []
     if unset:
         raise RequiresHuman(
@@ -362,11 +376,22 @@ def _runs(scripts: dict[str, str], name: str, chain: list[str], assigned: tuple[
             continue
         own = [*chain[:-1], f"{chain[-1].rsplit('scripts.', 1)[0]}scripts.{script_name}"]  # pretest
         exported = assigned
+        moved = False  # after `cd DIR`, the script's commands run in another folder (another package)
         for part in _commands(script):
-            if part[0] == "export":
-                exported += tuple(w for w in part[1:] if ASSIGNMENT.match(w))
+            words = [w for w in part if w not in ("(", ")")]
+            if not words:
                 continue
-            runs += _runs_of(scripts, part, own, exported + _assignments(part))
+            if words[0] == "export":
+                exported += tuple(w for w in words[1:] if ASSIGNMENT.match(w))
+                continue
+            if words[0] in ("cd", "pushd"):
+                moved = True
+                continue
+            found = _runs_of(scripts, words, own, exported + _assignments(words))
+            if moved and (found or _npm_run(words) is not None):  # a test run of another folder (helper-46)
+                where = " -> ".join(own)
+                found = [_Run(None, f"{where}: {' '.join(words)[:80]} (after cd: another folder)")]
+            runs += found
     return runs
 
 
@@ -375,6 +400,8 @@ def _runs_of(
 ) -> list[_Run]:
     """The test runs of one command of a script (see _runs); `chain` leads to that script."""
     where = " -> ".join(chain)
+    if _other_packages(part):  # `npm --prefix DIR test`, `npm test --workspaces`: another package's tests
+        return [_Run(None, f"{where}: {' '.join(part)[:80]} (another package's scripts)")]
     named = _npm_run(part)
     if named is not None:
         if named in {c.rsplit("scripts.", 1)[-1] for c in chain}:
@@ -437,6 +464,19 @@ def _from_script(scripts: dict[str, str], name: str, chain: list[str]) -> TestCo
 def _runs_no_test(part: list[str]) -> bool:
     """A runner told only to clear its cache or print something (NO_RUN_FLAGS): no test run."""
     return bool(NO_RUN_FLAGS.intersection(w.split("=", 1)[0] for w in _unwrapped(part)))
+
+
+def _other_packages(words: list[str]) -> bool:
+    """A package manager's test or run command for other packages than the root's (a folder, workspaces:
+    `npm --prefix DIR test`, `npm test -ws`, `pnpm -r test`, `pnpm --filter X test`, `yarn workspace X
+    test`, `yarn workspaces run test`): their scripts are not the root's, and not read here."""
+    rest = _unwrapped(words)
+    if len(rest) < 2 or Path(rest[0]).name not in PACKAGE_MANAGERS:
+        return False
+    args = [w.split("=", 1)[0] for w in rest[1:]]
+    runs = any(a in NPM_TEST or a in NPM_RUN for a in args) or Path(rest[0]).name != "npm"
+    elsewhere = any(a in OTHER_PACKAGES for a in args) or args[0] in ("workspace", "workspaces")
+    return runs and elsewhere
 
 
 def _npm_run(words: list[str]) -> str | None:

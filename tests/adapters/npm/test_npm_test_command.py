@@ -163,3 +163,27 @@ def test_a_runner_without_a_reader_beside_a_readable_one_requires_a_human(tmp_pa
     pino["test-types"] = "tsc && tsd"
     with pytest.raises(RequiresHuman, match=r"makes 3 test runs"):
         detect_scripts(tmp_path, pino)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "cd rfc/2560 && npm install && npm test",  # asn1.js: its sub-packages' suites
+        "(cd packages/core && npm test)",
+        "npm --prefix packages/core test",
+        "npm test --workspaces",
+        "npm run test -ws",
+        "pnpm -r test",
+        "pnpm --filter @acme/core test",
+        "yarn workspace @acme/core test",
+        "yarn workspaces run test",
+    ],
+)
+def test_a_test_run_of_another_package_beside_the_roots_requires_a_human(tmp_path: Path, other: str) -> None:
+    """`cd DIR && npm test` read as the root's own `test` again (a cycle: dropped), `npm --prefix DIR test`
+    and workspaces runs not read at all: the root's mocha run was all that was verified (helper-46)."""
+    with pytest.raises(RequiresHuman, match=r"makes 2 test runs"):
+        detect_scripts(tmp_path, {"test": f"mocha test/ && {other}"})
+    assert detect_scripts(tmp_path, {"test": "mocha test/ && cd docs && make html"}) is not None  # no test
+    with pytest.raises(RequiresHuman, match=r"runs its tests as the tool cannot .*after cd"):
+        detect_scripts(tmp_path, {"test": "cd test && mocha ."})  # run from test/, not from the root
