@@ -449,6 +449,33 @@ def test_the_callers_secret_files_are_empty_wherever_a_box_shows_them(
 
 
 @needs_bwrap
+def test_npms_client_key_is_empty_wherever_a_box_shows_it(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-47: npm takes a registry's client certificate as `//HOST/:keyfile=` and `certfile=` (or an
+    inline `key=`); an npmrc holding no token was no secret file, and the key file it names was none: both
+    were readable in every box, Python runs' too (adapters.secret_files is every box's)."""
+    shared = tmp_path / "shared"  # a folder every box shows, as /opt or /usr are
+    shared.mkdir()
+    (shared / "client.key").write_text("-----BEGIN PRIVATE KEY-----\nKEYFILE-SECRET\n")
+    (shared / "client.crt").write_text("-----BEGIN CERTIFICATE-----\nCERT\n")
+    (shared / "npmrc").write_text(
+        f"//registry.corp.example/:certfile={shared / 'client.crt'}\n"
+        f"//registry.corp.example/:keyfile={shared / 'client.key'}\n"
+        'key="-----BEGIN PRIVATE KEY-----\\nINLINE-SECRET\\n-----END PRIVATE KEY-----"\n'
+    )
+    monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(shared / "npmrc"))
+    monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(tmp_path / "none"))
+    hidden = tuple(Path(f) for f in NPM.secret_files(dict(os.environ)))  # type: ignore[misc]
+    box = Box("sandbox", repo, (Mount(shared),), hidden=hidden)
+    read = "[open(os.path.join(d, f)).read() for f in sorted(os.listdir(d))]"
+    code = f"import os; d = {str(shared)!r}; print({read})"
+    result = run_in(box, code)
+    assert result.ok, result.output_tail
+    assert result.output_tail.strip() == "['', '', '']", result.output_tail
+
+
+@needs_bwrap
 def test_a_secret_file_in_a_masked_folder_does_not_stop_the_box(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

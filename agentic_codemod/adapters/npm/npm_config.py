@@ -153,24 +153,46 @@ def global_config(environ: Mapping[str, str]) -> Path:
 
 def secret_files(environ: Mapping[str, str]) -> list[str]:
     """npm's user and global configuration files that hold a secret (a registry token, a password in a
-    URL): npm's global npmrc sits under its prefix, inside /usr on most machines, where every box would
-    show it to the repository's install scripts (helper-43). A file without one stays visible: npm in
-    the box may need what it says (a `cafile` for a TLS-inspecting proxy)."""
+    URL, a client key inline), and the client certificate's key and certificate files they name: npm's
+    global npmrc sits under its prefix, inside /usr on most machines, where every box would show it to
+    the repository's install scripts (helper-43). A file without one stays visible: npm in the box may
+    need what it says (a `cafile` for a TLS-inspecting proxy)."""
     node = shutil.which("node", path=environ.get("PATH"))
     prefixes = ["/usr", "/usr/local", *([str(Path(node).resolve().parent.parent)] if node else [])]
     named = [environ.get(k, "") for k in ("NPM_CONFIG_USERCONFIG", "npm_config_userconfig")]
     named += [environ.get(k, "") for k in ("NPM_CONFIG_GLOBALCONFIG", "npm_config_globalconfig")]
     home = environ.get("HOME", str(Path.home()))
     places = [*named, f"{home}/.npmrc", "/etc/npmrc", *(f"{x}/etc/npmrc" for x in prefixes)]
-    return [path for path in dict.fromkeys(p for p in places if p) if _holds_secret(Path(path))]
+    found: list[str] = []
+    for path in dict.fromkeys(p for p in places if p):
+        settings = _settings(Path(path))
+        if credentials(settings) or any(_client_key(k) == "key" for k in settings):
+            found.append(path)
+        # the client certificate's files it names (helper-47: a keyfile under /opt was in every box)
+        found += [
+            _expanded(v, home) for k, v in settings.items() if _client_key(k) in ("keyfile", "certfile")
+        ]
+    return [path for path in dict.fromkeys(found) if path]
 
 
-def _holds_secret(path: Path) -> bool:
+def _settings(path: Path) -> dict[str, str]:
     try:
         text = path.read_bytes()[:MAX_NPMRC_BYTES].decode("utf-8", "replace")
     except OSError:
-        return False
-    return bool(credentials({key: value for _line, key, value in parse(text)}))
+        return {}
+    return {key: value for _line, key, value in parse(text)}
+
+
+def _client_key(key: str) -> str:
+    """`key`, `keyfile`, `certfile` (and `cert`) of a client certificate, set for every registry or for one
+    (`//HOST/:keyfile`); "" for any other key."""
+    name = key.rpartition(":")[2] if key.startswith("//") else key
+    return name if name in ("key", "keyfile", "certfile", "cert") else ""
+
+
+def _expanded(value: str, home: str) -> str:
+    value = value.strip()
+    return f"{home}{value[1:]}" if value.startswith("~/") else value
 
 
 def install_env(config: Mapping[str, str]) -> dict[str, str]:
