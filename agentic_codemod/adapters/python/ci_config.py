@@ -398,6 +398,8 @@ class _ToxReading:
                 held += also
                 continue
             line = POSARGS.sub(lambda m: m.group(1) or "", tox_ini.substituted(line))
+            if key not in tox_ini.INSTALL_KEYS:
+                line = tox_ini.env_substituted(line, section.partition(":")[2] or "py")
             if tox_ini.unread(key, line):
                 self.unread.append(f"[{source}] {key}: {line}")
             if "{" not in line or key in tox_ini.INSTALL_KEYS:  # tox_ini.installed_with reads its own

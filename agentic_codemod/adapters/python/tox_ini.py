@@ -310,6 +310,31 @@ def substituted(text: str) -> str:
     return _ENV_DEFAULT.sub(lambda m: m.group(0) if _URL.match(m.group(1)) else m.group(1), text)
 
 
+# tox's own per-env values, as folders inside the repository's copy (where the tests run): what a command
+# passes them to writes there (`--basetemp={envtmpdir}`, `--junitxml={envlogdir}/junit-{envname}.xml`).
+ENV_PATHS = {
+    "{envtmpdir}": ".tox/{name}/tmp",
+    "{env_tmp_dir}": ".tox/{name}/tmp",
+    "{envlogdir}": ".tox/{name}/log",
+    "{env_log_dir}": ".tox/{name}/log",
+    "{envdir}": ".tox/{name}",
+    "{env_dir}": ".tox/{name}",
+    "{toxworkdir}": ".tox",
+    "{work_dir}": ".tox",
+    "{envname}": "{name}",
+    "{env_name}": "{name}",
+}
+
+
+def env_substituted(text: str, name: str) -> str:
+    """A command line with tox's per-env values made for env `name` (ENV_PATHS): a line holding one was
+    left out, and with it the env's whole command, deps and variables (helper-45: pytest-localserver's
+    `--junitxml=junit-{envname}.xml`)."""
+    for key, value in ENV_PATHS.items():
+        text = text.replace(key, value.replace("{name}", name))
+    return text
+
+
 def uncommented(text: str) -> str:
     """A value line without its ` # comment`, as pip reads one (pep508.strip_comment)."""
     return pep508.strip_comment(text).rstrip()

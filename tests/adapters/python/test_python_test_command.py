@@ -104,6 +104,24 @@ def test_tox_commands_choose_the_runner(tmp_path: Path, commands: str, runner: s
     assert (command.argv, command.source, command.runner) == (argv, "tox.ini [testenv] commands", runner)
 
 
+def test_a_tox_command_with_toxs_own_env_values_is_read_with_its_env(tmp_path: Path) -> None:
+    """pytest-localserver's `--junitxml=junit-{envname}.xml` (and `--basetemp={envtmpdir}`, as common)
+    left the line out, and with it the env's command and deps: the run fell back to the tests folder
+    without `requests` and ended "a test dependency is missing" (helper-45)."""
+    from agentic_codemod.adapters.python import ci_config
+
+    tox = "[tox]\nenvlist = py311\n\n[testenv]\ndeps =\n    pytest\n    requests\ncommands =\n"
+    tox += (
+        "  pytest -v \\\n    --junitxml=junit-{envname}.xml \\\n    --basetemp={envtmpdir} {posargs:tests}\n"
+    )
+    write(tmp_path, {"tox.ini": tox, "tests/test_a.py": ""})
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.source == "tox.ini [testenv] commands"
+    assert command.argv == [*PYTEST, "-v", "--basetemp=.tox/py/tmp", "tests", *NEVER_STOP]
+    env = ci_config.test_env(tmp_path)
+    assert env is not None and env.requirement_lines == ["pytest", "requests"]
+
+
 def test_unittest_fallback_for_test_files_elsewhere(tmp_path: Path) -> None:
     command = detect_test_command(write(tmp_path, {"src/app/test_core.py": "import unittest\n"}))
     assert command is not None
