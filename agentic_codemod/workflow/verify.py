@@ -68,7 +68,7 @@ def run_tests(
         repo_copy.stamp_file(copy, stamp, canary.file)  # rewriting the canary is tampering too
     argv = render(command, interpreter, box.inside(junit))
     if canary is not None and canary.named:  # a command that names its test files collects only those
-        argv.append(canary.file)
+        argv.append(canary.argument or canary.file)
     result: ProcessResult = runner(argv, cwd=copy, timeout_s=timeout_s)
     rewritten: list[str] = []
     tampered = repo_copy.touched(

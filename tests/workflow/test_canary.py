@@ -3,6 +3,7 @@ output the coder, the reviewer and a lesson read."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -238,3 +239,30 @@ def test_a_runner_that_died_before_writing_any_report_is_red_and_named_not_calle
     assert pipeline.no_test_failed(died) == (
         "exit 1, no failing test id; its output ends: ImportError: cannot import name '_request_ctx_stack'"
     )
+
+
+@pytest.mark.parametrize("layout", ["", "src"])
+def test_a_unittest_command_naming_modules_gets_the_canary_named_beside_them(
+    tmp_path: Path, layout: str
+) -> None:
+    """isodate runs `python -m unittest -v isodate.tests.test_suite`: unittest runs only the modules it is
+    given, and the canary planted beside them was never run, so every run ended "the canary went missing
+    ... no result can be trusted" on a repository hiding nothing (helper-45)."""
+    base = tmp_path / layout
+    for rel in ("pkg/__init__.py", "pkg/tests/__init__.py"):
+        (base / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / rel).write_text("")
+    (base / "pkg" / "tests" / "test_suite.py").write_text(
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    )
+    argv = ["{interpreter}", "-m", "unittest", "-v", "pkg.tests.test_suite.T"]
+    canary = oracle.plant(tmp_path, Command(argv=argv, source="t", runner="unittest"), FACTS)
+    assert canary is not None and canary.named
+    assert canary.argument == f"pkg.tests.{Path(canary.file).stem}"
+    assert canary.file == (f"{layout}/" if layout else "") + f"pkg/tests/{Path(canary.file).name}"
+    env = {**os.environ, "PYTHONPATH": str(base)}
+    done = subprocess.run(
+        [sys.executable, "-m", "unittest", "-v", "pkg.tests.test_suite.T", canary.argument],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert canary.token in done.stderr and "test_a" in done.stderr, done.stderr
