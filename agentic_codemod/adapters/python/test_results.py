@@ -73,10 +73,11 @@ def reports_each_test(command: TestCommand) -> bool:
     return True
 
 
-# A `-v` result line's start: 'name (id) ... ' (a subtest's '(params)' after the id), its status after
+# A `-v` result line's start: 'name (id) ... ' (a subtest's '(params)' after the id; a class a function
+# builds has `<locals>` in its id), its status after
 # the dots or on a later line of its own (output the test wrote to the same stream comes between: a
 # logging warning, a DeprecationWarning); or 'name (id)' then the docstring line with ' ... '.
-UNITTEST_START = re.compile(r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*?\))?)(?: \.\.\. ?(.*))?$")
+UNITTEST_START = re.compile(r"^ *(\S+) \(([\w.<>]+)\)((?: \([^\n]*?\))?)(?: \.\.\. ?(.*))?$")
 UNITTEST_STATUS_TEXT = re.compile(r"(ok|FAIL|ERROR|unexpected success|expected failure|skipped\b.*)$")
 UNITTEST_STATUS = {"ok": "passed", "FAIL": "failed", "ERROR": "failed", "unexpected success": "failed"}
 _RANK = {"passed": 0, "skipped": 1, "failed": 2}
@@ -84,14 +85,16 @@ _RANK = {"passed": 0, "skipped": 1, "failed": 2}
 
 def _unittest_outcomes(output: str) -> dict[str, str] | None:
     """Each `-v` result's test id and outcome (an expected failure and a skip: skipped); an id printed
-    twice keeps its worst outcome (a line the tests print cannot turn a skip into a pass). None without a
-    'Ran N tests' line (the run did not finish), or where fewer tests were read than ran: a result whose
-    status cannot be found (cut output, a line this reading does not model) leaves the gate without
-    proof (test_ids.unread), never with a test silently missing from one phase."""
+    twice keeps its worst outcome (a line the tests print cannot turn a skip into a pass; classes a
+    factory builds alike print one id for several tests: each result line counts). None without a
+    'Ran N tests' line (the run did not finish), or where fewer results were read than tests ran: a
+    result whose status cannot be found (cut output, a line this reading does not model) leaves the gate
+    without proof (test_ids.unread), never with a test silently missing from one phase."""
     ran = re.search(r"^Ran (\d{1,9}) tests?", output, re.MULTILINE)
     if not ran:
         return None
     found: dict[str, str] = {}
+    results = 0  # result lines of tests (not subtests): ids repeat where a factory builds classes alike
     pending: tuple[str, str, str] | None = None
     for line in output[: ran.start()].splitlines():
         start = UNITTEST_START.match(line)
@@ -111,9 +114,9 @@ def _unittest_outcomes(output: str) -> dict[str, str] | None:
             outcome = UNITTEST_STATUS.get(status.group(1), "skipped")
             if _RANK[outcome] >= _RANK.get(found.get(test_id, ""), -1):
                 found[test_id] = outcome
+            results += not test_id.endswith(")") or " (" not in test_id  # subtests' lines come in addition
             pending = None
-    tests = {t for t in found if not t.endswith(")") or " (" not in t}  # subtests' lines come in addition
-    return found if len(tests) >= int(ran.group(1)) else None
+    return found if results >= int(ran.group(1)) else None
 
 
 def read_stestr(copy: Path) -> tuple[Tally | None, list[str]]:
@@ -165,12 +168,12 @@ def unnamed_failures(count: int) -> str:
 
 # `-v` result lines: 'name (id) ... FAIL', a docstring line between, a subtest's '(params)' after.
 UNITTEST_RESULT = re.compile(
-    r"^ *(\S+) \(([\w.]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. (?:FAIL|ERROR|unexpected success)$",
+    r"^ *(\S+) \(([\w.<>]+)\)((?: \([^\n]*\))?)(?:\n[^\n]*)? \.\.\. (?:FAIL|ERROR|unexpected success)$",
     re.MULTILINE,
 )
 # Report headers: 'FAIL: name (id)', 'ERROR: name (id) (params)', 'UNEXPECTED SUCCESS: name (id)'.
 UNITTEST_HEADER = re.compile(
-    r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): (\S+) \(([\w.]+)\)((?: \([^\n]*\))?)$", re.MULTILINE
+    r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): (\S+) \(([\w.<>]+)\)((?: \([^\n]*\))?)$", re.MULTILINE
 )
 # What an import of a test module that failed on a missing module prints (pytest, unittest, stestr,
 # trial: its loader in the traceback).
