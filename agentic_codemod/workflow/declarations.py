@@ -48,6 +48,10 @@ declaration without a version, an open range the strategy keeps (`>=1` under rep
 or ranges that admit `to` without pinning it prove nothing: the plan then marks the run verify only (both
 versions are tested, nothing is edited). So `nothing_to_do` without a test run is left for the two proven
 cases: declared nowhere the bump edits and imported nowhere, or every deciding declaration pins `to`.
+Not proven by the first (open, the corpus' flask1-markupsafe21): a dependency the repository gets only
+through another package (Flask 1.1.4's MarkupSafe through Jinja2), which the tests load all the same and
+which `to` may break. Telling it from an unused one needs what the tests' environment installs (whether
+any installed distribution requires the SDK), known only after the baseline's install.
 """
 
 from __future__ import annotations
