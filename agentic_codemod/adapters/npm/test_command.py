@@ -474,8 +474,9 @@ def _other_packages(words: list[str]) -> bool:
     if len(rest) < 2 or Path(rest[0]).name not in PACKAGE_MANAGERS:
         return False
     args = [w.split("=", 1)[0] for w in rest[1:]]
-    runs = any(a in NPM_TEST or a in NPM_RUN for a in args) or Path(rest[0]).name != "npm"
-    elsewhere = any(a in OTHER_PACKAGES for a in args) or args[0] in ("workspace", "workspaces")
+    args = args[: args.index("--")] if "--" in args else args  # after `--`: the script's own arguments
+    runs = any(a in NPM_TEST or "test" in a for a in args if not a.startswith("-"))  # not `pnpm -r build`
+    elsewhere = any(a in OTHER_PACKAGES for a in args) or args[:1] in (["workspace"], ["workspaces"])
     return runs and elsewhere
 
 

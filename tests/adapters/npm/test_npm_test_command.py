@@ -185,5 +185,7 @@ def test_a_test_run_of_another_package_beside_the_roots_requires_a_human(tmp_pat
     with pytest.raises(RequiresHuman, match=r"makes 2 test runs"):
         detect_scripts(tmp_path, {"test": f"mocha test/ && {other}"})
     assert detect_scripts(tmp_path, {"test": "mocha test/ && cd docs && make html"}) is not None  # no test
+    assert detect_scripts(tmp_path, {"test": "pnpm -r build && mocha test/"}) is not None  # a build
+    assert detect_scripts(tmp_path, {"test": "npm run unit -- -w", "unit": "mocha test/"}) is not None
     with pytest.raises(RequiresHuman, match=r"runs its tests as the tool cannot .*after cd"):
         detect_scripts(tmp_path, {"test": "cd test && mocha ."})  # run from test/, not from the root
