@@ -62,14 +62,16 @@ class Canary:
         said = [t for t in case_ids if prefix in t]
         answers = {t.partition(prefix)[2].partition(" ")[0] for t in said}
         sdk: SdkResolution = "unknown"
-        if tally is not None and said:
+        if tally is not None:
+            # its failure is read wherever the ids are not (helper-48: taken for a third failure of the
+            # canary's, it hid a copy of the SDK first on sys.path)
             failing = [t for t in tally.failing if prefix in t]
             tally.failing = [t for t in tally.failing if prefix not in t]
             for _ in failing:  # a runner that failed a skipped test: counted, and no answer
                 _uncount(tally)
             if failing and self.rechecks_sdk:  # it failed as it must where the SDK was then elsewhere
                 sdk = "elsewhere"
-            if not failing:
+            if not failing and said:
                 tally.skipped = max(tally.skipped - len(said), 0)
                 if answers == {"installed"} or answers == {"elsewhere"}:
                     sdk = "installed" if answers == {"installed"} else "elsewhere"

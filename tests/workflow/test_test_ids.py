@@ -13,6 +13,7 @@ import pytest
 
 from agentic_codemod.adapters.python import ADAPTER, subunit, trial_output
 from agentic_codemod.adapters.python import test_results as readers
+from agentic_codemod.adapters.types import SDK_TEST
 from agentic_codemod.models import Tally, VerificationResult
 from agentic_codemod.tools.junit import junit_case_ids, read_junit
 from agentic_codemod.workflow import oracle, verify
@@ -581,3 +582,24 @@ def test_unittest_classes_a_factory_builds_alike_are_read_by_their_result_lines(
     assert readers._unittest_outcomes(output) == {"pkg.test_made.make.<locals>.TestParse.test_it": "passed"}
     failing = output.replace("test_it (pkg.test_made.make.<locals>.TestParse.test_it) ... ok", "", 1)
     assert readers._unittest_outcomes(failing) is None  # a result line fewer than ran: no proof
+
+
+def test_more_than_one_ran_line_is_no_reading_of_the_run(tmp_path: Path) -> None:
+    """A test that prints `Ran N tests` (as it is imported, or from a runner of its own) made the reading
+    stop there: N printed result lines stood for the run's (helper-48). Such output is read as nothing."""
+    suite = {"pkg/__init__.py": "", "pkg/test_a.py": SUITE["pkg/test_a.py"].split("    def test_sub")[0]}
+    output = run(make(tmp_path, suite), "-m", "unittest", "discover", "-v")
+    assert readers.counts_from_output(output) is not None and readers._unittest_outcomes(output) is not None
+    printed = "test_x (pkg.test_0.T.test_x) ... ok\n\nRan 1 test in 0.001s\n\nOK\n" + output
+    assert readers.counts_from_output(printed) is None and readers._unittest_outcomes(printed) is None
+
+
+def test_the_canarys_sdk_test_failing_is_read_where_no_id_could_be(tmp_path: Path) -> None:
+    """The SDK test's failure (it fails where the SDK is elsewhere as the tests run) was read only beside
+    its ids; without them it counted as a third failure of the canary's, which then read as failed as it
+    must (helper-48)."""
+    canary = oracle.Canary(file="t.py", token="c0ffee", checks_sdk=True, rechecks_sdk=True, must_fail=2)
+    failing = ["x.c0ffee.test_a", "x.c0ffee.test_b", f"x.c0ffee{SDK_TEST}elsewhere"]
+    tally = Tally(passed=5, failed=3, failing=failing)
+    assert canary.read(tally, []) == ("failed", "elsewhere")
+    assert (tally.failed, tally.failing) == (0, [])

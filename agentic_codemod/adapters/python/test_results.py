@@ -90,7 +90,7 @@ def _unittest_outcomes(output: str) -> dict[str, str] | None:
     'Ran N tests' line (the run did not finish), or where fewer results were read than tests ran: a
     result whose status cannot be found (cut output, a line this reading does not model) leaves the gate
     without proof (test_ids.unread), never with a test silently missing from one phase."""
-    ran = re.search(r"^Ran (\d{1,9}) tests?", output, re.MULTILINE)
+    ran = _ran(output)
     if not ran:
         return None
     found: dict[str, str] = {}
@@ -136,7 +136,7 @@ def counts_from_output(output: str) -> Tally | None:
     named by id ('pkg.mod.Class.test_x', a subtest with its parameters) from the `-v` result lines
     ('test_x (pkg.mod.Class.test_x) ... FAIL') and the report headers ('ERROR: test_x (...)'); when the
     output was cut and fewer ids than failures are left, `failing` says so (`unnamed_failures`)."""
-    ran = re.search(r"^Ran (\d{1,9}) tests?", output, re.MULTILINE)
+    ran = _ran(output)
     if not ran:
         return None
     total = int(ran.group(1))
@@ -158,6 +158,18 @@ def counts_from_output(output: str) -> Tally | None:
         skipped=skipped,
         failing=failing,
     )
+
+
+RAN = re.compile(r"^Ran (\d{1,9}) tests?", re.MULTILINE)
+
+
+def _ran(output: str) -> re.Match[str] | None:
+    """unittest's one 'Ran N tests' line, or None: none (the run did not finish), or more than one. A
+    test can print one as it is imported, above the real results, or run a runner of its own: the
+    reading that stopped at the first took N printed result lines for the run's and never read the
+    canary's (helper-48: a copy of the SDK first on sys.path then read green, exit 0)."""
+    found = RAN.findall(output)
+    return RAN.search(output) if len(found) == 1 else None
 
 
 def unnamed_failures(count: int) -> str:
