@@ -35,6 +35,7 @@ cannot know).
 
 from __future__ import annotations
 
+import ast
 import configparser
 import fnmatch
 import os
@@ -109,6 +110,8 @@ def found(root: Path, names: list[str]) -> list[str]:
             rel = namespace if folder == "." else f"{folder}/{namespace}"
             if _real_folders(root, folder, namespace) and _is_package(root / rel) and not _shares(root / rel):
                 shadows.append(f"{rel}/")
+            if os.path.lexists(root / f"{rel}.pkg"):  # pkgutil.extend_path adds the folders it names
+                shadows.append(f"{rel}.pkg")
         for below, names_here in sorted(wanted.items()):
             where = posixpath.join(folder, below) if below else folder
             if below and not _real_folders(root, folder, below):
@@ -129,10 +132,40 @@ def found(root: Path, names: list[str]) -> list[str]:
 
 def _shares(package: Path) -> bool:
     """Whether a package's `__init__.py` extends its `__path__` over every portion of its namespace
-    (pkg_resources' declare_namespace, pkgutil's extend_path), as zope.schema's `src/zope/` does; a plain
-    package of that name (or an `__init__` extension) is imported instead of the whole namespace."""
+    (pkg_resources' declare_namespace, pkgutil's extend_path, called), as zope.schema's `src/zope/` does,
+    and sets `__path__` no other way, with no other `__init__` module beside it; a plain package of that
+    name is imported instead of the whole namespace (helper-48: the word in a comment, or `__path__` set
+    to a folder of its own, passed a text search)."""
+    try:
+        others = [f for f in os.listdir(package) if _module_name(f) == "__init__" and f != "__init__.py"]
+    except OSError:
+        return False
     text = _small_text(package / "__init__.py")
-    return "declare_namespace" in text or "extend_path" in text
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    declares = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node) in ("declare_namespace", "extend_path"):
+            declares = True
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id == "__path__" for t in targets
+        ):
+            value = getattr(node, "value", None)
+            if not (
+                isinstance(node, ast.Assign)
+                and isinstance(value, ast.Call)
+                and _called(value) == "extend_path"
+            ):
+                return False
+    return declares and not others
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _real_folders(root: Path, folder: str, below: str) -> bool:

@@ -139,3 +139,40 @@ def test_a_namespace_the_sdk_shares_is_looked_into_not_taken_for_a_copy(tmp_path
     assert shadowing.found(repo, names) == ["src/zope/_flat.py", "src/zope/interface/"]
     plain = write(tmp_path / "plain", {"src/zope/__init__.py": "", "src/zope/schema/__init__.py": ""})
     assert shadowing.found(plain, names) == ["src/zope/"]
+
+
+SHARED = "from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        (  # the word in a comment, and `__path__` set to a folder of its own
+            {
+                "src/zope/__init__.py": (
+                    "# a namespace package (pkgutil.extend_path)\n"
+                    "import os\n__path__ = [os.path.join(os.path.dirname(__file__), '_v')]\n"
+                ),
+                "src/zope/_v/interface/__init__.py": "",
+            },
+            "src/zope/",
+        ),
+        (  # a shared portion, and pkgutil's .pkg file naming a folder with a copy
+            {
+                "src/zope/__init__.py": SHARED,
+                "src/zope.pkg": "vendored/zope\n",
+                "vendored/zope/interface/__init__.py": "",
+            },
+            "src/zope.pkg",
+        ),
+    ],
+    ids=["comment-and-own-path", "pkg-file"],
+)
+def test_a_namespace_portion_that_only_seems_shared_is_named(
+    tmp_path: Path, files: dict[str, str], named: str
+) -> None:
+    """helper-48: `_shares` was a text search for `extend_path` / `declare_namespace`, and pkgutil's
+    `.pkg` files were not looked at: either put zope.interface's copy first while nothing was named
+    (the canary's run-time question still caught both)."""
+    repo = write(tmp_path, {**files, "src/zope/schema/tests/test_x.py": ""})
+    assert named in shadowing.found(repo, ["zope/interface"])
