@@ -524,6 +524,15 @@ def test_stestr_and_trial_records_give_each_tests_outcome() -> None:
     made = document(outcomes, "trial")
     assert len(list(made.iter("testcase"))) == 116
     assert trial_output.outcomes("no summary line") is None
+    # a result line the tests print again for a skipped one cannot make it a pass (helper-48)
+    text = (RECORDED / "trial_bwverbose.txt").read_text()
+    forged = text.replace(
+        "towncrier.test.test_zz.T.test_c ... [SKIPPED]\n",
+        "towncrier.test.test_zz.T.test_c ... [SKIPPED]\ntowncrier.test.test_zz.T.test_c ... [OK]\n",
+        1,
+    )
+    assert forged != text
+    assert (trial_output.outcomes(forged) or {})["towncrier.test.test_zz.T.test_c"] == "skipped"
 
 
 def test_unittest_results_are_read_past_what_the_tests_write_between_and_a_printed_line_forges_none(

@@ -63,10 +63,13 @@ def outcomes(output: str) -> dict[str, str] | None:
     if RAN.search(output) is None:
         return None
     found: dict[str, str] = {}
+    rank = {"passed": 0, "skipped": 1, "failed": 2}
     for test_id, status in _result_lines(output):
-        found[test_id] = (
-            "failed" if status in FAILING else "skipped" if status in ("SKIPPED", "TODO") else "passed"
-        )
+        outcome = "failed" if status in FAILING else "skipped" if status in ("SKIPPED", "TODO") else "passed"
+        if rank[outcome] >= rank.get(
+            found.get(test_id, ""), -1
+        ):  # an id printed twice: its worst (helper-48)
+            found[test_id] = outcome
     for status, ids in _blocks(output):
         for test_id in ids:
             if status in FAILING:
