@@ -298,6 +298,10 @@ class TestFacts:
     # case_report): then a phase whose outcomes cannot be read fails the gate, never leaving the count gate
     # alone. None: unknown (a runner with counts only keeps the count gate)
     reports_each_test: Callable[[TestCommand], bool] | None = None
+    # (a copy, the command) -> the test files it names other than by their path (unittest's dotted
+    # modules): {file: how a file beside it is named on the command line}; the canary goes beside one
+    # and is named so (the command runs only what it names). None: every runner names files by path
+    names_beside: Callable[[Path, TestCommand], dict[str, Callable[[str], str]]] | None = None
 
 
 @dataclass(frozen=True)

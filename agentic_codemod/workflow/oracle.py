@@ -26,8 +26,6 @@ sys.modules, or a copy a conftest.py put first on sys.path, is "elsewhere".
 from __future__ import annotations
 
 import os
-import posixpath
-import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,8 +101,8 @@ def plant(root: Path, command: TestCommand, facts: TestFacts, sdk: str | None = 
     test/a.test.js`, `pytest tests/test_a.py`) the canary goes beside one of those, and its path is
     added to the command (Canary.named), since such a runner collects nothing else."""
     named = _named_test_files(command, facts)
-    modules = _named_modules(root, command)  # {file: the folder its dotted name starts from}
-    named = named | frozenset(modules)
+    beside = facts.names_beside(root, command) if facts.names_beside else {}  # named other than by path
+    named = named | frozenset(beside)
     best: tuple[int, int, str] | None = None
     best_named: tuple[int, int, str] | None = None
     for start in _start_dirs(root, command, facts.start_options):
@@ -128,50 +126,16 @@ def plant(root: Path, command: TestCommand, facts: TestFacts, sdk: str | None = 
     path = sibling.parent / planted.name
     path.write_text(planted.text, encoding="utf-8")
     file = path.relative_to(root).as_posix()
-    base = modules.get(best[2]) if best_named is not None else None
+    naming = beside.get(best[2]) if best_named is not None else None
     return Canary(
         file=file,
         token=token,
         named=best_named is not None,
-        argument=_dotted(file, base) if base is not None else "",
+        argument=naming(file) if naming is not None else "",
         checks_sdk=planted.checks_sdk,
         rechecks_sdk=planted.rechecks_sdk,
         must_fail=planted.must_fail,
     )
-
-
-DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-MODULE_BASES = ("", "src")  # where a dotted name's first part may be: the working folder, a src layout
-
-
-def _named_modules(root: Path, command: TestCommand) -> dict[str, str]:
-    """unittest's arguments naming test modules by dotted name (`isodate.tests.test_suite`, or a class or
-    method in one): {the module's file, repository-relative: the folder the name starts from}. Such a
-    command runs only what it names, so the canary must be named beside them (helper-45: without it,
-    every run of isodate's suite was "the canary went missing ... no result can be trusted")."""
-    if command.runner != "unittest":
-        return {}
-    found: dict[str, str] = {}
-    for arg in command.argv[1:]:
-        if not DOTTED.fullmatch(arg):
-            continue
-        parts = arg.split(".")
-        for end in range(len(parts), 1, -1):  # a module, or a class or method in one
-            hit = [b for b in MODULE_BASES if _regular(root / b / ("/".join(parts[:end]) + ".py"))]
-            if hit:
-                found[posixpath.join(hit[0], "/".join(parts[:end]) + ".py")] = hit[0]
-                break
-    return found
-
-
-def _regular(path: Path) -> bool:
-    return path.is_file() and not path.is_symlink()
-
-
-def _dotted(file: str, base: str) -> str:
-    """The dotted module name of `file` (a .py file) under folder `base`."""
-    rel = posixpath.relpath(file, base) if base else file
-    return rel.removesuffix(".py").replace("/", ".")
 
 
 def _named_test_files(command: TestCommand, facts: TestFacts) -> frozenset[str]:

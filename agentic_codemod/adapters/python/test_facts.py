@@ -20,9 +20,12 @@ detect(root)                          a Python dependency file or setup.py at th
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import posixpath
 import re
 import secrets
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from agentic_codemod.adapters.python.shadowing import STRAY_NAMES
@@ -330,6 +333,48 @@ def parallel(command: TestCommand, root: Path) -> bool:
     return False
 
 
+DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+MODULE_BASES = ("", "src")  # where a dotted name's first part may be: the working folder, a src layout
+
+
+def names_beside(root: Path, command: TestCommand) -> dict[str, Callable[[str], str]]:
+    """TestFacts.names_beside: unittest's arguments naming test modules by dotted name
+    (`isodate.tests.test_suite`, or a class or method in one): {the module's file, repository-relative:
+    how a file beside it is named, its dotted name from the same folder}. Such a command runs only what
+    it names, so the canary must be named beside them (helper-45: without it, every run of isodate's
+    suite was "the canary went missing ... no result can be trusted")."""
+    return {
+        file: functools.partial(_dotted, base=base) for file, base in _named_modules(root, command).items()
+    }
+
+
+def _named_modules(root: Path, command: TestCommand) -> dict[str, str]:
+    """{a module file the command names by dotted name: the folder its name starts from}."""
+    if command.runner != "unittest":
+        return {}
+    found: dict[str, str] = {}
+    for arg in command.argv[1:]:
+        if not DOTTED.fullmatch(arg):
+            continue
+        parts = arg.split(".")
+        for end in range(len(parts), 1, -1):  # a module, or a class or method in one
+            hit = [b for b in MODULE_BASES if _regular(root / b / ("/".join(parts[:end]) + ".py"))]
+            if hit:
+                found[posixpath.join(hit[0], "/".join(parts[:end]) + ".py")] = hit[0]
+                break
+    return found
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def _dotted(file: str, base: str) -> str:
+    """The dotted module name of `file` (a .py file) under folder `base`."""
+    rel = posixpath.relpath(file, base) if base else file
+    return rel.removesuffix(".py").replace("/", ".")
+
+
 TEST_FACTS = TestFacts(
     source_suffixes=SOURCE_SUFFIXES,
     ast_grep_languages=AST_GREP_LANGUAGES,
@@ -354,6 +399,7 @@ TEST_FACTS = TestFacts(
     rule_risk=None,  # workflow/rule_risk.py reads Python's syntax tree itself
     case_report=case_report,
     reports_each_test=reports_each_test,
+    names_beside=names_beside,
 )
 # Every sandboxed process of a Python run: no bytecode written into the copy, no pytest cache.
 SANDBOX_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider"}
