@@ -133,7 +133,7 @@ def found(root: Path, names: list[str]) -> list[str]:
 def _shares(package: Path) -> bool:
     """Whether a package's `__init__.py` extends its `__path__` over every portion of its namespace
     (pkg_resources' declare_namespace, pkgutil's extend_path, called), as zope.schema's `src/zope/` does,
-    and sets `__path__` no other way, with no other `__init__` module beside it; a plain package of that
+    and touches `__path__` no other way, with no other `__init__` module beside it; a plain package of that
     name is imported instead of the whole namespace (helper-48: the word in a comment, or `__path__` set
     to a folder of its own, passed a text search)."""
     try:
@@ -145,22 +145,32 @@ def _shares(package: Path) -> bool:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return False
-    declares = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _called(node) in ("declare_namespace", "extend_path"):
-            declares = True
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
-            isinstance(t, ast.Name) and t.id == "__path__" for t in targets
-        ):
-            value = getattr(node, "value", None)
-            if not (
-                isinstance(node, ast.Assign)
-                and isinstance(value, ast.Call)
-                and _called(value) == "extend_path"
+    nodes = list(ast.walk(tree))
+    declares = any(
+        isinstance(n, ast.Call) and _called(n) in ("declare_namespace", "extend_path") for n in nodes
+    )
+    kept: set[int] = set()  # the two `__path__`s of `__path__ = extend_path(__path__, __name__)`
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call):
+            args = n.value.args
+            if (
+                _names_path(n.targets[0])
+                and _called(n.value) == "extend_path"
+                and args
+                and _names_path(args[0])
             ):
-                return False
-    return declares and not others
+                kept |= {id(n.targets[0]), id(args[0])}
+    # any other use of `__path__` (an assignment, `.insert(0, ...)`, `globals()["__path__"]`) may put a
+    # folder of the repository's first
+    return declares and not others and all(id(n) in kept for n in nodes if _names_path(n))
+
+
+def _names_path(node: ast.AST) -> bool:
+    return (
+        (isinstance(node, ast.Name) and node.id == "__path__")
+        or (isinstance(node, ast.Attribute) and node.attr == "__path__")
+        or (isinstance(node, ast.Constant) and node.value == "__path__")
+    )
 
 
 def _called(call: ast.Call) -> str:

@@ -157,6 +157,13 @@ SHARED = "from pkgutil import extend_path\n__path__ = extend_path(__path__, __na
             },
             "src/zope/",
         ),
+        (  # extended, then a folder of its own put first
+            {
+                "src/zope/__init__.py": SHARED + "__path__.insert(0, __path__[0] + '/_v')\n",
+                "src/zope/_v/interface/__init__.py": "",
+            },
+            "src/zope/",
+        ),
         (  # a shared portion, and pkgutil's .pkg file naming a folder with a copy
             {
                 "src/zope/__init__.py": SHARED,
@@ -166,7 +173,7 @@ SHARED = "from pkgutil import extend_path\n__path__ = extend_path(__path__, __na
             "src/zope.pkg",
         ),
     ],
-    ids=["comment-and-own-path", "pkg-file"],
+    ids=["comment-and-own-path", "path-inserted", "pkg-file"],
 )
 def test_a_namespace_portion_that_only_seems_shared_is_named(
     tmp_path: Path, files: dict[str, str], named: str
