@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -418,6 +419,16 @@ def test_the_machines_private_keys_folder_is_an_empty_tmpfs_inside(repo: Path) -
         assert certs.output_tail.strip() == "True"
 
 
+def read_in_box(repo: Path, folder: Path, hidden: tuple[Path, ...]) -> list[str]:
+    """What each file of `folder` (mounted) reads as from inside a box that hides `hidden`, by name."""
+    box = Box("sandbox", repo, (Mount(folder),), hidden=hidden)
+    read = "[open(os.path.join(d, f)).read() for f in sorted(os.listdir(d))]"
+    code = f"import json, os; d = {str(folder)!r}; print(json.dumps({read}))"
+    result = run_in(box, code)
+    assert result.ok, result.output_tail
+    return list(json.loads(result.output_tail.strip().splitlines()[-1]))
+
+
 @needs_bwrap
 def test_the_callers_secret_files_are_empty_wherever_a_box_shows_them(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -440,12 +451,7 @@ def test_the_callers_secret_files_are_empty_wherever_a_box_shows_them(
     hidden = [Path(f) for a in (PYTHON, NPM) if a.secret_files for f in a.secret_files(dict(os.environ))]
     assert wheels / "link.pem" in hidden and wheels / "npmrc" in hidden
     assert tmp_path / "plain-npmrc" not in hidden
-    box = Box("sandbox", repo, (Mount(wheels),), hidden=tuple(hidden))
-    read = "[open(os.path.join(d, f)).read() for f in sorted(os.listdir(d))]"
-    code = f"import os; d = {str(wheels)!r}; print({read})"
-    result = run_in(box, code)
-    assert result.ok, result.output_tail
-    assert result.output_tail.strip() == "['', '', '', 'a wheel\\n']", result.output_tail
+    assert read_in_box(repo, wheels, tuple(hidden)) == ["", "", "", "a wheel\n"]
 
 
 @needs_bwrap
@@ -467,12 +473,7 @@ def test_npms_client_key_is_empty_wherever_a_box_shows_it(
     monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(shared / "npmrc"))
     monkeypatch.setenv("NPM_CONFIG_USERCONFIG", str(tmp_path / "none"))
     hidden = tuple(Path(f) for f in NPM.secret_files(dict(os.environ)))  # type: ignore[misc]
-    box = Box("sandbox", repo, (Mount(shared),), hidden=hidden)
-    read = "[open(os.path.join(d, f)).read() for f in sorted(os.listdir(d))]"
-    code = f"import os; d = {str(shared)!r}; print({read})"
-    result = run_in(box, code)
-    assert result.ok, result.output_tail
-    assert result.output_tail.strip() == "['', '', '']", result.output_tail
+    assert read_in_box(repo, shared, hidden) == ["", "", ""]
 
 
 @needs_bwrap

@@ -186,10 +186,8 @@ def _box_packages(packages: PackageSources, url: Any) -> PackageSources:
 def _html_page(text: str, page_url: str, url: Any) -> str:
     """Every href and src of a PEP 503 page (quoted or not) resolved against the page (its first <base>
     with an href, as pip reads it) and fronted, in one pass over the page."""
-    base = page_url
-    for _, _, value in _base_hrefs(text):
-        base = urllib.parse.urljoin(page_url, html.unescape(value))
-        break
+    first = next(_base_hrefs(text), None)
+    base = urllib.parse.urljoin(page_url, html.unescape(first[2])) if first else page_url
     out: list[str] = []
     done = 0
     for start, end, value in _attributes(text, LINK_ATTRIBUTE, 0, len(text)):

@@ -168,8 +168,8 @@ def _ran(output: str) -> re.Match[str] | None:
     test can print one as it is imported, above the real results, or run a runner of its own: the
     reading that stopped at the first took N printed result lines for the run's and never read the
     canary's (helper-48: a copy of the SDK first on sys.path then read green, exit 0)."""
-    found = RAN.findall(output)
-    return RAN.search(output) if len(found) == 1 else None
+    found = list(RAN.finditer(output))
+    return found[0] if len(found) == 1 else None
 
 
 def unnamed_failures(count: int) -> str:

@@ -57,18 +57,18 @@ def read(output: str) -> tuple[Tally, list[str]] | None:
     return tally, ids
 
 
+RANK = {"passed": 0, "skipped": 1, "failed": 2}  # an id printed twice keeps the worst
+
+
 def outcomes(output: str) -> dict[str, str] | None:
     """Each test id's outcome from the result lines and the problem report: passed, failed or skipped
     (a TODO is skipped, as the tally counts it); None: the run did not finish."""
     if RAN.search(output) is None:
         return None
     found: dict[str, str] = {}
-    rank = {"passed": 0, "skipped": 1, "failed": 2}
     for test_id, status in _result_lines(output):
         outcome = "failed" if status in FAILING else "skipped" if status in ("SKIPPED", "TODO") else "passed"
-        if rank[outcome] >= rank.get(
-            found.get(test_id, ""), -1
-        ):  # an id printed twice: its worst (helper-48)
+        if RANK[outcome] >= RANK.get(found.get(test_id, ""), -1):  # printed twice: its worst (helper-48)
             found[test_id] = outcome
     for status, ids in _blocks(output):
         for test_id in ids:
