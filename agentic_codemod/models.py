@@ -87,6 +87,11 @@ class ChangePlan(Artifact):
     # admits both `from` and `to`, e.g. a bare name): the run edits nothing and tests both versions. Green
     # ends `nothing_to_do` (verified), red requires a human; it never yields a candidate to publish.
     verify_only: bool = False
+    # With verify_only: the repository neither declares nor imports the SDK, so only its install can tell
+    # whether another package brings it in (Flask 1.x's MarkupSafe, through Jinja2), which the tests load all
+    # the same. The baseline installs the repository's dependencies alone first: the SDK absent ends the run
+    # `nothing_to_do`; present, it is put on `from` and both versions are tested.
+    if_installed: bool = False
     reason: str = ""
     steps: list[str] = Field(default_factory=list)
     allowed_paths: list[str] = Field(default_factory=list)

@@ -46,12 +46,13 @@ Proof is every declaration that decides the installed version (the roles the bum
 computed values) admitting `to` and no version of `from`, and one of them pinning `to` exactly. A
 declaration without a version, an open range the strategy keeps (`>=1` under replace), a computed value,
 or ranges that admit `to` without pinning it prove nothing: the plan then marks the run verify only (both
-versions are tested, nothing is edited). So `nothing_to_do` without a test run is left for the two proven
-cases: declared nowhere the bump edits and imported nowhere, or every deciding declaration pins `to`.
-Not proven by the first (open, the corpus' flask1-markupsafe21): a dependency the repository gets only
-through another package (Flask 1.1.4's MarkupSafe through Jinja2), which the tests load all the same and
-which `to` may break. Telling it from an unused one needs what the tests' environment installs (whether
-any installed distribution requires the SDK), known only after the baseline's install.
+versions are tested, nothing is edited). So `nothing_to_do` without a test run is left for one proven
+case: every deciding declaration pins `to`. Declared nowhere the bump edits and imported nowhere proves
+nothing on its own: the repository may get the SDK through another package (Flask 1.1.4's MarkupSafe
+through Jinja2, the corpus' flask1-markupsafe21), which its tests load all the same and which `to` may
+break. The plan then marks the run verify only `if_installed`: the baseline installs the repository's
+dependencies alone first (environments.install_repository), and only an environment without the SDK ends
+the run `nothing_to_do` untested.
 """
 
 from __future__ import annotations

@@ -8,6 +8,11 @@
                                 changed at their locked versions (lock_changes.py); nothing else is
                                 upgraded
 
+    install_repository(state)   before install_baseline where the plan is `if_installed` (the repository
+                                neither declares nor imports the package): its requirements alone, and
+                                Stop (nothing to do) when they bring no copy of the package in; else
+                                install_baseline puts that package on `from` in this environment
+
 Each install runs in the sandbox's install box on a disposable copy; run.json `installs` says which
 installer ran (uv, or pip where uv could not start) and the environment template the baseline came
 from. Afterwards the environment's own interpreter lists what is installed (in the test box); the list
@@ -26,7 +31,7 @@ from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.models import HumanItem
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.workflow import lock_changes
-from agentic_codemod.workflow.state import RunState, need
+from agentic_codemod.workflow.state import RunState, Stop, need
 
 # An environment the adapter could not list (installed_versions None): Python's listing runs the
 # environment's own interpreter, in which code an install left (a .pth, sitecustomize) runs too; npm's reads
@@ -39,30 +44,50 @@ UNLISTED_HINT = (
 )
 
 
-def install_baseline(state: RunState) -> None:
-    adapter, sdk, paths, policy = need(state.adapter), state.task.sdk, state.paths, need(state.policy)
-    repo_copy.fresh_copy(paths.worktree, paths.copy)  # the install (setup.py, build backends) runs here
-    try:
-        state.env = adapter.prepare_environment(
-            paths.copy,
-            paths.env_dir,
-            state.settings,
-            need(state.runner).boxed(policy.for_install(paths.copy)),
-            [adapter.versioning.requirement(sdk.name, sdk.from_range)],
-        )
-    finally:
-        repo_copy.discard(paths.copy)
-    failed = [r for r in state.env.install_log if not r.ok]
-    if failed:
-        state.manifest.installs["baseline"] = _install_record(state, "baseline")
-        locked = state.env.install.get("locked", "").partition(":")[0]
-        under = f", under the versions locked by {locked}" if locked else ""
-        why = f"{locked} may lock a version this interpreter or index cannot install: " if locked else ""
+def install_repository(state: RunState) -> None:
+    """The repository's dependencies alone, none added (a plan `if_installed`: the repository neither
+    declares nor imports the SDK): Stop, nothing to do, when they bring no SDK into the environment; else
+    the environment stays for install_baseline to put the SDK on `from` in it."""
+    sdk, key = state.task.sdk, sdk_key(state)
+    _prepare(state, [])
+    _record(state, "baseline")
+    versions = state.manifest.environments["baseline"]
+    if versions is None:
         raise RequiresHuman(
-            f"cannot install the repository's dependencies with {sdk.name}{sdk.from_range}{under} for "
-            "verification",
-            hint=why + failed[-1].output_tail[-400:].strip(),
+            f"the environment of the repository's dependencies cannot be listed ({UNLISTED}): whether they "
+            f"install {sdk.name} is not known",
+            hint=UNLISTED_HINT,
         )
+    held = {k: v for k, v in versions.items() if k == key or k.endswith("/" + key)}  # a nested copy too
+    state.trace.record(
+        actor="baseline",
+        tool="installed_versions",
+        arguments={"requirements": "the repository's own, none added"},
+        result=f"{sdk.name}: " + (", ".join(f"{k} {v}" for k, v in held.items()) or "not installed"),
+        decision="allowed",
+    )
+    if not held:
+        raise Stop(
+            f"the repository neither declares {sdk.name} where a bump edits it nor imports it, and its "
+            f"dependencies installed alone bring no {sdk.name} in ({len(versions)} package(s) listed in "
+            "run.json environments.baseline): nothing to change or test"
+        )
+
+
+def install_baseline(state: RunState) -> None:
+    adapter, sdk = need(state.adapter), state.task.sdk
+    pin = adapter.versioning.requirement(sdk.name, sdk.from_range)
+    if need(state.plan).if_installed:  # install_repository left the repository's own install: the SDK
+        # another package brought in goes on `from` in it, as a pin of the repository's would have
+        installed = _install(state, [pin], actor="baseline")
+        if not installed.ok:
+            raise RequiresHuman(
+                f"cannot install {sdk.name}{sdk.from_range} beside the repository's dependencies, which "
+                "bring it in without declaring it",
+                hint=installed.output_tail[-400:].strip(),
+            )
+    else:
+        _prepare(state, [pin])
     version = _record(state, "baseline")
     if state.manifest.environments["baseline"] is None:
         raise RequiresHuman(
@@ -83,6 +108,34 @@ def install_baseline(state: RunState) -> None:
             f"in place of the installed version: {', '.join(shadows[:5])}",
             hint=f"remove the copy (or rename it) so that the tests import {sdk.name} from the environment; "
             "a vendored SDK is migrated by hand",
+        )
+
+
+def _prepare(state: RunState, pins: list[str]) -> None:
+    """state.env: a fresh environment of the repository's requirements and `pins`, installed on a
+    disposable copy; RequiresHuman when the install fails."""
+    adapter, sdk, paths, policy = need(state.adapter), state.task.sdk, state.paths, need(state.policy)
+    repo_copy.fresh_copy(paths.worktree, paths.copy)  # the install (setup.py, build backends) runs here
+    try:
+        state.env = adapter.prepare_environment(
+            paths.copy,
+            paths.env_dir,
+            state.settings,
+            need(state.runner).boxed(policy.for_install(paths.copy)),
+            pins,
+        )
+    finally:
+        repo_copy.discard(paths.copy)
+    failed = [r for r in state.env.install_log if not r.ok]
+    if failed:
+        state.manifest.installs["baseline"] = _install_record(state, "baseline")
+        locked = state.env.install.get("locked", "").partition(":")[0]
+        under = f", under the versions locked by {locked}" if locked else ""
+        why = f"{locked} may lock a version this interpreter or index cannot install: " if locked else ""
+        pinned = f" with {sdk.name}{sdk.from_range}" if pins else ""
+        raise RequiresHuman(
+            f"cannot install the repository's dependencies{pinned}{under} for verification",
+            hint=why + failed[-1].output_tail[-400:].strip(),
         )
 
 
@@ -149,19 +202,23 @@ def _uninstall(state: RunState, names: list[str]) -> None:
     )
 
 
-def _install(state: RunState, pins: list[str]) -> ProcessResult:
+def _install(state: RunState, pins: list[str], actor: str = "bump") -> ProcessResult:
     adapter, settings = need(state.adapter), state.settings
     return _in_install_box(
         state,
         "install_dependencies",
         lambda root, env, box: adapter.install_dependencies(root, env, settings, box, pins),
+        actor,
     )
 
 
 def _in_install_box(
-    state: RunState, tool: str, step: Callable[[Path, VerificationEnv, Runner], ProcessResult]
+    state: RunState,
+    tool: str,
+    step: Callable[[Path, VerificationEnv, Runner], ProcessResult],
+    actor: str = "bump",
 ) -> ProcessResult:
-    """One change to the after environment, run in the install box on a disposable copy, traced."""
+    """One change to the environment, run in the install box on a disposable copy, traced."""
     paths, policy = state.paths, need(state.policy)
     repo_copy.fresh_copy(paths.worktree, paths.copy)
     try:
@@ -169,7 +226,7 @@ def _in_install_box(
     finally:
         repo_copy.discard(paths.copy)
     state.trace.record(
-        actor="bump",
+        actor=actor,
         tool=tool,
         arguments={"argv": result.argv},
         result=f"exit {result.exit_code}",

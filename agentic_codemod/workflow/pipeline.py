@@ -33,15 +33,11 @@ from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_patch
 from agentic_codemod.workflow.environments import sdk_key
 from agentic_codemod.workflow.review_gates import kept_passing_gate, test_count_gate
-from agentic_codemod.workflow.state import RunState
+from agentic_codemod.workflow.state import RunState, Stop
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
 from agno.workflow import Loop, Step, StepInput, StepOutput, Workflow
-
-
-class Stop(Exception):
-    """A step ends the workflow early without an error (e.g. nothing to do)."""
 
 
 def build_workflow(state: RunState, brain: Brain) -> Workflow:
@@ -52,6 +48,8 @@ def build_workflow(state: RunState, brain: Brain) -> Workflow:
         plan = s.plan
         if plan is not None and plan.nothing_to_do:
             raise Stop(plan.reason)
+        if plan is not None and plan.if_installed:
+            return "verify only, if the repository's dependencies install the SDK: nothing to edit"
         return "verify only: nothing to edit, both versions are tested" if _verify_only(s) else "yes"
 
     def codemod(s: RunState) -> str:

@@ -176,6 +176,10 @@ class RunState:
         return len(self.verifications) + (self.baseline_run is not None)
 
 
+class Stop(Exception):
+    """A step ends the workflow early without an error (e.g. nothing to do)."""
+
+
 T = TypeVar("T")
 
 

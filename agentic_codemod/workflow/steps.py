@@ -129,13 +129,24 @@ def plan(state: RunState, brain: Brain) -> str:
             draft.steps = [f"verify on {task.sdk.name} {task.sdk.from_range} and {target}, editing nothing"]
             return draft.reason
         _asked_off_target(state)  # no test runs: what the tests' install asks for must be on `to` too
+        if not deciding(task.sdk, profile.sdk_declarations):  # declared nowhere: only an install can tell
+            draft.verify_only = draft.if_installed = True
+            draft.reason = (
+                f"the repository neither declares {task.sdk.name} where a bump edits it nor imports it, "
+                f"nor has code a migration rule would change; another package it installs may still bring "
+                f"{task.sdk.name} in, so its dependencies are installed alone first: without "
+                f"{task.sdk.name} there is nothing to do, with it the tests run on {task.sdk.from_range} "
+                f"and on {target}"
+            )
+            draft.steps = [
+                f"install the repository's dependencies alone; if they hold {task.sdk.name}, verify on "
+                f"{task.sdk.from_range} and {target}, editing nothing"
+            ]
+            return draft.reason
         draft.nothing_to_do = True
         draft.reason = (
             f"every declaration of {task.sdk.name} already excludes {task.sdk.from_range} and admits "
             f"{target} (pinned), and no migration rule would change the code"
-            if deciding(task.sdk, profile.sdk_declarations)
-            else f"the repository neither declares {task.sdk.name} where a bump edits it nor imports it, "
-            "nor has code a migration rule would change"
         )
         return draft.reason
     if not profile.sdk_declarations:
@@ -167,6 +178,8 @@ def _rule(state: RunState, rule_id: str) -> codemod.Rule:
 
 
 def baseline(state: RunState) -> str:
+    if need(state.plan).if_installed:  # before the test command: without the SDK there is nothing to test
+        environments.install_repository(state)
     command = state.test_command
     if command is None:
         raise RequiresHuman(

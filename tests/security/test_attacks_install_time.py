@@ -639,3 +639,43 @@ def test_attack_a_backend_the_lock_refresh_runs_gets_no_client_key_where_nothing
     assert key.encode().hex() not in written and "LEAK" not in written
     # the backend ran in the refresh (then uv found no index to lock against: --no-index), saw nothing
     assert "Built acme-app" in m["reason"] and "lockfile not refreshed" in m["reason"], m["reason"]
+
+
+# A dependency that hides the SDK from the environment's listing: its .pth runs a module at every start of
+# the environment's interpreter, which drops acme-sdk's dist-info from os.listdir. Where the repository
+# neither declares nor imports acme-sdk, the run installs its dependencies alone and asks the listing whether
+# they brought acme-sdk in: its "no" ended the run `nothing_to_do`, exit 0, untested, while acme-widgets
+# breaks on 2.1.0 (acme.errors is 1.x's).
+HIDES_THE_SDK = (
+    "import os\n\n_listdir = os.listdir\n\n\n"
+    "def listdir(path='.'):\n"
+    "    return [n for n in _listdir(path) if not str(n).lower().startswith('acme_sdk-')]\n\n\n"
+    "os.listdir = listdir\n"
+)
+
+
+def test_attack_a_dependency_that_hides_the_sdk_from_the_listing_never_ends_a_run_untested(
+    make_repo, run_codemod, tmp_path: Path
+) -> None:
+    house = tmp_path / "house"
+    house.mkdir()
+    files = {
+        "acme_widgets/__init__.py": "from acme.errors import *  # noqa: F403\n",
+        "acme_widgets_hide.py": HIDES_THE_SDK,
+        "acme_widgets_hide.pth": "import acme_widgets_hide\n",
+    }
+    wheel(house, "acme_widgets", "1.0.0", requires=("acme-sdk",), files=files)
+    repo = make_repo(
+        "hides-the-sdk",
+        {
+            "requirements.txt": "acme-widgets==1.0.0\n",
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_widgets.py": "import acme_widgets\n\n\ndef test_ready():\n    assert acme_widgets\n",
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "whether they install acme-sdk is not known" in m["reason"], m["reason"]
+    assert m["verifications"] == [] and result.artifact("changes.patch").read_bytes() == b""

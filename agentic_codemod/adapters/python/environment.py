@@ -277,7 +277,10 @@ def listing_program() -> str:
 
 
 def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict[str, str] | None:
-    """What is installed in the environment, by canonical name; None when it cannot be read."""
+    """What is installed in the environment, by canonical name; None when it cannot be read. The listing
+    runs the environment's interpreter, where code an install left runs too (a .pth file, sitecustomize):
+    one that leaves out a distribution whose dist-info folder the host sees in site-packages is forged or
+    broken, and None (a run that reads "not installed" from it may end untested: install_repository)."""
     # -I: the listing's cwd is off sys.path (a json.py or __future__.py there would run in the listing)
     argv = [str(env.interpreter), "-I", "-c", listing_program()]
     result = runner(argv, cwd=root, timeout_s=INSPECT_TIMEOUT_S)
@@ -287,7 +290,25 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
         found = json_input.loads(result.output_tail.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return None
-    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else None
+    if not isinstance(found, dict):
+        return None
+    listing = {str(k): str(v) for k, v in found.items()}
+    return listing if _on_disk(env.root) <= listing.keys() else None
+
+
+def _on_disk(env_root: Path) -> set[str]:
+    """The canonical names of the environment's dist-info folders, read on the host (no code runs); a
+    name no listing can hold where a folder on the way to site-packages is a link, or there are several."""
+    try:
+        sites = installed_files.site_packages(env_root)
+    except OSError:
+        return {"(a link on the way to site-packages)"}
+    if len(sites) > 1:
+        return {"(more than one site-packages)"}
+    return {
+        installed_files.dist_name(name)
+        for _site, name, _inode, _ctime in installed_files.dist_infos(env_root)
+    }
 
 
 def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None:

@@ -1,0 +1,85 @@
+"""An SDK the repository neither declares nor imports, but installs through another package (the corpus'
+flask1-markupsafe21: Flask 1.1.4 gets MarkupSafe only through Jinja2 2.x, which MarkupSafe 2.1 breaks).
+
+Before, every such repository ended `nothing_to_do`, exit 0, with no install and no test run: a false
+success wherever `to` breaks the package in between. Now the repository's dependencies are installed alone
+first; only an environment without the SDK ends the run untested, and one with it runs the tests on both
+versions (verify only, nothing edited)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures_support import wheel
+
+pytestmark = pytest.mark.slow
+
+# acme.errors exists in acme-sdk 1.x only (2.x renamed it acme.exceptions).
+BROKEN_ON_2 = "from acme.errors import *  # noqa: F403\n\n\ndef ready():\n    return True\n"
+FINE_ON_BOTH = "import acme\n\n\ndef ready():\n    return bool(acme.__version__)\n"
+TEST = "import acme_widgets\n\n\ndef test_widgets_are_ready():\n    assert acme_widgets.ready()\n"
+
+
+def widgets_repo(make_repo, tmp_path: Path, module: str) -> tuple[Path, Path]:
+    """A repository declaring only acme-widgets, which requires acme-sdk; and the folder of that wheel."""
+    house = tmp_path / "widgets-house"
+    house.mkdir()
+    wheel(house, "acme_widgets", "1.0.0", requires=("acme-sdk",), files={"acme_widgets/__init__.py": module})
+    repo = make_repo(
+        "through-widgets",
+        {
+            "requirements.txt": "acme-widgets==1.0.0\n",
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_widgets.py": TEST,
+        },
+    )
+    return repo, house
+
+
+def test_an_sdk_another_package_installs_is_tested_on_both_versions_and_a_break_needs_a_human(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """Exit 0, `nothing_to_do`, with no test run before (the widget breaks on acme-sdk 2.1.0)."""
+    repo, house = widgets_repo(make_repo, tmp_path, BROKEN_ON_2)
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "tests fail on acme-sdk 2.1.0" in m["reason"] and "verify only" in m["reason"], m["reason"]
+    plan = result.json("plan.json")
+    assert plan["verify_only"] and plan["if_installed"] and not plan["nothing_to_do"], plan
+    assert m["environments"]["baseline"]["acme-sdk"] == "1.4.0"  # put on `from` beside acme-widgets
+    assert m["environments"]["after"]["acme-sdk"] == "2.1.0"
+    assert result.artifact("changes.patch").read_bytes() == b""
+
+
+def test_an_sdk_another_package_installs_is_verified_where_it_works_on_both(
+    make_repo, run_codemod, tmp_path: Path
+):
+    repo, house = widgets_repo(make_repo, tmp_path, FINE_ON_BOTH)
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert (result.code, m["status"]) == (0, "nothing_to_do"), m["reason"]
+    assert "verified on acme-sdk 2.1.0: 1 test(s) pass there" in m["reason"], m["reason"]
+    assert [v["phase"] for v in m["verifications"]] == ["baseline", "iteration-1"]
+
+
+def test_a_repository_whose_install_brings_no_sdk_has_nothing_to_do_without_a_test_run(
+    make_repo, run_codemod
+):
+    repo = make_repo(
+        "no-sdk-installed",
+        {
+            "requirements.txt": "pytest\n",
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_sdk_free.py": "def test_x():\n    pass\n",
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    m = result.manifest
+    assert (result.code, m["status"]) == (0, "nothing_to_do"), m["reason"]
+    assert "bring no acme-sdk in" in m["reason"], m["reason"]
+    assert "acme-sdk" not in m["environments"]["baseline"] and "pytest" in m["environments"]["baseline"]
+    assert m["verifications"] == [] and "after" not in m["environments"]
