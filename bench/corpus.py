@@ -23,7 +23,9 @@ environment holding exactly `to`, and both verifications with at least one test 
 a baseline on exactly the locked `measure_from`, and a candidate whose lockfile (package-lock.json, or
 poetry.lock: every entry of that name) locks exactly `to` (the run's worktree, run/worktree). Breaking
 honest is
-exit 1 or 3 with a reason that names a failing test or the missing migration. A safe case may name,
+exit 1 or 3 with a reason that names a failing test or the missing migration, or, where no test id fails
+because the tests cannot start on the target (an import error in a conftest), the error the case names in
+`crash`. A safe case may name,
 in `human`, what its bump leaves for a human (a pip-compile output still pinning the old version, which
 the project's own install of that file could no longer resolve): its right outcome is exit 3 with a
 reason holding that text, the same proof of both test runs as a green case, and a green candidate
@@ -246,7 +248,10 @@ def judge(case: dict[str, Any], result: dict[str, Any]) -> tuple[str, bool]:
         tested = [v for v in result["manifest"].get("verifications", []) if v.get("tests")]
         failing = tested[-1]["tests"].get("failing", []) if tested else []
         named = "no migration notes" in reason or any(t.split("::")[-1] in reason for t in failing)
-        return ("honest", True) if named else ("unnamed reason", False)
+        # no test id to name where the tests cannot start on the target (an import error in a conftest):
+        # the case's `crash` is the error the measurement saw, which the reason must carry instead
+        crashed = not failing and bool(case.get("crash")) and str(case["crash"]) in reason
+        return ("honest", True) if named or crashed else ("unnamed reason", False)
     return ("not green" if not breaking else f"exit {code}"), False
 
 
@@ -288,6 +293,10 @@ def validate(cases: list[dict[str, Any]]) -> int:
                 problems.append(f"{where}: field 'human' is for a case whose tests stay green")
             if "stops" in case and (not isinstance(case["stops"], str) or not case["stops"].strip()):
                 problems.append(f"{where}: field 'stops' must be the text the tool's reason holds")
+            if "crash" in case and (not isinstance(case["crash"], str) or not case["crash"].strip()):
+                problems.append(f"{where}: field 'crash' must be the text the tool's reason holds")
+            elif "crash" in case and case["expected"] != "red":
+                problems.append(f"{where}: field 'crash' is for a case whose tests break on the target")
             try:
                 if fetch.is_npm(case):
                     problems += _npm_versions(case, where)

@@ -147,7 +147,7 @@ def test_repo_that_neither_declares_nor_uses_the_sdk_is_nothing_to_do(make_repo,
     repo = make_repo(
         "no-sdk",
         {
-            "requirements.txt": "requests==2.0\n",
+            "requirements.txt": "pytest\n",
             "src/acme_app": None,
             "tests": None,
             "src/hello.py": "print('hello')\n",
@@ -156,6 +156,21 @@ def test_repo_that_neither_declares_nor_uses_the_sdk_is_nothing_to_do(make_repo,
     result = run_codemod(repo, "acme-sdk-2.yml")
     assert result.code == 0 and "neither declares" in result.manifest["reason"]
     assert result.artifact("changes.patch").read_bytes() == b""
+
+
+def test_a_repo_that_neither_declares_nor_uses_the_sdk_but_cannot_install_is_no_nothing_to_do(
+    make_repo, run_codemod
+):
+    """Whether its dependencies bring the SDK in is unknown where they cannot be installed (requests 2.0 is
+    in no wheelhouse here): a human's, exit 3, never `nothing_to_do` (before the install looked, exit 0)."""
+    repo = make_repo("no-sdk", {"requirements.txt": "requests==2.0\n", "src/acme_app": None, "tests": None})
+    result = run_codemod(repo, "acme-sdk-2.yml")
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert m["reason"].startswith("cannot install the repository's dependencies for verification"), m[
+        "reason"
+    ]
+    assert "requests" in result.artifact("trace.jsonl").read_text()
 
 
 def test_code_using_the_sdk_without_a_declaration_requires_human(make_repo, run_codemod):

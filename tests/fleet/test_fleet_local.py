@@ -60,18 +60,20 @@ def test_fleet_json_points_at_each_runs_evidence(first_run: FleetRun) -> None:
 
 def test_repositories_with_one_dependency_set_share_one_environment_template(first_run: FleetRun) -> None:
     """ok, ok-docs, introduced- and pre-existing-failure install the same packages: one template, built
-    by the first of them, copied by the others, in the fleet's cache (--cache-dir)."""
+    by the first of them, copied by the others, in the fleet's cache (--cache-dir). no-sdk installs its
+    own dependencies (without acme-sdk) to tell whether they bring acme-sdk in: a template of its own."""
     installs = {}
-    for name in ("ok", "ok-docs", "introduced-failure", "pre-existing-failure"):
+    for name in ("ok", "ok-docs", "introduced-failure", "pre-existing-failure", "no-sdk"):
         manifest = json.loads((Path(first_run.entry(name)["run_dir"]) / "run.json").read_text())
         installs[name] = manifest["installs"]["baseline"]
     if find_uv() is None:
         assert {i["installer"] for i in installs.values()} == {"pip"}
         pytest.skip("uv is not installed (the `uv` extra): no templates")
+    own = installs.pop("no-sdk")["template"]
     keys = {i["template"] for i in installs.values()}
-    assert len(keys) == 1 and "" not in keys, installs
+    assert len(keys) == 1 and "" not in keys and own not in ("", *keys), installs
     built = [p.name for p in (cache_of(first_run.fleet_dir) / "envs").iterdir() if not p.name.startswith(".")]
-    assert built == list(keys)
+    assert sorted(built) == sorted([*keys, own])
 
 
 def test_the_summary_shows_every_repository_and_the_totals(first_run: FleetRun) -> None:
