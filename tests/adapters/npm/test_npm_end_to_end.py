@@ -354,3 +354,51 @@ def test_a_package_below_the_root_that_is_no_workspace_keeps_no_old_range_silent
     assert result.code == 3 and m["status"] == "requires_human", m["reason"]  # type: ignore[attr-defined]
     assert "packages/web/package.json line 1: dependencies.acme-sdk is '1.0.0'" in m["reason"]
     assert not m["verifications"]
+
+
+WIDGETS = """"use strict";
+// acme-widgets 1.0.0: built on acme-sdk 1.x's connect(url) and client.fetch(path).
+const sdk = require("acme-sdk");
+module.exports = { load: (path) => sdk.connect("https://api").fetch(path) };
+"""
+WIDGETS_TEST = """const test = require("node:test");
+const assert = require("node:assert");
+const widgets = require("acme-widgets");
+test.it("loads a widget", () => {
+  assert.equal(widgets.load("/w").url, "https://api/w");
+});
+"""
+
+
+def test_an_sdk_another_package_installs_is_tested_on_both_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_codemod: Callable[..., object]
+) -> None:
+    """The app declares only acme-widgets, which requires acme-sdk (any version) and breaks on 2.0.0: before,
+    "neither declares nor imports", `nothing_to_do` without an install or a test run, exit 0."""
+    packages = tmp_path / "packages"
+    shutil.copytree(ROOT / "fixtures" / "npm-sdk" / "packages", packages)
+    widgets = packages / "acme-widgets" / "1.0.0"
+    widgets.mkdir(parents=True)
+    manifest = {
+        "name": "acme-widgets",
+        "version": "1.0.0",
+        "main": "index.js",
+        "dependencies": {"acme-sdk": "*"},
+    }
+    (widgets / "package.json").write_text(json.dumps(manifest))
+    (widgets / "index.js").write_text(WIDGETS)
+    source = tmp_path / "app-src"
+    (source / "test").mkdir(parents=True)
+    app = {"name": "app", "version": "1.0.0", "scripts": {"test": "node --test"}}
+    (source / "package.json").write_text(json.dumps({**app, "dependencies": {"acme-widgets": "1.0.0"}}))
+    (source / "test" / "widgets.test.js").write_text(WIDGETS_TEST)
+    repo = tmp_path / "app"
+    materialize.materialize(source, repo)
+    with npm_registry(tmp_path, monkeypatch, packages):
+        result = run_codemod(repo, TASKS / "acme-sdk-2-plain.yml", packages=False)
+    m = result.manifest  # type: ignore[attr-defined]
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]  # type: ignore[attr-defined]
+    assert "tests fail on acme-sdk 2.0.0" in m["reason"] and "loads a widget" in m["reason"], m["reason"]
+    assert m["plan"]["if_installed"] and m["environments"]["baseline"]["acme-sdk"].startswith("1.")
+    assert m["environments"]["after"]["acme-sdk"] == "2.0.0"
+    assert result.artifact("changes.patch").read_bytes() == b""  # type: ignore[attr-defined]
