@@ -83,3 +83,61 @@ def test_a_repository_whose_install_brings_no_sdk_has_nothing_to_do_without_a_te
     assert "bring no acme-sdk in" in m["reason"], m["reason"]
     assert "acme-sdk" not in m["environments"]["baseline"] and "pytest" in m["environments"]["baseline"]
     assert m["verifications"] == [] and "after" not in m["environments"]
+
+
+def test_a_package_that_caps_the_sdk_below_the_target_needs_a_human_though_the_tests_pass(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """acme-widgets 1.0.0 requires acme-sdk<2: the bump's install put 2.1.0 beside it anyway (installers
+    keep what is installed), the tests passed, and the run ended `succeeded`, exit 0, with a requirements.txt
+    (`acme-sdk==2.1.0`, `acme-widgets==1.0.0`) no installer can resolve."""
+    house = tmp_path / "widgets-house"
+    house.mkdir()
+    files = {"acme_widgets/__init__.py": FINE_ON_BOTH}
+    wheel(house, "acme_widgets", "1.0.0", requires=("acme-sdk<2",), files=files)
+    repo = make_repo(
+        "capped-by-widgets",
+        {
+            "requirements.txt": "acme-sdk==1.4.0\nacme-widgets==1.0.0\n",
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_widgets.py": TEST,
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "acme-widgets 1.0.0 requires acme-sdk<2" in m["reason"], m["reason"]
+    assert m["verifications"][-1]["passed"] and m["environments"]["after"]["acme-sdk"] == "2.1.0"
+
+
+def test_an_sdk_only_a_capping_package_installs_is_no_verified_nothing_to_do(
+    make_repo, run_codemod, tmp_path: Path
+):
+    """Declared nowhere, installed by acme-widgets, which requires acme-sdk<2: the tests pass on 2.1.0 put
+    beside it, but the repository's own install never takes 2.1.0 while acme-widgets 1.0.0 caps it."""
+    house = tmp_path / "widgets-house"
+    house.mkdir()
+    wheel(
+        house,
+        "acme_widgets",
+        "1.0.0",
+        requires=("acme-sdk<2",),
+        files={"acme_widgets/__init__.py": FINE_ON_BOTH},
+    )
+    repo = make_repo(
+        "capped-through-widgets",
+        {
+            "requirements.txt": "acme-widgets==1.0.0\n",
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_widgets.py": TEST,
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert m["reason"].startswith(
+        "the tests pass on acme-sdk 2.1.0 with no change, but: acme-widgets 1.0.0 requires"
+    )
+    assert [v["passed"] for v in m["verifications"]] == [True, True]

@@ -361,6 +361,11 @@ class Adapter:
     # SDK installed in the environment (a vendored copy of its package; python/shadowing.py), each named.
     # None: the ecosystem's adapter checks this elsewhere or cannot.
     shadowing: Callable[[Path, VerificationEnv, str], list[str]] | None = None
+    # (environment, canonical SDK name, its installed version) -> each installed package that requires the
+    # SDK in a range excluding that version ("acme-widgets 1.0.0 requires acme-sdk<2"; python/
+    # installed_files.py), read without running code. None: the ecosystem's installs cannot leave one (npm
+    # nests a copy for a dependency whose range the top-level version does not meet).
+    capping: Callable[[VerificationEnv, str, str], list[str]] | None = None
     # Code files of the ecosystem that name the SDK where no loaded rule looks: (root, the ast-grep
     # languages of the loaded rules, SDK name, the task's import names, settings) -> what the plan makes
     # human's items of (adapters/unscanned_code.py; steps._unscanned). None: the ecosystem has none

@@ -176,7 +176,22 @@ def install_target(state: RunState) -> ProcessResult:
         _check_target(state)  # listed again whatever the install did: the tests run on what is there
         mismatches = lock_changes.untested(state)
     need(state.plan).requires_human.extend(HumanItem(reason=m.reason, file=m.file) for m in mismatches)
+    need(state.plan).requires_human.extend(HumanItem(reason=c) for c in capping(state))
     return install
+
+
+def capping(state: RunState) -> list[str]:
+    """Each package of the after environment that requires the SDK in a range excluding `to` (the
+    adapter's `capping`), as a human's item: the tests ran on a set the repository's own install would
+    never resolve, whatever they say."""
+    adapter, sdk = need(state.adapter), state.task.sdk
+    if adapter.capping is None:
+        return []
+    return [
+        f"{found}, which excludes {sdk.name} {sdk.to}: the tests ran on a set of packages the repository's "
+        f"own install would not resolve; move it to a version that admits {sdk.to} (or drop it) with the bump"
+        for found in adapter.capping(need(state.env), sdk_key(state), sdk.to)
+    ]
 
 
 def _check_target(state: RunState) -> None:

@@ -33,7 +33,7 @@ from agentic_codemod.workflow.brains import Brain
 from agentic_codemod.workflow.candidate import candidate_patch
 from agentic_codemod.workflow.environments import sdk_key
 from agentic_codemod.workflow.review_gates import kept_passing_gate, test_count_gate
-from agentic_codemod.workflow.state import RunState, Stop
+from agentic_codemod.workflow.state import RunState, Stop, need
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
@@ -151,6 +151,14 @@ def _verified_on_target(state: RunState) -> None:
             f"the tests pass on {sdk.name} {sdk.to} with no change, but not all of the baseline's "
             f"({sdk.name} {base}): {'; '.join(lost)}"[:MR_ITEM_MAX_CHARS],
             hint="look at why those tests do not run on the target before calling it verified",
+        )
+    items = [item.reason for item in need(state.plan).requires_human]
+    if last.passed and items:  # green, but what the install left is a human's (a package capping the SDK)
+        raise RequiresHuman(
+            f"the tests pass on {sdk.name} {sdk.to} with no change, but: {'; '.join(items)}"[
+                :MR_ITEM_MAX_CHARS
+            ],
+            hint="the repository's own install would not test what this run tested: see run.json plan",
         )
     if last.passed:
         counts = f"{last.tests.passed} test(s)" if last.tests else "the tests"

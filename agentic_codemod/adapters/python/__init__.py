@@ -39,7 +39,7 @@ FILE_PATTERNS: tuple[str, ...] = (
 # Lockfiles, refreshed only by their own tool during the bump (update.py); dependency files as well.
 LOCKFILES: tuple[str, ...] = ("poetry.lock", "uv.lock", "pdm.lock", "Pipfile.lock")
 
-from agentic_codemod.adapters.python import install_scripts, shadowing  # noqa: E402
+from agentic_codemod.adapters.python import install_scripts, installed_files, shadowing  # noqa: E402
 from agentic_codemod.adapters.python.credentials import credentials, secret_files  # noqa: E402
 from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
     is_dependency_file,
@@ -77,6 +77,7 @@ ADAPTER = Adapter(
     extract_dependencies=extract_dependencies,
     install_script_pins=install_scripts.found,
     shadowing=shadowing.in_repository,
+    capping=installed_files.capping,
     removed_imports=removed_imports,
     unscanned_code=unscanned_code,
     update_dependency=update_dependency,

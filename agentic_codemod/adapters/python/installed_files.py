@@ -12,6 +12,9 @@ the host, after the bump's install and before any repository code runs in the en
     listed(record) -> {path} | None             the paths a RECORD lists (None: not a regular, bounded,
                                                 UTF-8 CSV file)
     dist_name(dist_info_folder) -> name         the canonical distribution name of a dist-info folder
+    capping(env, name, version) -> [str]        each installed distribution whose Requires-Dist on `name`
+                                                excludes `version` ("acme-widgets 1.0.0 requires
+                                                acme-sdk<2"), read from METADATA on the host
 
 The bump reinstalls its pins (InstallPlan.reinstall), and an installer removes only what the old
 dist-info's RECORD lists before it writes the new files: a file the baseline's build backend added stays.
@@ -44,9 +47,13 @@ import os
 import py_compile
 from pathlib import Path, PurePosixPath
 
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
-from agentic_codemod.config import ENV_RECORD_MAX_BYTES
+from agentic_codemod.adapters.types import VerificationEnv
+from agentic_codemod.config import ENV_RECORD_MAX_BYTES, WHEEL_METADATA_MAX_BYTES
 from agentic_codemod.tools import repo_copy
 from agentic_codemod.tools.untrusted_file import read_regular
 
@@ -214,3 +221,50 @@ def listed(record: Path) -> set[PurePosixPath] | None:
         return {PurePosixPath(row[0]) for row in rows if row and row[0]}
     except (UnicodeDecodeError, csv.Error):
         return None
+
+
+def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
+    """What in the environment requires `name` (canonical) in a range that excludes `version`: each
+    "DIST VERSION requires REQUIREMENT", read on the host from every other dist-info's METADATA (no code
+    runs). The bump's install puts the target beside what is installed and upgrades nothing, so a
+    dependency that caps the package below it stays: the tests run on a set no installer would resolve.
+    A requirement whose marker holds for this interpreter counts, one of an extra does not (which extras
+    the install asked for is not known here); a URL requirement counts (its version cannot be read); a
+    METADATA that cannot be read counts too. Empty where nothing is in the way."""
+    try:
+        target = Version(version)
+    except InvalidVersion:
+        return [f"{name} {version}: not a version any requirement can be read against"]
+    found: list[str] = []
+    for site, folder, _inode, _ctime in sorted(dist_infos(env.root)):
+        dist = dist_name(folder)
+        if dist == name:
+            continue
+        data = read_regular(
+            env.root / "lib" / site / "site-packages" / folder / "METADATA", WHEEL_METADATA_MAX_BYTES
+        )
+        try:
+            text = (data or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            text = ""
+        if not text:
+            found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
+            continue
+        for line in text.split("\n\n", 1)[0].splitlines():
+            key, _, value = line.partition(":")
+            if key.strip().lower() != "requires-dist":
+                continue
+            try:
+                requirement = Requirement(value.strip())
+                applies = requirement.marker is None or requirement.marker.evaluate({"extra": ""})
+            except (InvalidRequirement, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                continue  # a line an installer would refuse too: it caps nothing it installed
+            if canonicalize_name(requirement.name) != name or not applies:
+                continue
+            if requirement.url or not requirement.specifier.contains(target, prereleases=True):
+                found.append(f"{dist} {_version_of(folder)} requires {requirement}")
+    return found
+
+
+def _version_of(folder: str) -> str:
+    return folder[: -len(".dist-info")].rpartition("-")[2]

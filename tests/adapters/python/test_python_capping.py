@@ -1,0 +1,67 @@
+"""installed_files.capping: what in an environment requires the SDK in a range that excludes the version the
+bump installed, read from each dist-info's METADATA on the host (the end-to-end cases are in
+tests/test_transitive_sdk.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from agentic_codemod.adapters.python.installed_files import capping
+from agentic_codemod.adapters.types import VerificationEnv
+
+SITE = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
+
+
+def env_with(tmp_path: Path, metadata: dict[str, str | bytes]) -> VerificationEnv:
+    """An environment folder holding one dist-info per entry (folder name: METADATA text)."""
+    for folder, text in metadata.items():
+        dist = tmp_path / SITE / folder
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_bytes(text if isinstance(text, bytes) else text.encode())
+    return VerificationEnv(interpreter=tmp_path / "bin" / "python", root=tmp_path)
+
+
+def metadata(name: str, version: str, *requires: str) -> str:
+    lines = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    return f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{lines}\nRequires-Dist: acme-sdk<1\n"
+
+
+def test_a_requirement_excluding_the_installed_version_is_named_with_its_package(tmp_path: Path) -> None:
+    env = env_with(
+        tmp_path,
+        {
+            "acme_sdk-2.1.0.dist-info": metadata("acme-sdk", "2.1.0", "acme-sdk<2"),  # its own: never
+            "acme_widgets-1.0.0.dist-info": metadata("acme-widgets", "1.0.0", "Acme_SDK (>=1.0,<2)"),
+            "acme_tools-3.0.dist-info": metadata("acme-tools", "3.0", "acme-sdk>=2", "requests<3"),
+            "plain-1.0.dist-info": metadata("plain", "1.0"),  # the body's line is no header: not read
+        },
+    )
+    assert capping(env, "acme-sdk", "2.1.0") == ["acme-widgets 1.0.0 requires Acme_SDK<2,>=1.0"]
+    assert capping(env, "acme-sdk", "1.4.0") == ["acme-tools 3.0 requires acme-sdk>=2"]
+
+
+def test_markers_decide_and_extras_do_not_count(tmp_path: Path) -> None:
+    env = env_with(
+        tmp_path,
+        {
+            "a-1.dist-info": metadata("a", "1", 'acme-sdk<2; python_version < "3"'),  # not this interpreter
+            "b-1.dist-info": metadata("b", "1", 'acme-sdk<2; extra == "legacy"'),  # an extra: not known asked
+            "c-1.dist-info": metadata("c", "1", 'acme-sdk<2; python_version >= "3"'),
+        },
+    )
+    assert capping(env, "acme-sdk", "2.1.0") == ['c 1 requires acme-sdk<2; python_version >= "3"']
+
+
+def test_a_url_requirement_and_an_unreadable_metadata_count(tmp_path: Path) -> None:
+    env = env_with(
+        tmp_path,
+        {
+            "u-1.dist-info": metadata("u", "1", "acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl"),
+            "x-1.dist-info": b"\xff\xfe not utf-8",
+        },
+    )
+    found = capping(env, "acme-sdk", "2.1.0")
+    assert found[0] == "u 1 requires acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl", found
+    assert found[1].startswith("x-1.dist-info: its METADATA cannot be read"), found
+    assert len(found) == 2
