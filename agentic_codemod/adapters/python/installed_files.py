@@ -43,6 +43,7 @@ import csv
 import importlib.machinery
 import importlib.util
 import io
+import json
 import os
 import py_compile
 from pathlib import Path, PurePosixPath
@@ -230,7 +231,11 @@ def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
     dependency that caps the package below it stays: the tests run on a set no installer would resolve.
     A requirement whose marker holds for this interpreter counts, one of an extra does not (which extras
     the install asked for is not known here); a URL requirement counts (its version cannot be read); a
-    METADATA that cannot be read counts too. Empty where nothing is in the way."""
+    METADATA that cannot be read counts too. The repository's own projects, installed from a folder
+    (direct_url.json `dir_info`, as the installer writes it for `-e .` or `.`), are left out: their
+    METADATA is what the declarations said before the bump edited them, which the bump's own checks read
+    (a wheel that ships such a file of its own hides its cap here: what the run knew before this check).
+    Empty where nothing is in the way."""
     try:
         target = Version(version)
     except InvalidVersion:
@@ -238,7 +243,7 @@ def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
     found: list[str] = []
     for site, folder, _inode, _ctime in sorted(dist_infos(env.root)):
         dist = dist_name(folder)
-        if dist == name:
+        if dist == name or _from_a_folder(env.root / "lib" / site / "site-packages" / folder):
             continue
         data = read_regular(
             env.root / "lib" / site / "site-packages" / folder / "METADATA", WHEEL_METADATA_MAX_BYTES
@@ -264,6 +269,15 @@ def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
             if requirement.url or not requirement.specifier.contains(target, prereleases=True):
                 found.append(f"{dist} {_version_of(folder)} requires {requirement}")
     return found
+
+
+def _from_a_folder(dist_info: Path) -> bool:
+    data = read_regular(dist_info / "direct_url.json", WHEEL_METADATA_MAX_BYTES)
+    try:
+        found = json.loads(data or b"null")
+    except ValueError:
+        return False
+    return isinstance(found, dict) and isinstance(found.get("dir_info"), dict)
 
 
 def _version_of(folder: str) -> str:

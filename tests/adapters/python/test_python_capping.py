@@ -65,3 +65,19 @@ def test_a_url_requirement_and_an_unreadable_metadata_count(tmp_path: Path) -> N
     assert found[0] == "u 1 requires acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl", found
     assert found[1].startswith("x-1.dist-info: its METADATA cannot be read"), found
     assert len(found) == 2
+
+
+def test_the_repositorys_own_project_installed_from_its_folder_is_left_out(tmp_path: Path) -> None:
+    """Its METADATA holds the declarations as they were before the bump edited them."""
+    env = env_with(
+        tmp_path,
+        {
+            "app-1.0.dist-info": metadata("app", "1.0", "acme-sdk<2"),
+            "lib-1.0.dist-info": metadata("lib", "1.0", "acme-sdk<2"),
+        },
+    )
+    own = tmp_path / SITE / "app-1.0.dist-info" / "direct_url.json"
+    own.write_text('{"url": "file:///codemod/repo", "dir_info": {"editable": true}}')
+    wheel = tmp_path / SITE / "lib-1.0.dist-info" / "direct_url.json"
+    wheel.write_text('{"url": "file:///w/lib-1.0-py3-none-any.whl", "archive_info": {}}')
+    assert capping(env, "acme-sdk", "2.1.0") == ["lib 1.0 requires acme-sdk<2"]
