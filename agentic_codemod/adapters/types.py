@@ -361,6 +361,12 @@ class Adapter:
     # SDK installed in the environment (a vendored copy of its package; python/shadowing.py), each named.
     # None: the ecosystem's adapter checks this elsewhere or cannot.
     shadowing: Callable[[Path, VerificationEnv, str], list[str]] | None = None
+    # (environment, SDK name, the task's import names, settings) -> what the host reads in the environment
+    # that says it holds the SDK whatever installed_versions listed (a listing can be made to leave it out:
+    # code that ran in the install took its dist-info or package.json away, helper-49): its metadata, a
+    # package that requires it, its code. A run that would end "not installed" first asks this (workflow/
+    # environments.install_repository). None: the listing is all the adapter can say (fails closed there).
+    holding: Callable[[VerificationEnv, str, Sequence[str], Settings], list[str]] | None = None
     # (environment, canonical SDK name, its installed version) -> each installed package that requires the
     # SDK in a range excluding that version ("acme-widgets 1.0.0 requires acme-sdk<2"; python/
     # installed_files.py), read without running code. None: the ecosystem's installs cannot leave one (npm

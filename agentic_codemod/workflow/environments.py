@@ -27,6 +27,7 @@ from pathlib import Path
 
 from agentic_codemod.adapters import get_adapter
 from agentic_codemod.adapters.types import Adapter, ProcessResult, Runner, VerificationEnv
+from agentic_codemod.config import MR_ITEM_MAX_CHARS
 from agentic_codemod.errors import CandidateRejected, RequiresHuman
 from agentic_codemod.models import HumanItem
 from agentic_codemod.tools import repo_copy
@@ -48,7 +49,7 @@ def install_repository(state: RunState) -> None:
     """The repository's dependencies alone, none added (a plan `if_installed`: the repository neither
     declares nor imports the SDK): Stop, nothing to do, when they bring no SDK into the environment; else
     the environment stays for install_baseline to put the SDK on `from` in it."""
-    sdk, key = state.task.sdk, sdk_key(state)
+    adapter, sdk, key = need(state.adapter), state.task.sdk, sdk_key(state)
     _prepare(state, [])
     _record(state, "baseline")
     versions = state.manifest.environments["baseline"]
@@ -66,12 +67,34 @@ def install_repository(state: RunState) -> None:
         result=f"{sdk.name}: " + (", ".join(f"{k} {v}" for k, v in held.items()) or "not installed"),
         decision="allowed",
     )
-    if not held:
-        raise Stop(
-            f"the repository neither declares {sdk.name} where a bump edits it nor imports it, and its "
-            f"dependencies installed alone bring no {sdk.name} in ({len(versions)} package(s) listed in "
-            "run.json environments.baseline): nothing to change or test"
+    if held:
+        return
+    unread = need(state.env).install.get("unread")
+    if unread:  # lines the install left out may be what brings it in
+        raise RequiresHuman(
+            f"the repository neither declares nor imports {sdk.name}, and whether its dependencies install "
+            f"it is not known: the install left out what it cannot read ({unread})"[:MR_ITEM_MAX_CHARS],
+            hint="name the tests' requirements in the task or config (verification.requirements), then run "
+            "again",
         )
+    if adapter.holding is None:
+        raise RequiresHuman(
+            f"the listing says the repository's dependencies install no {sdk.name}, and the "
+            f"{adapter.name} adapter has no other way to tell",
+            hint="check by hand whether the repository's install brings it in",
+        )
+    evidence = adapter.holding(need(state.env), sdk.name, sdk.import_names, state.settings)
+    if evidence:  # the listing says no, the files say yes: whatever happened, nobody may call it absent
+        raise RequiresHuman(
+            f"the listing of the repository's dependencies holds no {sdk.name}, but the environment does: "
+            f"{'; '.join(evidence[:5])}"[:MR_ITEM_MAX_CHARS],
+            hint="code the install ran may have taken its metadata away (trace.jsonl: the install)",
+        )
+    raise Stop(
+        f"the repository neither declares {sdk.name} where a bump edits it nor imports it, and its "
+        f"dependencies installed alone bring no {sdk.name} in ({len(versions)} package(s) listed in "
+        "run.json environments.baseline): nothing to change or test"
+    )
 
 
 def install_baseline(state: RunState) -> None:

@@ -51,6 +51,8 @@ OPTIONAL_FUNCTIONS = {
     "asked_for_by_tests": 3,
     "install_script_pins": 2,
     "shadowing": 3,
+    "holding": 4,
+    "capping": 3,
     "removed_imports": 7,
     "unscanned_code": 5,
     "secret_files": 1,

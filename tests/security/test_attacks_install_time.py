@@ -679,3 +679,96 @@ def test_attack_a_dependency_that_hides_the_sdk_from_the_listing_never_ends_a_ru
     assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
     assert "whether they install acme-sdk is not known" in m["reason"], m["reason"]
     assert m["verifications"] == [] and result.artifact("changes.patch").read_bytes() == b""
+
+
+# helper-49: a dependency's .pth runs wherever the environment's interpreter starts with the environment
+# writable: uv's byte-compile after the first install, its interpreter query at the start of every later
+# one. There it renames acme-sdk's dist-info out of the way and leaves its code (acme/) where it is.
+UNREGISTERS = (
+    "import os, sys\n"
+    "_argv = ' '.join(getattr(sys, 'orig_argv', []))\n"
+    "for _d in sys.path:\n"
+    "    if (WHEN) and _d.endswith('site-packages') and os.path.isdir(_d):\n"
+    "        for _n in os.listdir(_d):\n"
+    "            if _n.lower().startswith('acme_sdk-') and _n.endswith('.dist-info'):\n"
+    "                try:\n"
+    "                    os.rename(os.path.join(_d, _n), os.path.join(_d, '.' + _n + '.hidden'))\n"
+    "                except OSError:\n"
+    "                    pass\n"
+)
+BROKEN_ON_2 = "from acme.errors import *  # noqa: F403\n\n\ndef ready():\n    return True\n"  # 1.x's module
+WIDGETS_TEST = "import acme_widgets\n\n\ndef test_ready():\n    assert acme_widgets.ready()\n"
+
+
+def widgets_unregistering(make_repo, tmp_path: Path, when: str, requirements: str) -> tuple[Path, Path]:
+    house = tmp_path / "house"
+    house.mkdir()
+    files = {
+        "acme_widgets/__init__.py": BROKEN_ON_2,
+        "acme_widgets_unreg.py": UNREGISTERS.replace("WHEN", when),
+        "acme_widgets_unreg.pth": "import acme_widgets_unreg\n",
+    }
+    wheel(house, "acme_widgets", "1.0.0", requires=("acme-sdk",), files=files)
+    repo = make_repo(
+        "unregisters-the-sdk",
+        {
+            "requirements.txt": requirements,
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_widgets.py": WIDGETS_TEST,
+        },
+    )
+    return repo, house
+
+
+@pytest.mark.parametrize("declared", ["acme-sdk==1.4.0\n", ""], ids=["declared", "through-a-dependency"])
+def test_attack_an_sdk_unregistered_before_an_install_leaves_no_old_module_the_tests_pass_on(
+    make_repo, run_codemod, tmp_path: Path, declared: str
+) -> None:
+    """Where the interpreter starts writable before an install (uv's query of it), the install removes
+    nothing of the version before (its dist-info is gone): 1.x's acme/errors.py stood beside 2.1.0's files
+    and the tests passed on it, `succeeded` (declared) or "verified" `nothing_to_do` (through acme-widgets),
+    exit 0 (helper-49, on 7184a5c). Now a module in acme-sdk's package that no RECORD lists fails the
+    install (here, through acme-widgets, the bump's; declared, whichever install the timing reaches)."""
+    repo, house = widgets_unregistering(make_repo, tmp_path, "True", declared + "acme-widgets==1.0.0\n")
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert result.code in (1, 3) and m["status"] in ("rejected", "requires_human"), m["reason"]
+    assert not [v for v in m["verifications"] if v["phase"] != "baseline" and v["passed"]], m["verifications"]
+    if not declared:
+        assert m["reason"].startswith(
+            "installing acme-sdk 2.1.0 failed: acme/errors.py is in a package of acme-sdk's"
+        ), m["reason"]
+
+
+def test_attack_an_install_line_the_tool_cannot_read_is_never_read_as_no_sdk(
+    make_repo, run_codemod, tmp_path: Path
+) -> None:
+    """tox.ini names acme-widgets through `{env:WIDGETS_REQ}`: the install leaves that line out (run.json
+    installs.baseline.unread names it) and read the SDK's absence from the rest: `nothing_to_do`, exit 0."""
+    house = tmp_path / "house"
+    house.mkdir()
+    wheel(
+        house,
+        "acme_widgets",
+        "1.0.0",
+        requires=("acme-sdk",),
+        files={"acme_widgets/__init__.py": BROKEN_ON_2},
+    )
+    tox = "[tox]\nenvlist = py\n\n[testenv]\ndeps =\n    -r requirements-dev.txt\n    {env:WIDGETS_REQ}\n"
+    repo = make_repo(
+        "tox-unread",
+        {
+            "requirements.txt": "",
+            "tox.ini": tox + "commands = pytest {posargs}\n",
+            "src/acme_app": None,
+            "tests": None,
+            "tests/test_widgets.py": WIDGETS_TEST,
+        },
+    )
+    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert "the install left out what it cannot read" in m["reason"] and "WIDGETS_REQ" in m["reason"], m[
+        "reason"
+    ]

@@ -24,6 +24,7 @@ from agentic_codemod.adapters.npm.dependency_files import (  # noqa: E402
 from agentic_codemod.adapters.npm.environment import (  # noqa: E402
     check_test_requirement,
     copy_environment,
+    holding,
     install_dependencies,
     installed_versions,
     prepare_environment,
@@ -61,6 +62,7 @@ ADAPTER = Adapter(
     copy_environment=copy_environment,
     install_dependencies=install_dependencies,
     installed_versions=installed_versions,
+    holding=holding,
     uninstall=uninstall,
     version_matches=version_matches,
     versioning=VERSIONING,

@@ -183,6 +183,36 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
     return dict(sorted(found.items()))
 
 
+def holding(env: VerificationEnv, name: str, given: Sequence[str], settings: Settings) -> list[str]:
+    """What the host reads in the environment's node_modules that says it holds package `name`, whatever
+    installed_versions listed: a folder of that name at any depth (node loads it through its index.js
+    whether or not its package.json reads: an install script can remove that, helper-49), or a package
+    whose dependencies, optionalDependencies or peerDependencies name it. Bounded like the listing (past
+    ENV_LISTED_MAX packages, that is what it says)."""
+    modules = node_modules(env.root)
+    found: list[str] = []
+    todo, seen = [(modules, "")], 0
+    while todo:
+        folder, prefix = todo.pop()
+        for package in _packages(folder):
+            seen += 1
+            if seen > ENV_LISTED_MAX:
+                return [*found, f"more than {ENV_LISTED_MAX} packages in node_modules"]
+            path = prefix + package.relative_to(folder).as_posix()
+            if package.relative_to(folder).as_posix() == name:
+                found.append(f"node_modules/{path}")
+            manifest = read_manifest(package)
+            if isinstance(manifest, dict):
+                for key in ("dependencies", "optionalDependencies", "peerDependencies"):
+                    wanted = manifest.get(key)
+                    if isinstance(wanted, dict) and name in wanted:
+                        found.append(f"node_modules/{path} {key}: {name} {wanted[name]}")
+            nested = package / "node_modules"
+            if not package.is_symlink() and nested.is_dir() and not nested.is_symlink():
+                todo.append((nested, f"{path}/node_modules/"))
+    return found
+
+
 def read_manifest(package: Path) -> object | None:
     """`package`/package.json parsed, read on the host without following a link at the file, from a
     regular file of at most ENV_MANIFEST_MAX_BYTES; None otherwise. An install script could put a link to

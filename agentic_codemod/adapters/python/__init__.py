@@ -47,6 +47,7 @@ from agentic_codemod.adapters.python.dependency_files import (  # noqa: E402
 )
 from agentic_codemod.adapters.python.environment import (  # noqa: E402
     copy_environment,
+    holding,
     install_dependencies,
     installed_versions,
     prepare_environment,
@@ -89,6 +90,7 @@ ADAPTER = Adapter(
     copy_environment=copy_environment,
     install_dependencies=install_dependencies,
     installed_versions=installed_versions,
+    holding=holding,
     uninstall=uninstall,
     version_matches=version_matches,
     versioning=VERSIONING,

@@ -9,6 +9,8 @@
         in any of its interpreters (no_bytecode)
     install_dependencies(root, env, settings, runner, pins) -> ProcessResult
         the baseline environment plus the change the bump makes: only `pins`, nothing else upgraded
+    holding(env, name, import names, settings) -> [str]
+        what the host reads in site-packages that says the environment holds `name` (installed_files)
     copy_environment(env, dest) -> VerificationEnv | None
         the baseline environment copied for the bump, while the baseline's tests run on the original:
         only a venv uv made relocatable and installed into (else None)
@@ -43,6 +45,7 @@ from agentic_codemod import json_input
 from agentic_codemod.adapters.python import (
     LOCKFILES,
     env_template,
+    imports,
     index_front,
     installed_files,
     installer,
@@ -294,6 +297,13 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
         return None
     listing = {str(k): str(v) for k, v in found.items()}
     return listing if _on_disk(env.root) <= listing.keys() else None
+
+
+def holding(env: VerificationEnv, name: str, given: Sequence[str], settings: Settings) -> list[str]:
+    """What the host reads in the environment that says it holds distribution `name`, whatever the listing
+    says (installed_files.holding), with the SDK's import names as first_import takes them."""
+    modules = imports.import_names(name, settings.packages.local, given)
+    return installed_files.holding(env.root, canonicalize_name(name), modules)
 
 
 def _on_disk(env_root: Path) -> set[str]:

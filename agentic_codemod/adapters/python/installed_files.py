@@ -12,6 +12,9 @@ the host, after the bump's install and before any repository code runs in the en
     listed(record) -> {path} | None             the paths a RECORD lists (None: not a regular, bounded,
                                                 UTF-8 CSV file)
     dist_name(dist_info_folder) -> name         the canonical distribution name of a dist-info folder
+    holding(env_root, name, modules) -> [str]   what on disk says the environment holds `name`, whatever
+                                                its listing says (a dist-info, a Requires-Dist on it,
+                                                an import name no RECORD lists)
     capping(env, name, version) -> [str]        each installed distribution whose Requires-Dist on `name`
                                                 excludes `version` ("acme-widgets 1.0.0 requires
                                                 acme-sdk<2"), read from METADATA on the host
@@ -32,9 +35,12 @@ name left elsewhere beforehand (another `lib/python3*/site-packages`) hides noth
 baseline's code planted whole, which the installer then takes as installed and does not write, stays what
 that code left (SECURITY.md, file system).
 
-Other unlisted files are left alone: folders shared with other distributions (`backports/`, namespace
-packages) hold theirs. A `.pth` file, a module of a new name and other packages are out of reach here
-(SECURITY.md, file system). Nothing is followed.
+In each package the distribution ships an `__init__` of, a module or package that no installed RECORD
+lists is refused too: what an earlier version left where code took its dist-info away before the install
+(helper-49: 1.x's `acme/errors.py` beside 2.1.0's files). Other unlisted files are left alone: data files,
+namespace folders and other distributions' files in shared folders (`backports/`), which their RECORDs
+list. A `.pth` file, a module of a new name and other packages are out of reach here (SECURITY.md, file
+system). Nothing is followed.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import io
 import json
 import os
 import py_compile
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
@@ -94,7 +101,54 @@ def unlisted(env_root: Path, name: str) -> str | None:
         shadow = _before(site, module, paths, folders)
         if shadow is not None:
             return f"{shadow} is not in {name}'s RECORD, and Python imports it before {module}"
+    stale = _stale(site, dist_info.name, paths, folders)
+    if stale is not None:
+        return f"{stale} is in a package of {name}'s, and no installed distribution's RECORD lists it"
     return None
+
+
+def _stale(
+    site: Path, own: str, paths: set[PurePosixPath], folders: set[PurePosixPath]
+) -> PurePosixPath | None:
+    """A module or package in a folder the distribution lists files in that no installed RECORD lists:
+    what an earlier version left (an install removes only what the old dist-info's RECORD lists, and code
+    that ran in the environment can take that dist-info away first, helper-49), or what code planted.
+    Only the packages it ships an `__init__` of are looked in (a namespace folder is everybody's), and
+    other distributions' files there (backports/, whose __init__.py several ship) are theirs: listed."""
+    others: set[PurePosixPath] | None = None
+    packages = {
+        p.parent for p in paths if p.parent.parts and p.name[: -len(_suffix(p.name)) or None] == "__init__"
+    }
+    for folder in sorted(packages & folders):
+        try:
+            entries = sorted(os.scandir(site / folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = folder / entry.name
+            if entry.name == CACHE or rel in paths or rel in folders:
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_dir and not any(os.path.lexists(site / rel / f"__init__{s}") for s in _ORDER):
+                continue  # a data folder, or a namespace portion: no module of its own here
+            if not is_dir and not _suffix(entry.name):
+                continue  # a data file: no code Python imports
+            if others is None:
+                others = _all_listed(site, own)
+            if rel not in others:  # a file another RECORD lists, or a folder it lists files in
+                return rel
+    return None
+
+
+def _all_listed(site: Path, own: str) -> set[PurePosixPath]:
+    """Every path the RECORDs of the site's other dist-info folders list, and every folder on the way."""
+    found: set[PurePosixPath] = set()
+    for entry in os.scandir(site):
+        if entry.name.endswith(".dist-info") and entry.name != own:
+            for path in listed(Path(entry.path) / "RECORD") or ():
+                found.add(path)
+                found.update(parent for parent in path.parents if parent.parts)
+    return found
 
 
 def fresh_bytecode(env_root: Path, name: str) -> None:
@@ -245,29 +299,70 @@ def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
         dist = dist_name(folder)
         if dist == name or _from_a_folder(env.root / "lib" / site / "site-packages" / folder):
             continue
-        data = read_regular(
-            env.root / "lib" / site / "site-packages" / folder / "METADATA", WHEEL_METADATA_MAX_BYTES
-        )
-        try:
-            text = (data or b"").decode("utf-8")
-        except UnicodeDecodeError:
-            text = ""
-        if not text:
+        requirements = _requires(env.root / "lib" / site / "site-packages" / folder, name)
+        if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
-        for line in text.split("\n\n", 1)[0].splitlines():
-            key, _, value = line.partition(":")
-            if key.strip().lower() != "requires-dist":
-                continue
-            try:
-                requirement = Requirement(value.strip())
-                applies = requirement.marker is None or requirement.marker.evaluate({"extra": ""})
-            except (InvalidRequirement, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                continue  # a line an installer would refuse too: it caps nothing it installed
-            if canonicalize_name(requirement.name) != name or not applies:
-                continue
+        for requirement in requirements:
             if requirement.url or not requirement.specifier.contains(target, prereleases=True):
                 found.append(f"{dist} {_version_of(folder)} requires {requirement}")
+    return found
+
+
+def holding(env_root: Path, name: str, modules: Iterable[str]) -> list[str]:
+    """What the host reads in the environment's site-packages that says it holds distribution `name`
+    (canonical), whatever a listing the environment's own interpreter printed says: a dist-info of that
+    name, another distribution's Requires-Dist on it (a marker for this interpreter, no extra: an
+    installer installed it beside), or a top-level module or package of one of its import names
+    (`modules`) that no installed RECORD lists (what is left where code took its dist-info away during the
+    install, helper-49). Empty: nothing there holds it."""
+    try:
+        sites = site_packages(env_root)
+    except OSError as exc:
+        return [str(exc)]
+    tops = {module.split(".")[0] for module in modules}
+    found: list[str] = []
+    for site in sites:
+        accounted: set[PurePosixPath] | None = None
+        for entry in sorted(os.scandir(site), key=lambda e: e.name):
+            if entry.name.endswith(".dist-info"):
+                if dist_name(entry.name) == name:
+                    found.append(entry.name)
+                found += [f"{entry.name} requires {r}" for r in _requires(Path(entry.path), name) or []]
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            suffix = "" if is_dir else _suffix(entry.name)
+            if (suffix or is_dir) and entry.name[: -len(suffix) or None] in tops:
+                if accounted is None:
+                    accounted = _all_listed(site, "")
+                if PurePosixPath(entry.name) not in accounted:
+                    found.append(f"{entry.name}, which no installed distribution's RECORD lists")
+    return found
+
+
+def _requires(dist_info: Path, name: str) -> list[Requirement] | None:
+    """The Requires-Dist lines of a dist-info's METADATA that name `name` (canonical) and apply here (no
+    marker, or one that holds for this interpreter without an extra); None where METADATA cannot be read.
+    A line no parser reads is left out: an installer refuses it too."""
+    data = read_regular(dist_info / "METADATA", WHEEL_METADATA_MAX_BYTES)
+    try:
+        text = (data or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    if not text:
+        return None
+    found = []
+    for line in text.split("\n\n", 1)[0].splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() != "requires-dist":
+            continue
+        try:
+            requirement = Requirement(value.strip())
+            applies = requirement.marker is None or requirement.marker.evaluate({"extra": ""})
+        except (InvalidRequirement, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            continue
+        if canonicalize_name(requirement.name) == name and applies:
+            found.append(requirement)
     return found
 
 

@@ -141,3 +141,23 @@ def test_the_listing_names_nested_copies_by_path_and_never_follows_a_link_or_lis
     assert ADAPTER.installed_versions(tmp_path, env, None) == listing  # type: ignore[arg-type]
     monkeypatch.setattr(npm_environment, "ENV_LISTED_MAX", 4)
     assert ADAPTER.installed_versions(tmp_path, env, None) is None  # type: ignore[arg-type]
+
+
+def test_holding_finds_the_sdk_where_the_listing_cannot_read_it(tmp_path: Path) -> None:
+    """helper-49: an install script removed node_modules/acme-sdk/package.json; node still loads the folder
+    (index.js) and the listing left it out. holding names the folder at any depth, and what depends on it."""
+    env = types.VerificationEnv(interpreter=Path("node"), root=tmp_path)
+    modules = node_modules(tmp_path)
+    (modules / "acme-sdk").mkdir(parents=True)
+    (modules / "acme-sdk" / "index.js").write_text("module.exports = {};\n")  # no package.json
+    widgets = {"name": "acme-widgets", "version": "1.0.0", "peerDependencies": {"acme-sdk": "^1.0.0"}}
+    (modules / "acme-widgets" / "node_modules" / "acme-sdk").mkdir(parents=True)
+    (modules / "acme-widgets" / "package.json").write_text(json.dumps(widgets))
+    assert ADAPTER.installed_versions(tmp_path, env, None) == {"acme-widgets": "1.0.0"}  # type: ignore[arg-type]
+    assert ADAPTER.holding is not None
+    assert ADAPTER.holding(env, "acme-sdk", [], Settings()) == [
+        "node_modules/acme-sdk",
+        "node_modules/acme-widgets peerDependencies: acme-sdk ^1.0.0",
+        "node_modules/acme-widgets/node_modules/acme-sdk",
+    ]
+    assert ADAPTER.holding(env, "gear", [], Settings()) == []

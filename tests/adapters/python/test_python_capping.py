@@ -81,3 +81,34 @@ def test_the_repositorys_own_project_installed_from_its_folder_is_left_out(tmp_p
     wheel = tmp_path / SITE / "lib-1.0.dist-info" / "direct_url.json"
     wheel.write_text('{"url": "file:///w/lib-1.0-py3-none-any.whl", "archive_info": {}}')
     assert capping(env, "acme-sdk", "2.1.0") == ["lib 1.0 requires acme-sdk<2"]
+
+
+def test_holding_reads_what_the_host_sees_whatever_a_listing_said(tmp_path: Path) -> None:
+    """installed_files.holding: the evidence install_repository asks for before it calls the SDK absent."""
+    from agentic_codemod.adapters.python.installed_files import holding
+
+    env = env_with(tmp_path, {"acme_widgets-1.0.dist-info": metadata("acme-widgets", "1.0", "acme-sdk")})
+    (tmp_path / SITE / "acme").mkdir()  # what is left of acme-sdk where its dist-info was taken away
+    (tmp_path / SITE / "acme" / "__init__.py").write_text("")
+    assert holding(env.root, "acme-sdk", ["acme"]) == [
+        "acme, which no installed distribution's RECORD lists",
+        "acme_widgets-1.0.dist-info requires acme-sdk",
+    ]
+
+
+def test_holding_is_empty_where_nothing_holds_it_and_a_listed_namesake_is_no_evidence(tmp_path: Path) -> None:
+    from agentic_codemod.adapters.python.installed_files import holding
+
+    env = env_with(
+        tmp_path,
+        {
+            "other-1.0.dist-info": metadata("other", "1.0", 'acme-sdk; extra == "cloud"'),  # not asked for
+            "acme_tools-1.0.dist-info": metadata("acme-tools", "1.0"),
+        },
+    )
+    (tmp_path / SITE / "acme" / "tools").mkdir(parents=True)  # acme-tools' portion of the acme namespace
+    (tmp_path / SITE / "acme" / "tools" / "__init__.py").write_text("")
+    (tmp_path / SITE / "acme_tools-1.0.dist-info" / "RECORD").write_text("acme/tools/__init__.py,,\n")
+    assert holding(env.root, "acme-sdk", ["acme"]) == []
+    (tmp_path / SITE / "acme_sdk-1.4.0.dist-info").mkdir()
+    assert holding(env.root, "acme-sdk", ["acme"]) == ["acme_sdk-1.4.0.dist-info"]

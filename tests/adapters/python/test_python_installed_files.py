@@ -75,11 +75,25 @@ def test_other_unlisted_files_are_left_to_the_folders_other_distributions(tmp_pa
         "backports_tarfile-1.2.0.dist-info",
         ["backports/__init__.py", "backports/tarfile/__init__.py"],
     )
-    (site / "backports" / "zstd").mkdir()
-    (site / "backports" / "zstd" / "__init__.py").write_text("")
-    (site / "backports" / "functools_lru_cache.py").write_text("")
-    (site / "backports" / "tarfile" / "notes.txt").write_text("")
+    installed(tmp_path, "backports_zstd-1.0.dist-info", ["backports/zstd/__init__.py"])
+    installed(tmp_path, "backports.functools_lru_cache-2.0.dist-info", ["backports/functools_lru_cache.py"])
+    (site / "backports" / "tarfile" / "notes.txt").write_text("")  # data: no module
     assert unlisted(tmp_path, "backports-tarfile") is None
+
+
+@pytest.mark.parametrize("left", ["acme/errors.py", "acme/legacy/__init__.py", f"acme/_speedups{EXTENSION}"])
+def test_a_module_in_a_package_of_its_own_that_no_record_lists_is_named(tmp_path: Path, left: str) -> None:
+    """helper-49: code in the environment took acme-sdk 1.4.0's dist-info away before the bump's install,
+    which then removed nothing of 1.x: its acme/errors.py stood beside 2.1.0's files, and the tests passed
+    on it (`succeeded`, exit 0)."""
+    site = installed(tmp_path, "acme_sdk-2.1.0.dist-info", ["acme/__init__.py", "acme/exceptions.py"])
+    (site / left).parent.mkdir(parents=True, exist_ok=True)
+    (site / left).write_text("")
+    (site / ".acme_sdk-1.4.0.hidden").mkdir()  # the old dist-info, renamed: no RECORD any installer reads
+    (site / ".acme_sdk-1.4.0.hidden" / "RECORD").write_text(f"{left},,\n")
+    named = left.removesuffix("/__init__.py")
+    expected = f"{named} is in a package of acme-sdk's, and no installed distribution's RECORD lists it"
+    assert unlisted(tmp_path, "acme-sdk") == expected
 
 
 def test_a_folder_on_the_way_to_the_files_that_is_a_link_is_named(tmp_path: Path) -> None:
