@@ -332,7 +332,8 @@ def test_attack_a_build_backend_plants_bytecode_for_a_dependency_the_target_newl
     the run was green on it (exit 0; with the decoy, exit 0 on the first version of the fix too). Now the
     host writes the bytecode of every distribution the bump's install added or replaced, told by the
     dist-info's site and identity: the real gadget makes widget 1.1.0, which fails the test; with the decoy
-    beside it, two dist-infos name gadget and the install is refused."""
+    beside it, two dist-infos name gadget and the install was refused; since the host's check of the
+    listing (one site-packages only), the baseline's listing already is unreadable: a human's, untested."""
     below = PYPROJECT.replace('"widget>=1,<2"', '"widget>=1,<1.1"')  # the baseline: 1.0.0, no gadget
     backend = NEW_DEPENDENCY_PYC_BACKEND if route == "bytecode" else DECOY_DIST_INFO
     task = WIDGET_TASK.replace('from: ">=1,<2"', 'from: ">=1,<1.1"')
@@ -341,22 +342,19 @@ def test_attack_a_build_backend_plants_bytecode_for_a_dependency_the_target_newl
     )
     m = result.manifest  # type: ignore[attr-defined]
     run_dir: Path = result.run_dir  # type: ignore[attr-defined]
+    if route != "bytecode":  # the decoy's second site-packages: the listing is read as nothing (_on_disk)
+        assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]  # type: ignore[attr-defined]
+        assert m["reason"].startswith("the baseline environment cannot be listed"), m["reason"]
+        assert m["verifications"] == []  # nothing tested at all
+        return
     assert m["verifications"][0]["passed"]  # the baseline ran on widget 1.0.0, which has no gadget
     assert "gadget" not in m["environments"]["baseline"]
     planted = next((run_dir / "env").glob("lib/python3*/site-packages/__pycache__/gadget.*.pyc"), None)
     assert planted is not None  # the backend ran and planted it (in the baseline's environment)
     assert m["classification"] != "green", m["reason"]
-    if route == "bytecode":
-        assert (m["environments"]["after"]["widget"], m["environments"]["after"]["gadget"]) == (
-            "1.1.0",
-            "1.0.0",
-        )
-        assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
-        assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
-    else:
-        assert result.code == 1, m["reason"]  # type: ignore[attr-defined]
-        assert "2 distributions are named gadget in the environment" in m["reason"], m["reason"]
-        assert [v["phase"] for v in m["verifications"]] == ["baseline"]  # nothing tested on the candidate
+    assert (m["environments"]["after"]["widget"], m["environments"]["after"]["gadget"]) == ("1.1.0", "1.0.0")
+    assert result.code == 3, m["reason"]  # type: ignore[attr-defined]
+    assert m["verifications"][-1]["tests"]["failing"], m["verifications"][-1]
 
 
 # A .pth into every writable site-packages: each interpreter start in the environment, the listing's
