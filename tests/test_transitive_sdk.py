@@ -21,15 +21,27 @@ FINE_ON_BOTH = "import acme\n\n\ndef ready():\n    return bool(acme.__version__)
 TEST = "import acme_widgets\n\n\ndef test_widgets_are_ready():\n    assert acme_widgets.ready()\n"
 
 
-def widgets_repo(make_repo, tmp_path: Path, module: str) -> tuple[Path, Path]:
-    """A repository declaring only acme-widgets, which requires acme-sdk; and the folder of that wheel."""
+def through_widgets(
+    make_repo, run_codemod, tmp_path: Path, module: str, requires: str = "acme-sdk", declared: str = ""
+):
+    """The acme-sdk-2 task's run on a repository declaring acme-widgets (and `declared` before it), whose
+    wheel requires `requires` and holds `module`."""
+    repo, house = widgets_repo(make_repo, tmp_path, module, requires, declared)
+    return run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+
+
+def widgets_repo(
+    make_repo, tmp_path: Path, module: str, requires: str = "acme-sdk", declared: str = ""
+) -> tuple[Path, Path]:
+    """A repository declaring acme-widgets (and `declared` before it), whose wheel requires `requires` and
+    holds `module`; and the folder of that wheel."""
     house = tmp_path / "widgets-house"
     house.mkdir()
-    wheel(house, "acme_widgets", "1.0.0", requires=("acme-sdk",), files={"acme_widgets/__init__.py": module})
+    wheel(house, "acme_widgets", "1.0.0", requires=(requires,), files={"acme_widgets/__init__.py": module})
     repo = make_repo(
         "through-widgets",
         {
-            "requirements.txt": "acme-widgets==1.0.0\n",
+            "requirements.txt": declared + "acme-widgets==1.0.0\n",
             "src/acme_app": None,
             "tests": None,
             "tests/test_widgets.py": TEST,
@@ -42,8 +54,7 @@ def test_an_sdk_another_package_installs_is_tested_on_both_versions_and_a_break_
     make_repo, run_codemod, tmp_path: Path
 ):
     """Exit 0, `nothing_to_do`, with no test run before (the widget breaks on acme-sdk 2.1.0)."""
-    repo, house = widgets_repo(make_repo, tmp_path, BROKEN_ON_2)
-    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    result = through_widgets(make_repo, run_codemod, tmp_path, BROKEN_ON_2)
     m = result.manifest
     assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
     assert "tests fail on acme-sdk 2.1.0" in m["reason"] and "verify only" in m["reason"], m["reason"]
@@ -57,8 +68,7 @@ def test_an_sdk_another_package_installs_is_tested_on_both_versions_and_a_break_
 def test_an_sdk_another_package_installs_is_verified_where_it_works_on_both(
     make_repo, run_codemod, tmp_path: Path
 ):
-    repo, house = widgets_repo(make_repo, tmp_path, FINE_ON_BOTH)
-    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    result = through_widgets(make_repo, run_codemod, tmp_path, FINE_ON_BOTH)
     m = result.manifest
     assert (result.code, m["status"]) == (0, "nothing_to_do"), m["reason"]
     assert "verified on acme-sdk 2.1.0: 1 test(s) pass there" in m["reason"], m["reason"]
@@ -91,20 +101,9 @@ def test_a_package_that_caps_the_sdk_below_the_target_needs_a_human_though_the_t
     """acme-widgets 1.0.0 requires acme-sdk<2: the bump's install put 2.1.0 beside it anyway (installers
     keep what is installed), the tests passed, and the run ended `succeeded`, exit 0, with a requirements.txt
     (`acme-sdk==2.1.0`, `acme-widgets==1.0.0`) no installer can resolve."""
-    house = tmp_path / "widgets-house"
-    house.mkdir()
-    files = {"acme_widgets/__init__.py": FINE_ON_BOTH}
-    wheel(house, "acme_widgets", "1.0.0", requires=("acme-sdk<2",), files=files)
-    repo = make_repo(
-        "capped-by-widgets",
-        {
-            "requirements.txt": "acme-sdk==1.4.0\nacme-widgets==1.0.0\n",
-            "src/acme_app": None,
-            "tests": None,
-            "tests/test_widgets.py": TEST,
-        },
+    result = through_widgets(
+        make_repo, run_codemod, tmp_path, FINE_ON_BOTH, "acme-sdk<2", declared="acme-sdk==1.4.0\n"
     )
-    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
     m = result.manifest
     assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
     assert "acme-widgets 1.0.0 requires acme-sdk<2" in m["reason"], m["reason"]
@@ -116,25 +115,7 @@ def test_an_sdk_only_a_capping_package_installs_is_no_verified_nothing_to_do(
 ):
     """Declared nowhere, installed by acme-widgets, which requires acme-sdk<2: the tests pass on 2.1.0 put
     beside it, but the repository's own install never takes 2.1.0 while acme-widgets 1.0.0 caps it."""
-    house = tmp_path / "widgets-house"
-    house.mkdir()
-    wheel(
-        house,
-        "acme_widgets",
-        "1.0.0",
-        requires=("acme-sdk<2",),
-        files={"acme_widgets/__init__.py": FINE_ON_BOTH},
-    )
-    repo = make_repo(
-        "capped-through-widgets",
-        {
-            "requirements.txt": "acme-widgets==1.0.0\n",
-            "src/acme_app": None,
-            "tests": None,
-            "tests/test_widgets.py": TEST,
-        },
-    )
-    result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
+    result = through_widgets(make_repo, run_codemod, tmp_path, FINE_ON_BOTH, "acme-sdk<2")
     m = result.manifest
     assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
     assert m["reason"].startswith(

@@ -744,25 +744,14 @@ def test_attack_an_install_line_the_tool_cannot_read_is_never_read_as_no_sdk(
 ) -> None:
     """tox.ini names acme-widgets through `{env:WIDGETS_REQ}`: the install leaves that line out (run.json
     installs.baseline.unread names it) and read the SDK's absence from the rest: `nothing_to_do`, exit 0."""
-    house = tmp_path / "house"
-    house.mkdir()
-    wheel(
-        house,
-        "acme_widgets",
-        "1.0.0",
-        requires=("acme-sdk",),
-        files={"acme_widgets/__init__.py": BROKEN_ON_2},
-    )
+    repo, house = widgets_unregistering(make_repo, tmp_path, "False", "")
     tox = "[tox]\nenvlist = py\n\n[testenv]\ndeps =\n    -r requirements-dev.txt\n    {env:WIDGETS_REQ}\n"
-    repo = make_repo(
-        "tox-unread",
-        {
-            "requirements.txt": "",
-            "tox.ini": tox + "commands = pytest {posargs}\n",
-            "src/acme_app": None,
-            "tests": None,
-            "tests/test_widgets.py": WIDGETS_TEST,
-        },
+    (repo / "tox.ini").write_text(tox + "commands = pytest {posargs}\n")
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "add", "tox.ini"], cwd=repo, check=True
+    )
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "tox"], cwd=repo, check=True
     )
     result = run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
     m = result.manifest
