@@ -21,27 +21,31 @@ FINE_ON_BOTH = "import acme\n\n\ndef ready():\n    return bool(acme.__version__)
 TEST = "import acme_widgets\n\n\ndef test_widgets_are_ready():\n    assert acme_widgets.ready()\n"
 
 
-def through_widgets(
-    make_repo, run_codemod, tmp_path: Path, module: str, requires: str = "acme-sdk", declared: str = ""
-):
-    """The acme-sdk-2 task's run on a repository declaring acme-widgets (and `declared` before it), whose
-    wheel requires `requires` and holds `module`."""
-    repo, house = widgets_repo(make_repo, tmp_path, module, requires, declared)
+def through_widgets(make_repo, run_codemod, tmp_path: Path, module: str, requires: str = "acme-sdk", **more):
+    """The acme-sdk-2 task's run on widgets_repo(...)."""
+    repo, house = widgets_repo(make_repo, tmp_path, module, requires, **more)
     return run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house))
 
 
 def widgets_repo(
-    make_repo, tmp_path: Path, module: str, requires: str = "acme-sdk", declared: str = ""
+    make_repo,
+    tmp_path: Path,
+    module: str,
+    requires: str = "acme-sdk",
+    declared: str = "",
+    asked: str = "acme-widgets==1.0.0",
+    files: dict[str, str] | None = None,
 ) -> tuple[Path, Path]:
-    """A repository declaring acme-widgets (and `declared` before it), whose wheel requires `requires` and
-    holds `module`; and the folder of that wheel."""
+    """A repository declaring `asked` (and `declared` before it), whose acme-widgets wheel requires
+    `requires` and holds `module` (and `files`); and the folder of that wheel."""
     house = tmp_path / "widgets-house"
     house.mkdir()
-    wheel(house, "acme_widgets", "1.0.0", requires=(requires,), files={"acme_widgets/__init__.py": module})
+    shipped = {"acme_widgets/__init__.py": module, **(files or {})}
+    wheel(house, "acme_widgets", "1.0.0", requires=(requires,), files=shipped)
     repo = make_repo(
         "through-widgets",
         {
-            "requirements.txt": declared + "acme-widgets==1.0.0\n",
+            "requirements.txt": f"{declared}{asked}\n",
             "src/acme_app": None,
             "tests": None,
             "tests/test_widgets.py": TEST,
@@ -122,3 +126,39 @@ def test_an_sdk_only_a_capping_package_installs_is_no_verified_nothing_to_do(
         "the tests pass on acme-sdk 2.1.0 with no change, but: acme-widgets 1.0.0 requires"
     )
     assert [v["passed"] for v in m["verifications"]] == [True, True]
+
+
+@pytest.mark.parametrize(
+    ("requires", "more", "named"),
+    [
+        ("acme-sdk\n <2", {}, "acme-widgets 1.0.0 requires acme-sdk <2"),
+        (
+            'acme-sdk<2; extra == "sdk"\nProvides-Extra: sdk',
+            {"asked": "acme-widgets[sdk]==1.0.0", "declared": ""},
+            'acme-widgets 1.0.0 requires acme-sdk<2; extra == "sdk" (with its extra sdk',
+        ),
+        (
+            "acme-sdk<2",
+            {
+                "files": {
+                    "acme_widgets-1.0.0.dist-info/direct_url.json": '{"url": "file:///src", "dir_info": {}}'
+                }
+            },
+            "acme-widgets 1.0.0 requires acme-sdk<2",
+        ),
+    ],
+    ids=["a-folded-header", "in-an-extra-the-repository-asks-for", "a-wheel-claiming-a-folder"],
+)
+def test_a_cap_the_installer_reads_is_read_however_the_wheel_spells_it(
+    make_repo, run_codemod, tmp_path: Path, requires: str, more: dict, named: str
+):
+    """helper-50: each of these caps held acme-sdk below 2.1.0 for uv (which refuses the set), yet the run
+    ended `succeeded` or "verified" `nothing_to_do`, exit 0: a header folded onto a continuation line read
+    line by line, a cap in an extra read with no extra, a wheel shipping a direct_url.json that claimed a
+    folder taken for the repository's own project."""
+    more = {"declared": "acme-sdk==1.4.0\n", **more}
+    result = through_widgets(make_repo, run_codemod, tmp_path, FINE_ON_BOTH, requires, **more)
+    m = result.manifest
+    assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
+    assert named in m["reason"], m["reason"]
+    assert m["verifications"][-1]["passed"] and m["environments"]["after"]["acme-sdk"] == "2.1.0"

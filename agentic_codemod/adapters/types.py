@@ -367,11 +367,12 @@ class Adapter:
     # package that requires it, its code. A run that would end "not installed" first asks this (workflow/
     # environments.install_repository). None: the listing is all the adapter can say (fails closed there).
     holding: Callable[[VerificationEnv, str, Sequence[str], Settings], list[str]] | None = None
-    # (environment, canonical SDK name, its installed version) -> each installed package that requires the
-    # SDK in a range excluding that version ("acme-widgets 1.0.0 requires acme-sdk<2"; python/
-    # installed_files.py), read without running code. None: the ecosystem's installs cannot leave one (npm
-    # nests a copy for a dependency whose range the top-level version does not meet).
-    capping: Callable[[VerificationEnv, str, str], list[str]] | None = None
+    # (environment, canonical SDK name, its installed version, the ranges of the repository's own
+    # declarations of it before the bump) -> each installed package that requires the SDK in a range
+    # excluding that version ("acme-widgets 1.0.0 requires acme-sdk<2"; python/installed_files.py), read
+    # without running code. None: the ecosystem's installs cannot leave one (npm nests a copy for a
+    # dependency whose range the top-level version does not meet).
+    capping: Callable[[VerificationEnv, str, str, Sequence[str]], list[str]] | None = None
     # Code files of the ecosystem that name the SDK where no loaded rule looks: (root, the ast-grep
     # languages of the loaded rules, SDK name, the task's import names, settings) -> what the plan makes
     # human's items of (adapters/unscanned_code.py; steps._unscanned). None: the ecosystem has none

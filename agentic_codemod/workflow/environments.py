@@ -210,10 +210,11 @@ def capping(state: RunState) -> list[str]:
     adapter, sdk = need(state.adapter), state.task.sdk
     if adapter.capping is None:
         return []
+    declared = [d.specifier for d in need(state.profile).sdk_declarations]
     return [
         f"{found}, which excludes {sdk.name} {sdk.to}: the tests ran on a set of packages the repository's "
         f"own install would not resolve; move it to a version that admits {sdk.to} (or drop it) with the bump"
-        for found in adapter.capping(need(state.env), sdk_key(state), sdk.to)
+        for found in adapter.capping(need(state.env), sdk_key(state), sdk.to, declared)
     ]
 
 

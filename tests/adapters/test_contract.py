@@ -52,7 +52,7 @@ OPTIONAL_FUNCTIONS = {
     "install_script_pins": 2,
     "shadowing": 3,
     "holding": 4,
-    "capping": 3,
+    "capping": 4,
     "removed_imports": 7,
     "unscanned_code": 5,
     "secret_files": 1,

@@ -199,17 +199,36 @@ def holding(env: VerificationEnv, name: str, given: Sequence[str], settings: Set
             if seen > ENV_LISTED_MAX:
                 return [*found, f"more than {ENV_LISTED_MAX} packages in node_modules"]
             path = prefix + package.relative_to(folder).as_posix()
-            if package.relative_to(folder).as_posix() == name:
-                found.append(f"node_modules/{path}")
             manifest = read_manifest(package)
-            if isinstance(manifest, dict):
-                for key in ("dependencies", "optionalDependencies", "peerDependencies"):
-                    wanted = manifest.get(key)
-                    if isinstance(wanted, dict) and name in wanted:
-                        found.append(f"node_modules/{path} {key}: {name} {wanted[name]}")
+            manifest = manifest if isinstance(manifest, dict) else {}
+            if package.relative_to(folder).as_posix() == name or manifest.get("name") == name:
+                found.append(
+                    f"node_modules/{path}"
+                )  # by folder, or an alias's folder (`"a": "npm:{name}@1"`)
+            found += [f"node_modules/{path} {d}" for d in _depends_on(manifest, name)]
             nested = package / "node_modules"
             if not package.is_symlink() and nested.is_dir() and not nested.is_symlink():
                 todo.append((nested, f"{path}/node_modules/"))
+    return found
+
+
+def _depends_on(manifest: dict[str, object], name: str) -> list[str]:
+    """The entries of a package.json that make npm install `name` beside it: dependencies and peers not
+    marked optional, by name or as an alias (`npm:NAME@range`). optionalDependencies and optional peers
+    need not be installed, so they say nothing (helper-50: a false exit 3)."""
+    meta = manifest.get("peerDependenciesMeta")
+    optional = (
+        {k for k, v in meta.items() if isinstance(v, dict) and v.get("optional")}
+        if isinstance(meta, dict)
+        else set()
+    )
+    found = []
+    for key in ("dependencies", "peerDependencies"):
+        wanted = manifest.get(key)
+        for dep, spec in wanted.items() if isinstance(wanted, dict) else ():
+            aliased = isinstance(spec, str) and (spec == f"npm:{name}" or spec.startswith(f"npm:{name}@"))
+            if (dep == name or aliased) and not (key == "peerDependencies" and dep in optional):
+                found.append(f"{key}: {dep} {spec}")
     return found
 
 

@@ -15,7 +15,7 @@ the host, after the bump's install and before any repository code runs in the en
     holding(env_root, name, modules) -> [str]   what on disk says the environment holds `name`, whatever
                                                 its listing says (a dist-info, a Requires-Dist on it,
                                                 an import name no RECORD lists)
-    capping(env, name, version) -> [str]        each installed distribution whose Requires-Dist on `name`
+    capping(env, name, version, declared) -> [str]  each installed distribution whose Requires-Dist on `name`
                                                 excludes `version` ("acme-widgets 1.0.0 requires
                                                 acme-sdk<2"), read from METADATA on the host
 
@@ -52,17 +52,23 @@ import io
 import json
 import os
 import py_compile
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from email.policy import compat32
 from pathlib import Path, PurePosixPath
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from agentic_codemod.adapters.types import VerificationEnv
 from agentic_codemod.config import ENV_RECORD_MAX_BYTES, WHEEL_METADATA_MAX_BYTES
 from agentic_codemod.tools import repo_copy
+from agentic_codemod.tools.sandbox import REPO_MOUNT
 from agentic_codemod.tools.untrusted_file import read_regular
 
 CACHE = "__pycache__"
@@ -278,18 +284,20 @@ def listed(record: Path) -> set[PurePosixPath] | None:
         return None
 
 
-def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
+def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[str]) -> list[str]:
     """What in the environment requires `name` (canonical) in a range that excludes `version`: each
     "DIST VERSION requires REQUIREMENT", read on the host from every other dist-info's METADATA (no code
     runs). The bump's install puts the target beside what is installed and upgrades nothing, so a
     dependency that caps the package below it stays: the tests run on a set no installer would resolve.
-    A requirement whose marker holds for this interpreter counts, one of an extra does not (which extras
-    the install asked for is not known here); a URL requirement counts (its version cannot be read); a
-    METADATA that cannot be read counts too. The repository's own projects, installed from a folder
-    (direct_url.json `dir_info`, as the installer writes it for `-e .` or `.`), are left out: their
-    METADATA is what the declarations said before the bump edited them, which the bump's own checks read
-    (a wheel that ships such a file of its own hides its cap here: what the run knew before this check).
-    Empty where nothing is in the way."""
+    A requirement whose marker holds for this interpreter counts, with any extra the distribution provides
+    (which of them the install asked for is not known here: one it did is a cap, helper-50); a URL
+    requirement counts (its version cannot be read), and so do a header no parser reads that names the
+    package and a METADATA that cannot be read. Of the repository's own projects, installed from its copy
+    (direct_url.json `dir_info` with the copy's URL, as the installer writes it for `-e .` or `.`), a
+    requirement spelled as one of the repository's own declarations before the bump (`declared`: their
+    ranges) is left out: that METADATA is what those said before the bump edited them. Any other one
+    counts, so a registry wheel that ships such a file of its own hides only a cap the repository itself
+    declares, which the bump edits (helper-50). Empty where nothing is in the way."""
     try:
         target = Version(version)
     except InvalidVersion:
@@ -297,15 +305,22 @@ def capping(env: VerificationEnv, name: str, version: str) -> list[str]:
     found: list[str] = []
     for site, folder, _inode, _ctime in sorted(dist_infos(env.root)):
         dist = dist_name(folder)
-        if dist == name or _from_a_folder(env.root / "lib" / site / "site-packages" / folder):
+        if dist == name:
             continue
-        requirements = _requires(env.root / "lib" / site / "site-packages" / folder, name)
+        dist_info = env.root / "lib" / site / "site-packages" / folder
+        requirements = _requires(dist_info, name, extras=True)
         if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
-        for requirement in requirements:
-            if requirement.url or not requirement.specifier.contains(target, prereleases=True):
-                found.append(f"{dist} {_version_of(folder)} requires {requirement}")
+        own = _from_the_copy(dist_info)
+        for each in requirements:
+            r = each.requirement
+            if own and r is not None and not r.url and _spelled_as(r.specifier, declared):
+                continue
+            if r is None or r.url or not r.specifier.contains(target, prereleases=True):
+                extra = f" (with its extra {each.extra}, if the install asks for it)" if each.extra else ""
+                unread = "" if r is not None else " (a requirement no parser reads)"
+                found.append(f"{dist} {_version_of(folder)} requires {each.text}{extra}{unread}")
     return found
 
 
@@ -328,7 +343,9 @@ def holding(env_root: Path, name: str, modules: Iterable[str]) -> list[str]:
             if entry.name.endswith(".dist-info"):
                 if dist_name(entry.name) == name:
                     found.append(entry.name)
-                found += [f"{entry.name} requires {r}" for r in _requires(Path(entry.path), name) or []]
+                found += [
+                    f"{entry.name} requires {r.text}" for r in _requires(Path(entry.path), name, False) or []
+                ]
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
             suffix = "" if is_dir else _suffix(entry.name)
@@ -340,10 +357,23 @@ def holding(env_root: Path, name: str, modules: Iterable[str]) -> list[str]:
     return found
 
 
-def _requires(dist_info: Path, name: str) -> list[Requirement] | None:
-    """The Requires-Dist lines of a dist-info's METADATA that name `name` (canonical) and apply here (no
-    marker, or one that holds for this interpreter without an extra); None where METADATA cannot be read.
-    A line no parser reads is left out: an installer refuses it too."""
+@dataclass(frozen=True)
+class Requires:
+    """One Requires-Dist of an installed distribution on the package asked about: the requirement (None:
+    no parser reads it, yet it names the package), as written, and the extra it comes with ("" none)."""
+
+    requirement: Requirement | None
+    text: str
+    extra: str = ""
+
+
+def _requires(dist_info: Path, name: str, extras: bool) -> list[Requires] | None:
+    """The Requires-Dist headers of a dist-info's METADATA on `name` (canonical) that apply here: no
+    marker, or one that holds for this interpreter without an extra, or (`extras`) with one of the extras
+    the distribution provides (which of them an install asked for is not known here). Headers are read
+    as email reads them, as installers do (a header folded onto a continuation line is one requirement,
+    helper-50); one that no parser reads but that names `name` is returned with no requirement. None
+    where METADATA cannot be read."""
     data = read_regular(dist_info / "METADATA", WHEEL_METADATA_MAX_BYTES)
     try:
         text = (data or b"").decode("utf-8")
@@ -351,28 +381,55 @@ def _requires(dist_info: Path, name: str) -> list[Requirement] | None:
         text = ""
     if not text:
         return None
+    headers = HeaderParser(policy=compat32).parsestr(text, headersonly=True)
+    offered = (
+        ["", *(" ".join(str(e).split()) for e in headers.get_all("Provides-Extra") or [])] if extras else [""]
+    )
     found = []
-    for line in text.split("\n\n", 1)[0].splitlines():
-        key, _, value = line.partition(":")
-        if key.strip().lower() != "requires-dist":
-            continue
+    for value in headers.get_all("Requires-Dist") or []:
+        written = " ".join(str(value).split())
         try:
-            requirement = Requirement(value.strip())
-            applies = requirement.marker is None or requirement.marker.evaluate({"extra": ""})
-        except (InvalidRequirement, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            requirement = Requirement(written)
+        except InvalidRequirement:
+            if canonicalize_name(re.split(r"[\s\[;(<>=!~@]", written, maxsplit=1)[0]) == name:
+                found.append(Requires(None, written))
             continue
-        if canonicalize_name(requirement.name) == name and applies:
-            found.append(requirement)
+        if canonicalize_name(requirement.name) != name:
+            continue
+        for extra in offered:
+            try:
+                applies = requirement.marker is None or requirement.marker.evaluate({"extra": extra})
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                applies = True  # a marker nobody can evaluate may hold: it counts
+            if applies:
+                found.append(Requires(requirement, written, extra))
+                break
     return found
 
 
-def _from_a_folder(dist_info: Path) -> bool:
+def _from_the_copy(dist_info: Path) -> bool:
+    """Installed from the repository's copy in the install box (direct_url.json: dir_info, its URL the
+    copy's mount or a folder below it)."""
     data = read_regular(dist_info / "direct_url.json", WHEEL_METADATA_MAX_BYTES)
     try:
         found = json.loads(data or b"null")
     except ValueError:
         return False
-    return isinstance(found, dict) and isinstance(found.get("dir_info"), dict)
+    if not isinstance(found, dict) or not isinstance(found.get("dir_info"), dict):
+        return False
+    url, copy = str(found.get("url", "")), REPO_MOUNT.as_uri()
+    return url == copy or url.startswith(copy + "/")
+
+
+def _spelled_as(specifier: SpecifierSet, declared: Sequence[str]) -> bool:
+    """Whether `specifier` is the range of one of the declarations (as sets: `<2,>=1` is `>=1,<2`)."""
+    for text in declared:
+        try:
+            if SpecifierSet(text) == specifier:
+                return True
+        except InvalidSpecifier:
+            continue
+    return False
 
 
 def _version_of(folder: str) -> str:

@@ -161,3 +161,32 @@ def test_holding_finds_the_sdk_where_the_listing_cannot_read_it(tmp_path: Path) 
         "node_modules/acme-widgets/node_modules/acme-sdk",
     ]
     assert ADAPTER.holding(env, "gear", [], Settings()) == []
+
+
+def test_holding_finds_an_alias_and_takes_no_optional_dependency_for_one(tmp_path: Path) -> None:
+    """helper-50: `"acme": "npm:acme-sdk@>=1"` installs acme-sdk in node_modules/acme, which node loads and
+    neither the listing nor the folder check named (a false nothing_to_do); an optional peer (typescript,
+    react-dom) or an optionalDependency need not be installed, so they prove nothing (a false exit 3)."""
+    env = types.VerificationEnv(interpreter=Path("node"), root=tmp_path)
+    modules = node_modules(tmp_path)
+
+    def package(folder: str, manifest: dict[str, object]) -> None:
+        (modules / folder).mkdir(parents=True)
+        (modules / folder / "package.json").write_text(json.dumps(manifest))
+
+    package("helper", {"name": "helper", "version": "1.0.0", "optionalDependencies": {"acme-sdk": "^1.0.0"}})
+    optional_peer = {
+        "peerDependencies": {"acme-sdk": "*"},
+        "peerDependenciesMeta": {"acme-sdk": {"optional": True}},
+    }
+    package("ts-helper", {"name": "ts-helper", "version": "1.0.0", **optional_peer})
+    assert ADAPTER.holding is not None and ADAPTER.holding(env, "acme-sdk", [], Settings()) == []
+    package("acme", {"name": "acme-sdk", "version": "1.4.0"})
+    package(
+        "acme-widgets",
+        {"name": "acme-widgets", "version": "1.0.0", "dependencies": {"acme": "npm:acme-sdk@>=1"}},
+    )
+    assert ADAPTER.holding(env, "acme-sdk", [], Settings()) == [
+        "node_modules/acme",
+        "node_modules/acme-widgets dependencies: acme npm:acme-sdk@>=1",
+    ]

@@ -23,7 +23,8 @@ def env_with(tmp_path: Path, metadata: dict[str, str | bytes]) -> VerificationEn
 
 
 def metadata(name: str, version: str, *requires: str) -> str:
-    lines = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    """METADATA text; an entry holding a colon before any space is a header of its own."""
+    lines = "".join(f"{r}\n" if r.split(" ")[0].endswith(":") else f"Requires-Dist: {r}\n" for r in requires)
     return f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{lines}\nRequires-Dist: acme-sdk<1\n"
 
 
@@ -37,20 +38,47 @@ def test_a_requirement_excluding_the_installed_version_is_named_with_its_package
             "plain-1.0.dist-info": metadata("plain", "1.0"),  # the body's line is no header: not read
         },
     )
-    assert capping(env, "acme-sdk", "2.1.0") == ["acme-widgets 1.0.0 requires Acme_SDK<2,>=1.0"]
-    assert capping(env, "acme-sdk", "1.4.0") == ["acme-tools 3.0 requires acme-sdk>=2"]
+    assert capping(env, "acme-sdk", "2.1.0", []) == ["acme-widgets 1.0.0 requires Acme_SDK (>=1.0,<2)"]
+    assert capping(env, "acme-sdk", "1.4.0", []) == ["acme-tools 3.0 requires acme-sdk>=2"]
 
 
-def test_markers_decide_and_extras_do_not_count(tmp_path: Path) -> None:
+def test_markers_decide_and_a_cap_in_an_extra_the_distribution_provides_counts(tmp_path: Path) -> None:
+    """helper-50: `acme-widgets[sdk]` in requirements.txt, and `acme-sdk<2; extra == "sdk"` was read with no
+    extra only: "verified" nothing_to_do, exit 0, on a set uv refuses to resolve. Which extras the install
+    asked for is not known here, so any the distribution provides counts (one it does not provide cannot
+    be asked for)."""
     env = env_with(
         tmp_path,
         {
             "a-1.dist-info": metadata("a", "1", 'acme-sdk<2; python_version < "3"'),  # not this interpreter
-            "b-1.dist-info": metadata("b", "1", 'acme-sdk<2; extra == "legacy"'),  # an extra: not known asked
+            "b-1.dist-info": metadata("b", "1", 'acme-sdk<2; extra == "legacy"', "Provides-Extra: legacy"),
             "c-1.dist-info": metadata("c", "1", 'acme-sdk<2; python_version >= "3"'),
+            "d-1.dist-info": metadata("d", "1", 'acme-sdk<2; extra == "never"'),  # no such extra provided
         },
     )
-    assert capping(env, "acme-sdk", "2.1.0") == ['c 1 requires acme-sdk<2; python_version >= "3"']
+    assert capping(env, "acme-sdk", "2.1.0", []) == [
+        'b 1 requires acme-sdk<2; extra == "legacy" (with its extra legacy, if the install asks for it)',
+        'c 1 requires acme-sdk<2; python_version >= "3"',
+    ]
+
+
+def test_a_folded_header_is_one_requirement_and_an_unreadable_one_naming_the_sdk_counts(
+    tmp_path: Path,
+) -> None:
+    """helper-50: `Requires-Dist: acme-sdk` folded onto ` <2` is acme-sdk<2 to uv (it refuses the set), and
+    was acme-sdk to a line-by-line reading: "succeeded", exit 0."""
+    env = env_with(
+        tmp_path,
+        {
+            "folded-1.dist-info": metadata("folded", "1", "acme-sdk\n <2"),
+            "garbled-1.dist-info": metadata("garbled", "1", "acme-sdk <<2"),
+            "other-1.dist-info": metadata("other", "1", "requests <<2"),  # garbled, but not on acme-sdk
+        },
+    )
+    assert capping(env, "acme-sdk", "2.1.0", []) == [
+        "folded 1 requires acme-sdk <2",
+        "garbled 1 requires acme-sdk <<2 (a requirement no parser reads)",
+    ]
 
 
 def test_a_url_requirement_and_an_unreadable_metadata_count(tmp_path: Path) -> None:
@@ -61,26 +89,31 @@ def test_a_url_requirement_and_an_unreadable_metadata_count(tmp_path: Path) -> N
             "x-1.dist-info": b"\xff\xfe not utf-8",
         },
     )
-    found = capping(env, "acme-sdk", "2.1.0")
+    found = capping(env, "acme-sdk", "2.1.0", [])
     assert found[0] == "u 1 requires acme-sdk @ https://example.invalid/acme_sdk-1.4.0.whl", found
     assert found[1].startswith("x-1.dist-info: its METADATA cannot be read"), found
     assert len(found) == 2
 
 
-def test_the_repositorys_own_project_installed_from_its_folder_is_left_out(tmp_path: Path) -> None:
-    """Its METADATA holds the declarations as they were before the bump edited them."""
+def test_the_repositorys_own_project_is_left_out_only_for_a_range_it_declared_itself(tmp_path: Path) -> None:
+    """Its METADATA holds the declarations as they were before the bump edited them. A registry wheel that
+    ships a direct_url.json of its own claiming a folder (helper-50: `succeeded`, exit 0) is not one."""
     env = env_with(
         tmp_path,
         {
-            "app-1.0.dist-info": metadata("app", "1.0", "acme-sdk<2"),
+            "app-1.0.dist-info": metadata("app", "1.0", "acme-sdk<2,>=1"),
             "lib-1.0.dist-info": metadata("lib", "1.0", "acme-sdk<2"),
         },
     )
     own = tmp_path / SITE / "app-1.0.dist-info" / "direct_url.json"
     own.write_text('{"url": "file:///codemod/repo", "dir_info": {"editable": true}}')
-    wheel = tmp_path / SITE / "lib-1.0.dist-info" / "direct_url.json"
-    wheel.write_text('{"url": "file:///w/lib-1.0-py3-none-any.whl", "archive_info": {}}')
-    assert capping(env, "acme-sdk", "2.1.0") == ["lib 1.0 requires acme-sdk<2"]
+    forged = tmp_path / SITE / "lib-1.0.dist-info" / "direct_url.json"
+    forged.write_text('{"url": "file:///src", "dir_info": {}}')
+    assert capping(env, "acme-sdk", "2.1.0", [">=1,<2"]) == ["lib 1.0 requires acme-sdk<2"]
+    assert capping(env, "acme-sdk", "2.1.0", ["==1.4.0"]) == [
+        "app 1.0 requires acme-sdk<2,>=1",
+        "lib 1.0 requires acme-sdk<2",
+    ]
 
 
 def test_holding_reads_what_the_host_sees_whatever_a_listing_said(tmp_path: Path) -> None:
