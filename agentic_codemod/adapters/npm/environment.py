@@ -186,8 +186,9 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
 def holding(env: VerificationEnv, name: str, given: Sequence[str], settings: Settings) -> list[str]:
     """What the host reads in the environment's node_modules that says it holds package `name`, whatever
     installed_versions listed: a folder of that name at any depth (node loads it through its index.js
-    whether or not its package.json reads: an install script can remove that, helper-49), or a package
-    whose dependencies, optionalDependencies or peerDependencies name it. Bounded like the listing (past
+    whether or not its package.json reads: an install script can remove that, helper-49), a folder whose
+    package.json names it (an alias), or a package whose dependencies or non-optional peers name it (by
+    name or alias). Bounded like the listing (past
     ENV_LISTED_MAX packages, that is what it says)."""
     modules = node_modules(env.root)
     found: list[str] = []
@@ -226,7 +227,8 @@ def _depends_on(manifest: dict[str, object], name: str) -> list[str]:
     for key in ("dependencies", "peerDependencies"):
         wanted = manifest.get(key)
         for dep, spec in wanted.items() if isinstance(wanted, dict) else ():
-            aliased = isinstance(spec, str) and (spec == f"npm:{name}" or spec.startswith(f"npm:{name}@"))
+            alias = spec.lower() if isinstance(spec, str) else ""  # npm reads `NPM:` as `npm:` too
+            aliased = alias == f"npm:{name}" or alias.startswith(f"npm:{name}@")
             if (dep == name or aliased) and not (key == "peerDependencies" and dep in optional):
                 found.append(f"{key}: {dep} {spec}")
     return found

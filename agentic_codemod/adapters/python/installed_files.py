@@ -55,16 +55,19 @@ import py_compile
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from email.header import decode_header, make_header
+from email.message import Message
 from email.parser import HeaderParser
 from email.policy import compat32
 from pathlib import Path, PurePosixPath
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from agentic_codemod.adapters.python import ranges
 from agentic_codemod.adapters.types import VerificationEnv
 from agentic_codemod.config import ENV_RECORD_MAX_BYTES, WHEEL_METADATA_MAX_BYTES
 from agentic_codemod.tools import repo_copy
@@ -289,8 +292,10 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     "DIST VERSION requires REQUIREMENT", read on the host from every other dist-info's METADATA (no code
     runs). The bump's install puts the target beside what is installed and upgrades nothing, so a
     dependency that caps the package below it stays: the tests run on a set no installer would resolve.
-    A requirement whose marker holds for this interpreter counts, with any extra the distribution provides
-    (which of them the install asked for is not known here: one it did is a cap, helper-50); a URL
+    A requirement whose marker holds for this interpreter counts, with no extra or with one something
+    installed asks that distribution for (requested_extras; helper-50's `widgets[sdk]`: the extras a
+    repository's requirement file asks for outside any installed metadata are not read, so a cap there
+    goes unseen); a URL
     requirement counts (its version cannot be read), and so do a header no parser reads that names the
     package and a METADATA that cannot be read. Of the repository's own projects, installed from its copy
     (direct_url.json `dir_info` with the copy's URL, as the installer writes it for `-e .` or `.`), a
@@ -303,12 +308,16 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     except InvalidVersion:
         return [f"{name} {version}: not a version any requirement can be read against"]
     found: list[str] = []
+    try:
+        asked = {k: v for site in site_packages(env.root) for k, v in requested_extras(site).items()}
+    except OSError as exc:
+        return [f"the environment's site-packages cannot be read ({exc})"]
     for site, folder, _inode, _ctime in sorted(dist_infos(env.root)):
         dist = dist_name(folder)
         if dist == name:
             continue
         dist_info = env.root / "lib" / site / "site-packages" / folder
-        requirements = _requires(dist_info, name, extras=True)
+        requirements = _requires(dist_info, name, sorted(asked.get(dist, ())))
         if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
@@ -343,9 +352,7 @@ def holding(env_root: Path, name: str, modules: Iterable[str]) -> list[str]:
             if entry.name.endswith(".dist-info"):
                 if dist_name(entry.name) == name:
                     found.append(entry.name)
-                found += [
-                    f"{entry.name} requires {r.text}" for r in _requires(Path(entry.path), name, False) or []
-                ]
+                found += [f"{entry.name} requires {r.text}" for r in _requires(Path(entry.path), name) or []]
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
             suffix = "" if is_dir else _suffix(entry.name)
@@ -367,34 +374,30 @@ class Requires:
     extra: str = ""
 
 
-def _requires(dist_info: Path, name: str, extras: bool) -> list[Requires] | None:
-    """The Requires-Dist headers of a dist-info's METADATA on `name` (canonical) that apply here: no
-    marker, or one that holds for this interpreter without an extra, or (`extras`) with one of the extras
-    the distribution provides (which of them an install asked for is not known here). Headers are read
-    as email reads them, as installers do (a header folded onto a continuation line is one requirement,
-    helper-50); one that no parser reads but that names `name` is returned with no requirement. None
-    where METADATA cannot be read."""
-    data = read_regular(dist_info / "METADATA", WHEEL_METADATA_MAX_BYTES)
-    try:
-        text = (data or b"").decode("utf-8")
-    except UnicodeDecodeError:
-        text = ""
-    if not text:
+def _requires(dist_info: Path, name: str | None, extras: Iterable[str] = ()) -> list[Requires] | None:
+    """The Requires-Dist headers of a dist-info's METADATA on `name` (canonical; None: on any package)
+    that apply here: no marker, or one that holds for this interpreter without an extra or with one of
+    `extras` (those something asked this distribution for). Headers are read as installers read them:
+    email's parser (a header folded onto a continuation line is one requirement), RFC 2047 encoded words
+    decoded (uv does; helper-50, helper-51); one that no parser reads but that names `name` is returned
+    with no requirement. None where METADATA cannot be read."""
+    headers = _headers(dist_info)
+    if headers is None:
         return None
-    headers = HeaderParser(policy=compat32).parsestr(text, headersonly=True)
-    offered = (
-        ["", *(" ".join(str(e).split()) for e in headers.get_all("Provides-Extra") or [])] if extras else [""]
-    )
+    offered = ["", *extras]
     found = []
     for value in headers.get_all("Requires-Dist") or []:
-        written = " ".join(str(value).split())
+        written = " ".join(_decoded(value).split())
         try:
             requirement = Requirement(written)
         except InvalidRequirement:
-            if canonicalize_name(re.split(r"[\s\[;(<>=!~@]", written, maxsplit=1)[0]) == name:
+            if (
+                name is not None
+                and canonicalize_name(re.split(r"[\s\[;(<>=!~@]", written, maxsplit=1)[0]) == name
+            ):
                 found.append(Requires(None, written))
             continue
-        if canonicalize_name(requirement.name) != name:
+        if name is not None and canonicalize_name(requirement.name) != name:
             continue
         for extra in offered:
             try:
@@ -405,6 +408,48 @@ def _requires(dist_info: Path, name: str, extras: bool) -> list[Requires] | None
                 found.append(Requires(requirement, written, extra))
                 break
     return found
+
+
+def _headers(dist_info: Path) -> Message | None:
+    data = read_regular(dist_info / "METADATA", WHEEL_METADATA_MAX_BYTES)
+    try:
+        text = (data or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return HeaderParser(policy=compat32).parsestr(text, headersonly=True) if text else None
+
+
+def _decoded(value: object) -> str:
+    """A header's value with its RFC 2047 encoded words decoded (`=?utf-8?q?acme-sdk=3C2?=`)."""
+    try:
+        return str(make_header(decode_header(str(value))))
+    except (ValueError, LookupError, UnicodeDecodeError):
+        return str(value)
+
+
+def requested_extras(site: Path) -> dict[str, set[str]]:
+    """{canonical name: the extras something installed asks it for}: every dist-info's Requires-Dist that
+    applies (with the extras asked of that distribution in turn, until nothing more is asked). What the
+    repository's own requirement files ask for outside any installed distribution is not read here."""
+    metadata = {
+        dist_name(entry.name): Path(entry.path)
+        for entry in os.scandir(site)
+        if entry.name.endswith(".dist-info") and entry.is_dir(follow_symlinks=False)
+    }
+    asked: dict[str, set[str]] = {}
+    todo = list(metadata)
+    while todo:
+        dist = todo.pop()
+        for each in _requires(metadata[dist], None, sorted(asked.get(dist, ()))) or []:
+            if each.requirement is None or not each.requirement.extras:
+                continue
+            target = canonicalize_name(each.requirement.name)
+            new = {canonicalize_name(e) for e in each.requirement.extras} - asked.get(target, set())
+            if new:
+                asked.setdefault(target, set()).update(new)
+                if target in metadata:
+                    todo.append(target)
+    return asked
 
 
 def _from_the_copy(dist_info: Path) -> bool:
@@ -422,13 +467,15 @@ def _from_the_copy(dist_info: Path) -> bool:
 
 
 def _spelled_as(specifier: SpecifierSet, declared: Sequence[str]) -> bool:
-    """Whether `specifier` is the range of one of the declarations (as sets: `<2,>=1` is `>=1,<2`)."""
+    """Whether `specifier` is the range of one of the declarations (as sets: `<2,>=1` is `>=1,<2`; a
+    Poetry range as the PEP 440 range its build writes: `^1.4` is `>=1.4,<2.0`, helper-51)."""
     for text in declared:
-        try:
-            if SpecifierSet(text) == specifier:
-                return True
-        except InvalidSpecifier:
-            continue
+        for style in ("pep440", "poetry"):
+            try:
+                if any(admits == specifier for admits in ranges.admitted(text, style)):
+                    return True
+            except ValueError:
+                continue
     return False
 
 

@@ -42,18 +42,20 @@ def test_a_requirement_excluding_the_installed_version_is_named_with_its_package
     assert capping(env, "acme-sdk", "1.4.0", []) == ["acme-tools 3.0 requires acme-sdk>=2"]
 
 
-def test_markers_decide_and_a_cap_in_an_extra_the_distribution_provides_counts(tmp_path: Path) -> None:
-    """helper-50: `acme-widgets[sdk]` in requirements.txt, and `acme-sdk<2; extra == "sdk"` was read with no
-    extra only: "verified" nothing_to_do, exit 0, on a set uv refuses to resolve. Which extras the install
-    asked for is not known here, so any the distribution provides counts (one it does not provide cannot
-    be asked for)."""
+def test_markers_decide_and_a_cap_in_an_extra_counts_where_something_installed_asks_for_it(
+    tmp_path: Path,
+) -> None:
+    """helper-50: `acme-kit` requires `acme-widgets[sdk]`, whose `acme-sdk<2; extra == "sdk"` was read with no
+    extra: "verified" nothing_to_do, exit 0, on a set uv refuses. An extra nothing asks for says nothing
+    (helper-51: counting every provided extra flagged jedi's `[dev]` pytest<9 in every pytest bump)."""
     env = env_with(
         tmp_path,
         {
             "a-1.dist-info": metadata("a", "1", 'acme-sdk<2; python_version < "3"'),  # not this interpreter
             "b-1.dist-info": metadata("b", "1", 'acme-sdk<2; extra == "legacy"', "Provides-Extra: legacy"),
             "c-1.dist-info": metadata("c", "1", 'acme-sdk<2; python_version >= "3"'),
-            "d-1.dist-info": metadata("d", "1", 'acme-sdk<2; extra == "never"'),  # no such extra provided
+            "d-1.dist-info": metadata("d", "1", 'acme-sdk<2; extra == "dev"', "Provides-Extra: dev"),
+            "kit-1.dist-info": metadata("kit", "1", "B[Legacy]>=1"),
         },
     )
     assert capping(env, "acme-sdk", "2.1.0", []) == [
@@ -73,11 +75,13 @@ def test_a_folded_header_is_one_requirement_and_an_unreadable_one_naming_the_sdk
             "folded-1.dist-info": metadata("folded", "1", "acme-sdk\n <2"),
             "garbled-1.dist-info": metadata("garbled", "1", "acme-sdk <<2"),
             "other-1.dist-info": metadata("other", "1", "requests <<2"),  # garbled, but not on acme-sdk
+            "worded-1.dist-info": metadata("worded", "1", "=?utf-8?q?acme-sdk=3C2?="),  # uv decodes it
         },
     )
     assert capping(env, "acme-sdk", "2.1.0", []) == [
         "folded 1 requires acme-sdk <2",
         "garbled 1 requires acme-sdk <<2 (a requirement no parser reads)",
+        "worded 1 requires acme-sdk<2",
     ]
 
 
@@ -110,6 +114,7 @@ def test_the_repositorys_own_project_is_left_out_only_for_a_range_it_declared_it
     forged = tmp_path / SITE / "lib-1.0.dist-info" / "direct_url.json"
     forged.write_text('{"url": "file:///src", "dir_info": {}}')
     assert capping(env, "acme-sdk", "2.1.0", [">=1,<2"]) == ["lib 1.0 requires acme-sdk<2"]
+    assert capping(env, "acme-sdk", "2.1.0", ["^1"]) == ["lib 1.0 requires acme-sdk<2"]  # Poetry's, as built
     assert capping(env, "acme-sdk", "2.1.0", ["==1.4.0"]) == [
         "app 1.0 requires acme-sdk<2,>=1",
         "lib 1.0 requires acme-sdk<2",
