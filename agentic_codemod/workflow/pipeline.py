@@ -154,10 +154,9 @@ def _verified_on_target(state: RunState) -> None:
         )
     items = [item.reason for item in need(state.plan).requires_human]
     if last.passed and items:  # green, but what the install left is a human's (a package capping the SDK)
+        found = f"the tests pass on {sdk.name} {sdk.to} with no change, but: {'; '.join(items)}"
         raise RequiresHuman(
-            f"the tests pass on {sdk.name} {sdk.to} with no change, but: {'; '.join(items)}"[
-                :MR_ITEM_MAX_CHARS
-            ],
+            found[:MR_ITEM_MAX_CHARS],
             hint="the repository's own install would not test what this run tested: see run.json plan",
         )
     if last.passed:

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from agentic_codemod import json_input
@@ -163,24 +163,33 @@ def installed_versions(root: Path, env: VerificationEnv, runner: Runner) -> dict
         return None
     inside = env.root.resolve()
     found: dict[str, str] = {}
-    todo = [(modules, "")]
-    while todo:
-        folder, prefix = todo.pop()
-        for package in _packages(folder):
-            if len(found) >= ENV_LISTED_MAX:
-                return None
+    try:
+        for package, path in _walk(modules):
             if not package.resolve().is_relative_to(inside):
                 continue  # a link out of the environment (a file: or link: package) is not read
             manifest = read_manifest(package)
-            if manifest is None:
-                continue
-            path = prefix + package.relative_to(folder).as_posix()
             if isinstance(manifest, dict) and isinstance(manifest.get("version"), str):
                 found[path] = manifest["version"]
-            nested = package / "node_modules"  # not below a link (a workspace's, or a loop)
+    except OverflowError:
+        return None
+    return dict(sorted(found.items()))
+
+
+def _walk(modules: Path) -> Iterator[tuple[Path, str]]:
+    """(folder, path as a lockfile keys it) of every package below `modules`, copies nested inside another
+    package too, never below a link (a workspace's, or a loop); OverflowError past ENV_LISTED_MAX."""
+    todo, seen = [(modules, "")], 0
+    while todo:
+        folder, prefix = todo.pop()
+        for package in _packages(folder):
+            seen += 1
+            if seen > ENV_LISTED_MAX:
+                raise OverflowError(f"more than {ENV_LISTED_MAX} packages in node_modules")
+            path = prefix + package.relative_to(folder).as_posix()
+            yield package, path
+            nested = package / "node_modules"
             if not package.is_symlink() and nested.is_dir() and not nested.is_symlink():
                 todo.append((nested, f"{path}/node_modules/"))
-    return dict(sorted(found.items()))
 
 
 def holding(env: VerificationEnv, name: str, given: Sequence[str], settings: Settings) -> list[str]:
@@ -188,28 +197,17 @@ def holding(env: VerificationEnv, name: str, given: Sequence[str], settings: Set
     installed_versions listed: a folder of that name at any depth (node loads it through its index.js
     whether or not its package.json reads: an install script can remove that, helper-49), a folder whose
     package.json names it (an alias), or a package whose dependencies or non-optional peers name it (by
-    name or alias). Bounded like the listing (past
-    ENV_LISTED_MAX packages, that is what it says)."""
-    modules = node_modules(env.root)
+    name or alias). Bounded like the listing (past ENV_LISTED_MAX packages, that is what it says)."""
     found: list[str] = []
-    todo, seen = [(modules, "")], 0
-    while todo:
-        folder, prefix = todo.pop()
-        for package in _packages(folder):
-            seen += 1
-            if seen > ENV_LISTED_MAX:
-                return [*found, f"more than {ENV_LISTED_MAX} packages in node_modules"]
-            path = prefix + package.relative_to(folder).as_posix()
+    try:
+        for package, path in _walk(node_modules(env.root)):
             manifest = read_manifest(package)
             manifest = manifest if isinstance(manifest, dict) else {}
-            if package.relative_to(folder).as_posix() == name or manifest.get("name") == name:
-                found.append(
-                    f"node_modules/{path}"
-                )  # by folder, or an alias's folder (`"a": "npm:{name}@1"`)
+            if path == name or path.endswith(f"/node_modules/{name}") or manifest.get("name") == name:
+                found.append(f"node_modules/{path}")  # by its folder, or an alias's (`"a": "npm:NAME@1"`)
             found += [f"node_modules/{path} {d}" for d in _depends_on(manifest, name)]
-            nested = package / "node_modules"
-            if not package.is_symlink() and nested.is_dir() and not nested.is_symlink():
-                todo.append((nested, f"{path}/node_modules/"))
+    except OverflowError as exc:
+        found.append(str(exc))
     return found
 
 

@@ -49,7 +49,6 @@ import csv
 import importlib.machinery
 import importlib.util
 import io
-import json
 import os
 import py_compile
 import re
@@ -67,6 +66,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from agentic_codemod import json_input
 from agentic_codemod.adapters.python import ranges
 from agentic_codemod.adapters.types import VerificationEnv
 from agentic_codemod.config import ENV_RECORD_MAX_BYTES, WHEEL_METADATA_MAX_BYTES
@@ -293,31 +293,30 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     runs). The bump's install puts the target beside what is installed and upgrades nothing, so a
     dependency that caps the package below it stays: the tests run on a set no installer would resolve.
     A requirement whose marker holds for this interpreter counts, with no extra or with one something
-    installed asks that distribution for (requested_extras; helper-50's `widgets[sdk]`: the extras a
-    repository's requirement file asks for outside any installed metadata are not read, so a cap there
-    goes unseen); a URL
-    requirement counts (its version cannot be read), and so do a header no parser reads that names the
-    package and a METADATA that cannot be read. Of the repository's own projects, installed from its copy
+    installed asks that distribution for (requested_extras; helper-50's `widgets[sdk]`; an extra asked for
+    only by a repository's requirement file is not read, so a cap there goes unseen). A URL requirement
+    counts (its version cannot be read), and so do a header no parser reads that names the package and a
+    METADATA that cannot be read. Of the repository's own projects, installed from its copy
     (direct_url.json `dir_info` with the copy's URL, as the installer writes it for `-e .` or `.`), a
     requirement spelled as one of the repository's own declarations before the bump (`declared`: their
     ranges) is left out: that METADATA is what those said before the bump edited them. Any other one
-    counts, so a registry wheel that ships such a file of its own hides only a cap the repository itself
-    declares, which the bump edits (helper-50). Empty where nothing is in the way."""
+    counts; a registry wheel shipping such a file that claims the copy's URL still hides a cap equal to a
+    range the repository declares (open, helper-51). Empty where nothing is in the way."""
     try:
         target = Version(version)
     except InvalidVersion:
         return [f"{name} {version}: not a version any requirement can be read against"]
     found: list[str] = []
-    try:
-        asked = {k: v for site in site_packages(env.root) for k, v in requested_extras(site).items()}
-    except OSError as exc:
-        return [f"the environment's site-packages cannot be read ({exc})"]
-    for site, folder, _inode, _ctime in sorted(dist_infos(env.root)):
-        dist = dist_name(folder)
+    folders = {
+        (dist_name(folder), folder): env.root / "lib" / site / "site-packages" / folder
+        for site, folder, _inode, _ctime in sorted(dist_infos(env.root))
+    }
+    headers = {key: _headers(path) for key, path in folders.items()}  # each METADATA read once
+    asked = requested_extras({dist: read for (dist, _folder), read in headers.items()})
+    for (dist, folder), dist_info in folders.items():
         if dist == name:
             continue
-        dist_info = env.root / "lib" / site / "site-packages" / folder
-        requirements = _requires(dist_info, name, sorted(asked.get(dist, ())))
+        requirements = _requires(headers[dist, folder], name, sorted(asked.get(dist, ())))
         if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
@@ -352,7 +351,8 @@ def holding(env_root: Path, name: str, modules: Iterable[str]) -> list[str]:
             if entry.name.endswith(".dist-info"):
                 if dist_name(entry.name) == name:
                     found.append(entry.name)
-                found += [f"{entry.name} requires {r.text}" for r in _requires(Path(entry.path), name) or []]
+                requires = _requires(_headers(Path(entry.path)), name) or []
+                found += [f"{entry.name} requires {r.text}" for r in requires]
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
             suffix = "" if is_dir else _suffix(entry.name)
@@ -374,14 +374,13 @@ class Requires:
     extra: str = ""
 
 
-def _requires(dist_info: Path, name: str | None, extras: Iterable[str] = ()) -> list[Requires] | None:
-    """The Requires-Dist headers of a dist-info's METADATA on `name` (canonical; None: on any package)
-    that apply here: no marker, or one that holds for this interpreter without an extra or with one of
-    `extras` (those something asked this distribution for). Headers are read as installers read them:
-    email's parser (a header folded onto a continuation line is one requirement), RFC 2047 encoded words
-    decoded (uv does; helper-50, helper-51); one that no parser reads but that names `name` is returned
-    with no requirement. None where METADATA cannot be read."""
-    headers = _headers(dist_info)
+def _requires(headers: Message | None, name: str | None, extras: Iterable[str] = ()) -> list[Requires] | None:
+    """The Requires-Dist headers of a dist-info's METADATA (`headers`: _headers) on `name` (canonical;
+    None: on any package) that apply here: no marker, or one that holds for this interpreter without an
+    extra or with one of `extras` (those something asked this distribution for). Headers are read as
+    installers read them: email's parser (a header folded onto a continuation line is one requirement),
+    RFC 2047 encoded words decoded (uv does; helper-50, helper-51); one that no parser reads but that
+    names `name` is returned with no requirement. None where METADATA cannot be read."""
     if headers is None:
         return None
     offered = ["", *extras]
@@ -411,6 +410,7 @@ def _requires(dist_info: Path, name: str | None, extras: Iterable[str] = ()) -> 
 
 
 def _headers(dist_info: Path) -> Message | None:
+    """A dist-info's METADATA headers, read on the host (bounded, no link); None where it cannot be read."""
     data = read_regular(dist_info / "METADATA", WHEEL_METADATA_MAX_BYTES)
     try:
         text = (data or b"").decode("utf-8")
@@ -427,15 +427,11 @@ def _decoded(value: object) -> str:
         return str(value)
 
 
-def requested_extras(site: Path) -> dict[str, set[str]]:
-    """{canonical name: the extras something installed asks it for}: every dist-info's Requires-Dist that
-    applies (with the extras asked of that distribution in turn, until nothing more is asked). What the
-    repository's own requirement files ask for outside any installed distribution is not read here."""
-    metadata = {
-        dist_name(entry.name): Path(entry.path)
-        for entry in os.scandir(site)
-        if entry.name.endswith(".dist-info") and entry.is_dir(follow_symlinks=False)
-    }
+def requested_extras(metadata: dict[str, Message | None]) -> dict[str, set[str]]:
+    """{canonical name: the extras something installed asks it for}, from each distribution's METADATA
+    headers (by canonical name): every Requires-Dist that applies (with the extras asked of that
+    distribution in turn, until nothing more is asked). What the repository's own requirement files ask
+    for outside any installed distribution is not read here."""
     asked: dict[str, set[str]] = {}
     todo = list(metadata)
     while todo:
@@ -457,8 +453,8 @@ def _from_the_copy(dist_info: Path) -> bool:
     copy's mount or a folder below it)."""
     data = read_regular(dist_info / "direct_url.json", WHEEL_METADATA_MAX_BYTES)
     try:
-        found = json.loads(data or b"null")
-    except ValueError:
+        found = json_input.loads((data or b"null").decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON, or nested past what json_input reads
         return False
     if not isinstance(found, dict) or not isinstance(found.get("dir_info"), dict):
         return False
