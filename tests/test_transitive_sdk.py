@@ -141,6 +141,11 @@ def test_an_sdk_only_a_capping_package_installs_is_no_verified_nothing_to_do(
             'acme-widgets 1.0.0 requires acme-sdk<2; extra == "sdk" (with its extra sdk',
         ),
         (
+            'acme-sdk<2; extra == "sdk"\nProvides-Extra: sdk',
+            {"asked": "acme-widgets[sdk]==1.0.0"},
+            'acme-widgets 1.0.0 requires acme-sdk<2; extra == "sdk" (with its extra sdk',
+        ),
+        (
             "acme-sdk<2",
             {
                 "files": {
@@ -150,7 +155,12 @@ def test_an_sdk_only_a_capping_package_installs_is_no_verified_nothing_to_do(
             "acme-widgets 1.0.0 requires acme-sdk<2",
         ),
     ],
-    ids=["a-folded-header", "in-an-extra-a-dependency-asks-for", "a-wheel-claiming-a-folder"],
+    ids=[
+        "a-folded-header",
+        "in-an-extra-a-dependency-asks-for",
+        "in-an-extra-requirements-txt-asks-for",
+        "a-wheel-claiming-a-folder",
+    ],
 )
 def test_a_cap_the_installer_reads_is_read_however_the_wheel_spells_it(
     make_repo, run_codemod, tmp_path: Path, requires: str, more: dict, named: str
@@ -158,8 +168,9 @@ def test_a_cap_the_installer_reads_is_read_however_the_wheel_spells_it(
     """helper-50: each of these caps held acme-sdk below 2.1.0 for uv (which refuses the set), yet the run
     ended `succeeded` or "verified" `nothing_to_do`, exit 0: a header folded onto a continuation line read
     line by line, a cap in an extra acme-kit asks for read with no extra, a wheel shipping a
-    direct_url.json that claimed a folder taken for the repository's own project. (An extra asked for in a
-    requirements file, outside any installed metadata, is not read: docs/failure-modes.md.)"""
+    direct_url.json that claimed a folder taken for the repository's own project. And a cap in an extra
+    only the repository's requirements.txt asks for (`acme-widgets[sdk]`), outside any installed
+    metadata, was not read."""
     more = {"declared": "acme-sdk==1.4.0\n", **more}
     result = through_widgets(make_repo, run_codemod, tmp_path, FINE_ON_BOTH, requires, **more)
     m = result.manifest

@@ -129,6 +129,9 @@ class VerificationEnv:
     # How it was installed, as the adapter says: {"installer": "uv" | "pip", "template": key or "",
     # "seed": what it was seeded with (python: "setuptools 65.5.0, pip 23.2.1" or why nothing)}
     install: dict[str, str] = field(default_factory=dict)
+    # What the repository's install asks of each package beyond the package itself, outside what the
+    # installed packages ask (python: extras, by canonical name or a local project's key; npm: none)
+    extras: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

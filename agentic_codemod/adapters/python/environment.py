@@ -53,7 +53,7 @@ from agentic_codemod.adapters.python import (
     pip_config,
     seed,
 )
-from agentic_codemod.adapters.python.install_plan import InstallPlan, plan_install
+from agentic_codemod.adapters.python.install_plan import InstallPlan, asked_extras, plan_install
 from agentic_codemod.adapters.types import ProcessResult, Runner, VerificationEnv
 from agentic_codemod.config import PYVENV_CFG_MAX_BYTES, Settings
 from agentic_codemod.errors import EnvironmentUnavailable
@@ -114,7 +114,7 @@ def prepare_environment(
         repo_copy.write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
         plan = replace(plan, constraint_files=[*plan.constraint_files, LOCK_CONSTRAINTS])
         install["locked"] = f"{', '.join(read)}: {len(locked)} version(s) as constraints"
-    env = VerificationEnv(venv_python(env_dir), env_dir, install=install)
+    env = VerificationEnv(venv_python(env_dir), env_dir, install=install, extras=asked_extras(root, plan))
     from_template = _from_template(root, env, settings, runner, plan, chosen, caller, found)
     if not from_template and not _create(root, env, settings, runner, chosen, found):
         return env
@@ -332,7 +332,14 @@ def copy_environment(env: VerificationEnv, dest: Path) -> VerificationEnv | None
         return None
     if not repo_copy.copy_into_empty(env.root, dest):
         return None
-    return VerificationEnv(venv_python(dest), dest, list(env.install_log), dict(env.links), dict(env.install))
+    return VerificationEnv(
+        venv_python(dest),
+        dest,
+        list(env.install_log),
+        dict(env.links),
+        dict(env.install),
+        {name: list(extras) for name, extras in env.extras.items()},
+    )
 
 
 def _relocatable(env_dir: Path) -> bool:

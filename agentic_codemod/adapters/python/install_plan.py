@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import tomlkit
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import Requirement
 
 from agentic_codemod.adapters.python import (
@@ -326,6 +327,46 @@ def _is_extra(section: str) -> bool:
 def _extra(section: str) -> str:
     """The extra a declaration's section names (`project.optional-dependencies.test`: test)."""
     return pep508.canonical(section.rpartition(".")[2])
+
+
+def asked_extras(root: Path, plan: InstallPlan) -> dict[str, list[str]]:
+    """The extras the plan's install asks of each distribution, outside any installed METADATA: {canonical
+    name: extras} from the plan's requirement strings and its requirements files (followed through -r),
+    and {local key: extras} of the repository's own projects it installs (`.[test]`: "."; `-e
+    ./plugin[sdk]`: "./plugin"; local_key). installed_files.capping reads a cap in an extra only where
+    something asks for it: `acme-widgets[sdk]` in requirements.txt asks for acme-widgets' `sdk`. A
+    requirement whose marker does not hold here asks for nothing; one whose marker cannot be evaluated
+    does (a cap read where none applies is a human's look, one missed is a false success)."""
+    asked: dict[str, set[str]] = {}
+    strings = list(plan.requirements)
+    editables = list(plan.editables)
+    paths = [root / f for f in plan.requirement_files]
+    for _path, content in _requirement_files(root, paths, requirements_file.includes, set()):
+        strings += [text for _index, text, _requirement in requirements_file.requirements(content, None)]
+        editables += _editables(root, content)
+    for text in strings:
+        requirement = pep508.parse(text)
+        if requirement is not None and requirement.extras and _marker_holds(requirement):
+            asked.setdefault(pep508.canonical(requirement.name), set()).update(requirement.extras)
+    for local in [*([plan.project] if plan.project else []), *editables]:
+        path, _, extras = local.partition("[")
+        named = {e.strip() for e in extras.rstrip("]").split(",") if e.strip()}
+        if named and not SCHEME_RE.match(path):
+            asked.setdefault(local_key(path), set()).update(named)
+    return {key: sorted(pep508.canonical(e) for e in extras) for key, extras in asked.items()}
+
+
+def local_key(path: str) -> str:
+    """The key asked_extras gives a local project at `path` (from the root): "." or "./sub/folder"."""
+    normal = posixpath.normpath(path.replace(os.sep, "/")).removeprefix("./")
+    return "." if normal in ("", ".") else f"./{normal}"
+
+
+def _marker_holds(requirement: Requirement) -> bool:
+    try:
+        return requirement.marker is None or requirement.marker.evaluate()
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return True
 
 
 def requirement_files(root: Path) -> list[str]:

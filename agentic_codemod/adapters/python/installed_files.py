@@ -59,6 +59,7 @@ from email.message import Message
 from email.parser import HeaderParser
 from email.policy import compat32
 from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
 
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
@@ -67,7 +68,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from agentic_codemod import json_input
-from agentic_codemod.adapters.python import ranges
+from agentic_codemod.adapters.python import install_plan, ranges
 from agentic_codemod.adapters.types import VerificationEnv
 from agentic_codemod.config import ENV_RECORD_MAX_BYTES, WHEEL_METADATA_MAX_BYTES
 from agentic_codemod.tools import repo_copy
@@ -293,8 +294,9 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     runs). The bump's install puts the target beside what is installed and upgrades nothing, so a
     dependency that caps the package below it stays: the tests run on a set no installer would resolve.
     A requirement whose marker holds for this interpreter counts, with no extra or with one something
-    installed asks that distribution for (requested_extras; helper-50's `widgets[sdk]`; an extra asked for
-    only by a repository's requirement file is not read, so a cap there goes unseen). A URL requirement
+    asks that distribution for (requested_extras): the repository's own install (`env.extras`:
+    `acme-widgets[sdk]` in requirements.txt, its project's `.[test]`) or something installed (helper-50's
+    `widgets[sdk]`). A URL requirement
     counts (its version cannot be read), and so do a header no parser reads that names the package and a
     METADATA that cannot be read. Of the repository's own projects, installed from its copy
     (direct_url.json `dir_info` with the copy's URL, as the installer writes it for `-e .` or `.`), a
@@ -312,15 +314,20 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
         for site, folder, _inode, _ctime in sorted(dist_infos(env.root))
     }
     headers = {key: _headers(path) for key, path in folders.items()}  # each METADATA read once
-    asked = requested_extras({dist: read for (dist, _folder), read in headers.items()})
-    for (dist, folder), dist_info in folders.items():
+    local = {key: _from_the_copy(path) for key, path in folders.items()}  # the repository's own projects
+    seeds = {dist: extras for dist, extras in env.extras.items() if not dist.startswith(".")}
+    for (dist, _folder), where in local.items():  # `.[test]`, `-e ./plugin[sdk]`: by the project's name
+        if where is not None:
+            seeds[dist] = [*seeds.get(dist, []), *env.extras.get(where, [])]
+    asked = requested_extras({dist: read for (dist, _folder), read in headers.items()}, seeds)
+    for (dist, folder), _dist_info in folders.items():
         if dist == name:
             continue
         requirements = _requires(headers[dist, folder], name, sorted(asked.get(dist, ())))
         if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
-        own = _from_the_copy(dist_info)
+        own = local[dist, folder] is not None
         for each in requirements:
             r = each.requirement
             if own and r is not None and not r.url and _spelled_as(r.specifier, declared):
@@ -427,12 +434,16 @@ def _decoded(value: object) -> str:
         return str(value)
 
 
-def requested_extras(metadata: dict[str, Message | None]) -> dict[str, set[str]]:
-    """{canonical name: the extras something installed asks it for}, from each distribution's METADATA
-    headers (by canonical name): every Requires-Dist that applies (with the extras asked of that
-    distribution in turn, until nothing more is asked). What the repository's own requirement files ask
-    for outside any installed distribution is not read here."""
-    asked: dict[str, set[str]] = {}
+def requested_extras(
+    metadata: dict[str, Message | None], seeds: dict[str, list[str]] | None = None
+) -> dict[str, set[str]]:
+    """{canonical name: the extras something asks it for}: those `seeds` name (what the repository's own
+    install asks: VerificationEnv.extras), then from each distribution's METADATA headers (by canonical
+    name) every Requires-Dist that applies (with the extras asked of that distribution in turn, until
+    nothing more is asked)."""
+    asked: dict[str, set[str]] = {
+        dist: {canonicalize_name(e) for e in extras} for dist, extras in (seeds or {}).items() if extras
+    }
     todo = list(metadata)
     while todo:
         dist = todo.pop()
@@ -448,18 +459,21 @@ def requested_extras(metadata: dict[str, Message | None]) -> dict[str, set[str]]
     return asked
 
 
-def _from_the_copy(dist_info: Path) -> bool:
-    """Installed from the repository's copy in the install box (direct_url.json: dir_info, its URL the
-    copy's mount or a folder below it)."""
+def _from_the_copy(dist_info: Path) -> str | None:
+    """Where in the repository a distribution was installed from, as install_plan.local_key names it
+    ("." the root, "./plugin"), where its direct_url.json says the repository's copy in the install box
+    (dir_info, its URL the copy's mount or a folder below it); None for anything else."""
     data = read_regular(dist_info / "direct_url.json", WHEEL_METADATA_MAX_BYTES)
     try:
         found = json_input.loads((data or b"null").decode("utf-8"))
     except ValueError:  # not UTF-8, not JSON, or nested past what json_input reads
-        return False
+        return None
     if not isinstance(found, dict) or not isinstance(found.get("dir_info"), dict):
-        return False
+        return None
     url, copy = str(found.get("url", "")), REPO_MOUNT.as_uri()
-    return url == copy or url.startswith(copy + "/")
+    if url != copy and not url.startswith(copy + "/"):
+        return None
+    return install_plan.local_key(unquote(url[len(copy) :]).lstrip("/"))
 
 
 def _spelled_as(specifier: SpecifierSet, declared: Sequence[str]) -> bool:

@@ -5,6 +5,7 @@ tests/test_transitive_sdk.py)."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from agentic_codemod.adapters.python.installed_files import capping
@@ -150,3 +151,32 @@ def test_holding_is_empty_where_nothing_holds_it_and_a_listed_namesake_is_no_evi
     assert holding(env.root, "acme-sdk", ["acme"]) == []
     (tmp_path / SITE / "acme_sdk-1.4.0.dist-info").mkdir()
     assert holding(env.root, "acme-sdk", ["acme"]) == ["acme_sdk-1.4.0.dist-info"]
+
+
+def test_a_cap_in_an_extra_the_repositorys_own_install_asks_for_counts(tmp_path: Path) -> None:
+    """`acme-widgets[sdk]` in requirements.txt, `.[test]` or `-e ./plugin[sdk]`: the extra is asked outside
+    any installed METADATA (env.extras, install_plan.asked_extras), and its cap was not read: the run was
+    `succeeded`, exit 0, on a set uv refuses. An extra asked of one project is not asked of another."""
+    env = env_with(
+        tmp_path,
+        {
+            "acme_widgets-1.0.dist-info": metadata(
+                "acme-widgets", "1.0", 'acme-sdk<2; extra == "sdk"', "Provides-Extra: sdk"
+            ),
+            "app-1.0.dist-info": metadata("app", "1.0", 'helper[old]; extra == "test"'),
+            "plugin-1.0.dist-info": metadata("plugin", "1.0", 'acme-sdk<1.5; extra == "sdk"'),
+            "helper-1.0.dist-info": metadata("helper", "1.0", 'acme-sdk<1.9; extra == "old"'),
+            "other-1.0.dist-info": metadata("other", "1.0", 'acme-sdk<1.8; extra == "test"'),
+        },
+    )
+    for folder, where in (("app-1.0", "codemod/repo"), ("plugin-1.0", "codemod/repo/plug%20in")):
+        direct_url = tmp_path / SITE / f"{folder}.dist-info" / "direct_url.json"
+        direct_url.write_text(f'{{"url": "file:///{where}", "dir_info": {{"editable": true}}}}')
+    assert capping(env, "acme-sdk", "2.1.0", []) == []
+    env = replace(env, extras={"acme-widgets": ["sdk"], ".": ["test"], "./plug in": ["sdk"]})
+    asked = ", if the install asks for it)"
+    assert capping(env, "acme-sdk", "2.1.0", []) == [
+        f'acme-widgets 1.0 requires acme-sdk<2; extra == "sdk" (with its extra sdk{asked}',
+        f'helper 1.0 requires acme-sdk<1.9; extra == "old" (with its extra old{asked}',
+        f'plugin 1.0 requires acme-sdk<1.5; extra == "sdk" (with its extra sdk{asked}',
+    ]
