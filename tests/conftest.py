@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +87,23 @@ def mock_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[MockLLM]:
 @pytest.fixture(scope="session")
 def wheels() -> Path:
     return Path(wheelhouse.build_wheelhouse(ROOT / "fixtures" / ".wheelhouse"))
+
+
+@pytest.fixture(scope="session")
+def build_backend(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A folder with a setuptools wheel made from the copy beside the tests (pip builds setup.py projects
+    with it; the fixture wheelhouse has none and these tests use no package index)."""
+    dist = importlib.metadata.distribution("setuptools")
+    folder = tmp_path_factory.mktemp("build-backend")
+    wheel = folder / f"setuptools-{dist.version}-py3-none-any.whl"
+    skip = ("INSTALLER", "REQUESTED", "direct_url.json")
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for file in dist.files or []:
+            path = Path(str(dist.locate_file(file)))
+            if "__pycache__" in file.parts or file.name in skip or not path.is_file():
+                continue
+            archive.write(path, file.as_posix())
+    return str(folder)
 
 
 @pytest.fixture(scope="session")

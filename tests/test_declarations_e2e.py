@@ -3,9 +3,7 @@ module-level name, computed), a test-minimum pin file that must stay, an open ra
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -56,23 +54,6 @@ setup(
 """
 
 TESTS_MIN = "# the oldest versions we support\nacme-sdk==1.4.0\n"
-
-
-@pytest.fixture(scope="session")
-def build_backend(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A folder with a setuptools wheel made from the copy beside the tests (pip builds setup.py projects
-    with it; the fixture wheelhouse has none and these tests use no package index)."""
-    dist = importlib.metadata.distribution("setuptools")
-    folder = tmp_path_factory.mktemp("build-backend")
-    wheel = folder / f"setuptools-{dist.version}-py3-none-any.whl"
-    skip = ("INSTALLER", "REQUESTED", "direct_url.json")
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for file in dist.files or []:
-            path = Path(str(dist.locate_file(file)))
-            if "__pycache__" in file.parts or file.name in skip or not path.is_file():
-                continue
-            archive.write(path, file.as_posix())
-    return str(folder)
 
 
 def _task(tmp_path: Path) -> Path:

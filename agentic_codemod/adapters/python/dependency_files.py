@@ -241,7 +241,11 @@ class _Walk:
     def location(self, value: str, directory: Path) -> Path | None:
         """The path `value` names (relative to `directory`) when it stays inside the repository."""
         lexical = Path(os.path.normpath(directory / value))
-        if not self.inside(lexical) or not self.inside(lexical.resolve()):
+        try:
+            resolved = lexical.resolve()
+        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13): nowhere inside
+            return None
+        if not self.inside(lexical) or not self.inside(resolved):
             return None
         return lexical
 

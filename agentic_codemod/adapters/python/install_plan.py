@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 import tomlkit
-from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import Requirement
 
 from agentic_codemod.adapters.python import (
@@ -49,6 +51,7 @@ from agentic_codemod.adapters.python.dependency_files import (
     check_requirement_lines,
     checked_dependency_files,
 )
+from agentic_codemod.adapters.python.requirement_options import Option
 from agentic_codemod.adapters.python.test_command import detect_test_command
 from agentic_codemod.config import Settings
 from agentic_codemod.errors import CodemodError
@@ -330,41 +333,101 @@ def _extra(section: str) -> str:
 
 
 def asked_extras(root: Path, plan: InstallPlan) -> dict[str, list[str]]:
-    """The extras the plan's install asks of each distribution, outside any installed METADATA: {canonical
-    name: extras} from the plan's requirement strings and its requirements files (followed through -r),
-    and {local key: extras} of the repository's own projects it installs (`.[test]`: "."; `-e
-    ./plugin[sdk]`: "./plugin"; local_key). installed_files.capping reads a cap in an extra only where
-    something asks for it: `acme-widgets[sdk]` in requirements.txt asks for acme-widgets' `sdk`. A
+    """The extras the plan's install asks of each distribution, outside any installed METADATA, for
+    installed_files.capping (a cap in an extra counts only where something asks for the extra:
+    `acme-widgets[sdk]` in requirements.txt asks for acme-widgets' `sdk`). Read from the plan's requirement
+    strings and editables, its project (`.[test]`), and its requirements files followed through
+    `-r` as pip reads them (requirement_options: a byte order mark, continued lines, quoted values, options
+    beside each other). A named requirement is keyed by its canonical name (`#egg=NAME[x]` too); a local
+    folder or archive, with or without `-e` or `file:`, by where it lies (local_key: "." the project,
+    "./plugin", "./wheels/x.whl"), relative to the root and to the file naming it (pip reads it from the
+    one, uv from the other); capping finds what was installed from there by its direct_url.json. A
     requirement whose marker does not hold here asks for nothing; one whose marker cannot be evaluated
     does (a cap read where none applies is a human's look, one missed is a false success)."""
     asked: dict[str, set[str]] = {}
-    strings = list(plan.requirements)
-    editables = list(plan.editables)
+    root = root.resolve()
+    values = [(value, root) for value in [*plan.requirements, *plan.editables]]
+    values += [(plan.project, root)] if plan.project else []
     paths = [root / f for f in plan.requirement_files]
-    for _path, content in _requirement_files(root, paths, requirements_file.includes, set()):
-        strings += [text for _index, text, _requirement in requirements_file.requirements(content, None)]
-        editables += _editables(root, content)
-    for text in strings:
-        requirement = pep508.parse(text)
-        if requirement is not None and requirement.extras and _marker_holds(requirement):
-            asked.setdefault(pep508.canonical(requirement.name), set()).update(requirement.extras)
-    for local in [*([plan.project] if plan.project else []), *editables]:
-        path, _, extras = local.partition("[")
-        named = {e.strip() for e in extras.rstrip("]").split(",") if e.strip()}
-        if named and not SCHEME_RE.match(path):
-            asked.setdefault(local_key(path), set()).update(named)
-    return {key: sorted(pep508.canonical(e) for e in extras) for key, extras in asked.items()}
+    for path, options in _option_files(root, paths, set()):
+        values += [(o.value, path.parent) for o in options if o.name in ("requirement", "--editable")]
+    for value, folder in values:
+        for key, extras in _asking(root, folder, value):
+            asked.setdefault(key, set()).update(pep508.canonical(e) for e in extras)
+    return {key: sorted(extras) for key, extras in asked.items() if extras}
 
 
 def local_key(path: str) -> str:
-    """The key asked_extras gives a local project at `path` (from the root): "." or "./sub/folder"."""
+    """The key asked_extras gives what lies at `path` in the repository (from its root): "." or
+    "./sub/folder"."""
     normal = posixpath.normpath(path.replace(os.sep, "/")).removeprefix("./")
     return "." if normal in ("", ".") else f"./{normal}"
+
+
+EXTRAS_RE = re.compile(r"^(.+?)\[([^\]]*)\]$")  # pip's _strip_extras: `path[a,b]`
+
+
+def _asking(root: Path, folder: Path, value: str) -> list[tuple[str, list[str]]]:
+    """(key, extras) of one requirement or `-e` value read from `folder` (a file's own, or the root)."""
+    value = value.strip()
+    requirement = pep508.parse(value)
+    if requirement is not None:  # NAME[x], NAME[x] @ URL
+        holds = _marker_holds(requirement)
+        return [(pep508.canonical(requirement.name), sorted(requirement.extras))] if holds else []
+    where, _, marker = value.partition("; " if SCHEME_RE.match(value) else ";")  # as pip splits them
+    where = where.strip()
+    if marker.strip() and not _marker_text_holds(marker.strip()):
+        return []
+    base, fragment = where.split("#", 1) if "#" in where else (where, "")
+    egg = re.search(r"(?:^|&)egg=([^&]+)", fragment)
+    if egg is not None:  # `git+https://...#egg=NAME[x]`, `file:./x#egg=NAME[x]`
+        named = pep508.parse(egg.group(1))
+        return [(pep508.canonical(named.name), sorted(named.extras))] if named is not None else []
+    split = EXTRAS_RE.match(base)
+    if split is None:
+        return []
+    location, extras = split.group(1), [e.strip() for e in split.group(2).split(",") if e.strip()]
+    if location.startswith("file:"):
+        location = unquote(location.removeprefix("file:").removeprefix("//"))
+    elif SCHEME_RE.match(location):
+        return []  # a URL to another host names no folder of the repository
+    keys = []
+    for start in dict.fromkeys([root, folder]):  # pip from the working folder, uv from the file's
+        lexical = Path(os.path.normpath(start / location))
+        if lexical == root or lexical.is_relative_to(root):
+            keys.append(local_key(lexical.relative_to(root).as_posix()))
+    if location.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2")):  # an archive: its name too
+        keys.append(pep508.canonical(Path(location).name.split("-", 1)[0]))
+    return [(key, extras) for key in dict.fromkeys(keys)]
+
+
+def _option_files(root: Path, paths: list[Path], seen: set[Path]) -> Iterator[tuple[Path, list[Option]]]:
+    """(path, options as pip reads them) of each requirements file among `paths` inside the repository,
+    once, and of those its `-r` options name (relative to its folder), depth first."""
+    for path in paths:
+        try:
+            path = path.resolve()
+            if path in seen or not path.is_file() or not path.is_relative_to(root.resolve()):
+                continue
+            seen.add(path)
+            options, _problems = requirement_options.scan(requirement_options.decode(path.read_bytes()))
+        except (OSError, RuntimeError, ValueError):  # a loop, unreadable: dependency_files refused it
+            continue
+        yield path, options
+        named = [path.parent / o.value for o in options if o.name == "--requirement"]
+        yield from _option_files(root, named, seen)
 
 
 def _marker_holds(requirement: Requirement) -> bool:
     try:
         return requirement.marker is None or requirement.marker.evaluate()
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return True
+
+
+def _marker_text_holds(text: str) -> bool:
+    try:
+        return Marker(text).evaluate()
     except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
         return True
 

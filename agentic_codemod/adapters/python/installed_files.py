@@ -314,11 +314,11 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
         for site, folder, _inode, _ctime in sorted(dist_infos(env.root))
     }
     headers = {key: _headers(path) for key, path in folders.items()}  # each METADATA read once
-    local = {key: _from_the_copy(path) for key, path in folders.items()}  # the repository's own projects
+    local = {key: _from_the_copy(path) for key, path in folders.items()}  # installed from the repository
     seeds = {dist: extras for dist, extras in env.extras.items() if not dist.startswith(".")}
     for (dist, _folder), where in local.items():  # `.[test]`, `-e ./plugin[sdk]`: by the project's name
         if where is not None:
-            seeds[dist] = [*seeds.get(dist, []), *env.extras.get(where, [])]
+            seeds[dist] = [*seeds.get(dist, []), *env.extras.get(where[0], [])]
     asked = requested_extras({dist: read for (dist, _folder), read in headers.items()}, seeds)
     for (dist, folder), _dist_info in folders.items():
         if dist == name:
@@ -327,7 +327,7 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
         if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
-        own = local[dist, folder] is not None
+        own = (local[dist, folder] or ("", False))[1]
         for each in requirements:
             r = each.requirement
             if own and r is not None and not r.url and _spelled_as(r.specifier, declared):
@@ -459,21 +459,25 @@ def requested_extras(
     return asked
 
 
-def _from_the_copy(dist_info: Path) -> str | None:
-    """Where in the repository a distribution was installed from, as install_plan.local_key names it
-    ("." the root, "./plugin"), where its direct_url.json says the repository's copy in the install box
-    (dir_info, its URL the copy's mount or a folder below it); None for anything else."""
+def _from_the_copy(dist_info: Path) -> tuple[str, bool] | None:
+    """Where in the repository a distribution was installed from, where its direct_url.json says the
+    repository's copy in the install box (its URL the copy's mount or a path below it): that path as
+    install_plan.local_key names it ("." the root, "./plugin", "./wheels/x.whl"), and whether it is one of
+    the repository's own projects (a folder: `dir_info`, as the installer writes it for `-e .` or `.`;
+    an archive in the repository is not); None for anything else."""
     data = read_regular(dist_info / "direct_url.json", WHEEL_METADATA_MAX_BYTES)
     try:
         found = json_input.loads((data or b"null").decode("utf-8"))
     except ValueError:  # not UTF-8, not JSON, or nested past what json_input reads
         return None
-    if not isinstance(found, dict) or not isinstance(found.get("dir_info"), dict):
+    if not isinstance(found, dict):
         return None
     url, copy = str(found.get("url", "")), REPO_MOUNT.as_uri()
     if url != copy and not url.startswith(copy + "/"):
         return None
-    return install_plan.local_key(unquote(url[len(copy) :]).lstrip("/"))
+    return install_plan.local_key(unquote(url[len(copy) :]).lstrip("/")), isinstance(
+        found.get("dir_info"), dict
+    )
 
 
 def _spelled_as(specifier: SpecifierSet, declared: Sequence[str]) -> bool:

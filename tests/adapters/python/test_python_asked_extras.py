@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentic_codemod.adapters.python.install_plan import InstallPlan, asked_extras, local_key
+import pytest
+
+from agentic_codemod.adapters.python.install_plan import InstallPlan, asked_extras, local_key, plan_install
+from agentic_codemod.config import Settings
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -45,7 +48,12 @@ def test_the_repositorys_own_projects_are_keyed_by_their_folder(tmp_path: Path) 
         project=".[test,dev]",
         editables=["./plugin[Cloud]", "git+https://example.invalid/x.git#egg=x[y]", "plain"],
     )
-    assert asked_extras(root, plan) == {".": ["dev", "test"], "./plugin": ["cloud"], "./libs/helper": ["sdk"]}
+    assert asked_extras(root, plan) == {
+        "./plugin": ["cloud"],
+        "x": ["y"],  # #egg=NAME[extras], as pip reads it
+        ".": ["dev", "test"],
+        "./libs/helper": ["sdk"],
+    }
 
 
 def test_local_key_names_a_folder_as_capping_reads_it_from_a_copy_url() -> None:
@@ -57,3 +65,67 @@ def test_local_key_names_a_folder_as_capping_reads_it_from_a_copy_url() -> None:
         "./plugin",
         "./b",
     ]
+
+
+SETUP = "from setuptools import setup\nsetup(name='app')\n"
+WHEEL = "w/acme_widgets-1.0.0-py3-none-any.whl"
+# helper-52: each of these asks pip or uv for acme-widgets' (or a local project's) `sdk` extra, and each
+# was read as asking for nothing: the cap in that extra went unseen, `succeeded`, exit 0.
+SPELLINGS = {
+    "a local folder, not editable": (
+        {"requirements.txt": "./plugin[sdk]\n", "plugin/setup.py": ""},
+        "./plugin",
+    ),
+    "a local folder in tox deps": (
+        {
+            "tox.ini": "[testenv]\ndeps =\n  ./plugin[sdk]\ncommands = pytest\n",
+            "plugin/setup.py": "",
+            "setup.py": SETUP,
+        },
+        "./plugin",
+    ),
+    "the project itself in a test requirements file": (
+        {"requirements-test.txt": ".[sdk]\n", "setup.py": SETUP},
+        ".",
+    ),
+    "a local wheel": ({"requirements.txt": f"./{WHEEL}[sdk]\n", WHEEL: "x"}, "acme-widgets"),
+    "an editable file: URL": (
+        {"requirements.txt": "-e file:./plugin[sdk]\n", "plugin/setup.py": ""},
+        "./plugin",
+    ),
+    "a quoted include": (
+        {"requirements.txt": '-r "more.txt"\n', "more.txt": "acme-widgets[sdk]\n"},
+        "acme-widgets",
+    ),
+    "an include beside another option": (
+        {"requirements.txt": "-r more.txt --pre\n", "more.txt": "acme-widgets[sdk]\n"},
+        "acme-widgets",
+    ),
+    "an include on a continued line": (
+        {"requirements.txt": "-r \\\nmore.txt\n", "more.txt": "acme-widgets[sdk]\n"},
+        "acme-widgets",
+    ),
+    "extras on a continued line": ({"requirements.txt": "acme-widgets\\\n[sdk]\n"}, "acme-widgets"),
+    "a UTF-8 byte order mark": ({"requirements.txt": "\ufeffacme-widgets[sdk]\n"}, "acme-widgets"),
+    "a folder named from a nested file, as uv reads it": (
+        {
+            "requirements.txt": "-r requirements/base.txt\n",
+            "requirements/base.txt": "./sub[sdk]\n",
+            "requirements/sub/setup.py": "",
+        },
+        "./requirements/sub",
+    ),
+}
+
+
+@pytest.mark.parametrize(("files", "key"), SPELLINGS.values(), ids=SPELLINGS.keys())
+def test_every_spelling_pip_or_uv_reads_as_asking_for_an_extra_asks_for_it(
+    tmp_path: Path, files: dict[str, str], key: str
+) -> None:
+    plan = plan_install(write(tmp_path, files), Settings())
+    assert asked_extras(tmp_path, plan).get(key) == ["sdk"], plan
+
+
+def test_a_local_requirement_whose_marker_does_not_hold_asks_for_nothing(tmp_path: Path) -> None:
+    plan = InstallPlan(requirements=['./plugin[sdk]; python_version < "3"', "./other[sdk] ; os_name ~= 'x'"])
+    assert asked_extras(tmp_path, plan) == {"./other": ["sdk"]}

@@ -122,6 +122,17 @@ def test_an_include_is_followed_and_checked_in_turn(repo: Path) -> None:
     ]
 
 
+def test_an_include_through_a_symlink_loop_is_refused_as_input(repo: Path) -> None:
+    """helper-52: `-r loop.txt`, loop.txt -> loop.txt, committed: Path.resolve raised RuntimeError (Python
+    3.11), the run ended `failed`, exit 1, instead of refusing the file (exit 2)."""
+    write(repo, {"requirements.txt": "acme-sdk==1.4.0\n-r loop.txt\n"})
+    os.symlink("loop.txt", repo / "loop.txt")
+    refused = "requirements.txt line 2: --requirement loop.txt: resolves outside the repository"
+    assert refused in refusals(repo)
+    with pytest.raises(InputError):
+        plan_install(repo, Settings())
+
+
 def test_symlinks_and_paths_inside_the_repository_are_fine(repo: Path) -> None:
     write(
         repo,
