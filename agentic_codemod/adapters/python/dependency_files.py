@@ -141,7 +141,7 @@ class _Walk:
 
     def option(self, rel: str, directory: Path, option: requirement_options.Option) -> None:
         name, value, line = option.name, option.value, option.line
-        if name != "requirement" and (not_a_path := _not_a_path(_file_url_path(value))) is not None:
+        if name != "requirement" and (not_a_path := _not_a_path(file_url_path(value))) is not None:
             self.refuse(rel, line, f"{name} {value[:80]!r}: {not_a_path}")
         elif name in INDEX_OPTIONS:
             self.refuse(rel, line, f"{name}: a repository may not choose where packages come from")
@@ -149,7 +149,7 @@ class _Walk:
             if SCHEME_RE.match(value) and not value.lower().startswith("file:"):
                 self.refuse(rel, line, f"{name} {value}: includes a file from outside the repository")
                 return
-            target = self.location(_file_url_path(value), directory)
+            target = self.location(file_url_path(value), directory)
             if target is None:
                 self.refuse(rel, line, f"{name} {value}: resolves outside the repository")
             elif target.is_file():
@@ -274,17 +274,19 @@ def _local_path(value: str, *, editable: bool) -> str | None:
     requirement = None if editable else pep508.parse(value)
     if requirement is not None:
         url = requirement.url or ""
-        return _file_url_path(url) if url.lower().startswith("file:") else None
+        return file_url_path(url) if url.lower().startswith("file:") else None
     text = value.split(";")[0].strip()
     if SCHEME_RE.match(text) and not re.match(r"^[A-Za-z]:[\\/]", text):
-        return _file_url_path(text) if text.lower().startswith("file:") else None
+        return file_url_path(text) if text.lower().startswith("file:") else None
     text = re.sub(r"\[[^\]]*\]$", "", text)
     if editable or "/" in text or "\\" in text or text.startswith((".", "~")):
         return text
     return None
 
 
-def _file_url_path(value: str) -> str:
+def file_url_path(value: str) -> str:
+    """The path a `file:` URL names as pip reads it (another host's: made absolute, so no repository path
+    matches it); any other value as it is."""
     if not value.lower().startswith("file:"):
         return value
     from urllib.request import url2pathname  # here: it imports ssl and http.client

@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote
 
 import tomlkit
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
@@ -50,6 +49,7 @@ from agentic_codemod.adapters.python.dependency_files import (
     SCHEME_RE,
     check_requirement_lines,
     checked_dependency_files,
+    file_url_path,
 )
 from agentic_codemod.adapters.python.requirement_options import Option
 from agentic_codemod.adapters.python.test_command import detect_test_command
@@ -387,8 +387,8 @@ def _asking(root: Path, folder: Path, value: str) -> list[tuple[str, list[str]]]
     if split is None:
         return []
     location, extras = split.group(1), [e.strip() for e in split.group(2).split(",") if e.strip()]
-    if location.startswith("file:"):
-        location = unquote(location.removeprefix("file:").removeprefix("//"))
+    if location.lower().startswith("file:"):
+        location = file_url_path(location)
     elif SCHEME_RE.match(location):
         return []  # a URL to another host names no folder of the repository
     keys = []
@@ -414,7 +414,7 @@ def _option_files(root: Path, paths: list[Path], seen: set[Path]) -> Iterator[tu
         except (OSError, RuntimeError, ValueError):  # a loop, unreadable: dependency_files refused it
             continue
         yield path, options
-        named = [path.parent / o.value for o in options if o.name == "--requirement"]
+        named = [path.parent / file_url_path(o.value) for o in options if o.name == "--requirement"]
         yield from _option_files(root, named, seen)
 
 

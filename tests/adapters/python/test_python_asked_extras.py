@@ -101,6 +101,10 @@ SPELLINGS = {
         {"requirements.txt": "-r more.txt --pre\n", "more.txt": "acme-widgets[sdk]\n"},
         "acme-widgets",
     ),
+    "an include as a file: URL": (
+        {"requirements.txt": "-r file:more.txt\n", "more.txt": "acme-widgets[sdk]\n"},
+        "acme-widgets",
+    ),
     "an include on a continued line": (
         {"requirements.txt": "-r \\\nmore.txt\n", "more.txt": "acme-widgets[sdk]\n"},
         "acme-widgets",
