@@ -291,7 +291,10 @@ def file_url_path(value: str) -> str:
         return value
     from urllib.request import url2pathname  # here: it imports ssl and http.client
 
-    parsed = urllib.parse.urlsplit(value)
+    try:
+        parsed = urllib.parse.urlsplit(value)
+    except ValueError:  # `file://[::1/x`: no URL, so no file any install reads; refused as outside
+        return "/" + value
     return url2pathname(parsed.path) if parsed.netloc in ("", "localhost") else "/" + value
 
 

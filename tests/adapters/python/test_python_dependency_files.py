@@ -133,6 +133,16 @@ def test_an_include_through_a_symlink_loop_is_refused_as_input(repo: Path) -> No
         plan_install(repo, Settings())
 
 
+def test_an_include_as_a_url_no_parser_reads_is_refused_as_input(repo: Path) -> None:
+    """`-r file://[::1/x`: urlsplit raised ValueError out of the checks (a crash, exit 1)."""
+    write(repo, {"requirements.txt": "acme-sdk==1.4.0\n-r file://[::1/x\n"})
+    assert refusals(repo) == [
+        "requirements.txt line 2: --requirement file://[::1/x: resolves outside the repository"
+    ]
+    with pytest.raises(InputError):
+        plan_install(repo, Settings())
+
+
 def test_symlinks_and_paths_inside_the_repository_are_fine(repo: Path) -> None:
     write(
         repo,
