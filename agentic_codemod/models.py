@@ -192,7 +192,9 @@ class RunManifest(Artifact):
     isolation: str | None = None  # how repository code ran: "sandbox" (bubblewrap) or "process"
     # What each verification environment held ("baseline", "after"): {package: version}; None unreadable.
     environments: dict[str, dict[str, str] | None] = Field(default_factory=dict)
-    # How each environment was installed: {"baseline": {"installer": "uv", "template": key}, "after": ...}
+    # How each environment was installed: {"baseline": {"installer": "uv", "template": key}, "after": ...};
+    # python: "extras_asked", the extras the repository's own install asks of each package, which decide
+    # whether an installed package's cap on the SDK in an extra counts ("acme-widgets[sdk]; .[test]")
     installs: dict[str, dict[str, str]] = Field(default_factory=dict)
     # What each refreshed lockfile changed besides the bumped package (and each entry it left unchanged that
     # the after install took at another version), and the version the after environment held of each:

@@ -177,3 +177,5 @@ def test_a_cap_the_installer_reads_is_read_however_the_wheel_spells_it(
     assert (result.code, m["status"]) == (3, "requires_human"), m["reason"]
     assert named in m["reason"], m["reason"]
     assert m["verifications"][-1]["passed"] and m["environments"]["after"]["acme-sdk"] == "2.1.0"
+    if more.get("asked", "").startswith("acme-widgets[sdk]"):  # what the cap was read by, for the auditor
+        assert m["installs"]["after"]["extras_asked"] == "acme-widgets[sdk]", m["installs"]

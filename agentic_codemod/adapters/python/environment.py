@@ -114,7 +114,12 @@ def prepare_environment(
         repo_copy.write_new(root / LOCK_CONSTRAINTS, "".join(f"{line}\n" for line in locked))
         plan = replace(plan, constraint_files=[*plan.constraint_files, LOCK_CONSTRAINTS])
         install["locked"] = f"{', '.join(read)}: {len(locked)} version(s) as constraints"
-    env = VerificationEnv(venv_python(env_dir), env_dir, install=install, extras=asked_extras(root, plan))
+    extras = asked_extras(root, plan)
+    if extras:  # what capping reads a cap in an extra by (run.json installs.baseline.extras_asked)
+        install["extras_asked"] = "; ".join(
+            f"{key}[{','.join(names)}]" for key, names in sorted(extras.items())
+        )
+    env = VerificationEnv(venv_python(env_dir), env_dir, install=install, extras=extras)
     from_template = _from_template(root, env, settings, runner, plan, chosen, caller, found)
     if not from_template and not _create(root, env, settings, runner, chosen, found):
         return env
