@@ -128,3 +128,22 @@ def test_what_only_pip_reads_is_read_with_pip(run_codemod, tmp_path: Path, requi
     beside other options (uv refuses both files: exit 3 on its own)."""
     repo, house = repo_of(tmp_path, requirements)
     check(run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house), "--config", pip_config(tmp_path)))
+
+
+def test_an_editable_folder_written_without_a_slash(run_codemod, tmp_path: Path, build_backend: str) -> None:
+    """helper-53: `-e plugin[sdk]` is the folder ./plugin to pip and uv (an editable is never a name); it
+    was read as a package named plugin."""
+    files = {"requirements.txt": "acme-sdk==1.4.0\n-e plugin[sdk]\n", "plugin/setup.py": PLUGIN_SETUP}
+    repo, house = repo_of(tmp_path, files)
+    check(run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house), "--find-links", build_backend))
+
+
+def test_an_include_inside_a_constraints_file_with_pip(run_codemod, tmp_path: Path) -> None:
+    """helper-53: pip reads `-r` inside a `-c` file as requirements (its nested_constraint)."""
+    files = {
+        "requirements.txt": "acme-sdk==1.4.0\n-c constraints.txt\n",
+        "constraints.txt": "-r more.txt\n",
+        "more.txt": "acme-widgets[sdk]==1.0.0\n",
+    }
+    repo, house = repo_of(tmp_path, files)
+    check(run_codemod(repo, "acme-sdk-2.yml", "--find-links", str(house), "--config", pip_config(tmp_path)))

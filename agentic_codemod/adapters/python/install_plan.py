@@ -336,25 +336,37 @@ def asked_extras(root: Path, plan: InstallPlan) -> dict[str, list[str]]:
     """The extras the plan's install asks of each distribution, outside any installed METADATA, for
     installed_files.capping (a cap in an extra counts only where something asks for the extra:
     `acme-widgets[sdk]` in requirements.txt asks for acme-widgets' `sdk`). Read from the plan's requirement
-    strings and editables, its project (`.[test]`), and its requirements files followed through
-    `-r` as pip reads them (requirement_options: a byte order mark, continued lines, quoted values, options
-    beside each other). A named requirement is keyed by its canonical name (`#egg=NAME[x]` too); a local
-    folder or archive, with or without `-e` or `file:`, by where it lies (local_key: "." the project,
-    "./plugin", "./wheels/x.whl"), relative to the root and to the file naming it (pip reads it from the
-    one, uv from the other); capping finds what was installed from there by its direct_url.json. A
+    strings and editables, its project (`.[test]`), and its requirements files as pip reads them
+    (requirement_options: a byte order mark, continued lines, quoted values, options beside each other),
+    followed through `-r`, and through `-c` to the `-r` files a constraints file names (pip installs those
+    as requirements; their own lines ask for nothing). A named requirement is keyed by its canonical name
+    (`#egg=NAME[x]` too); a local folder or archive, with or without `-e` or `file:` (an editable is never
+    a name: `-e plugin[sdk]` is the folder), by where it lies (local_key: "." the project, "./plugin",
+    "./wheels/x.whl"), relative to the root and to the file naming it (pip reads it from the one, uv from
+    the other), and an archive by the name in its file name too; capping finds what was installed from
+    there by its direct_url.json. An unnamed URL elsewhere with extras (`git+https://host/w[sdk]`, which uv
+    reads) asks them of every distribution installed from a URL outside the repository (URL_KEY). A
     requirement whose marker does not hold here asks for nothing; one whose marker cannot be evaluated
     does (a cap read where none applies is a human's look, one missed is a false success)."""
     asked: dict[str, set[str]] = {}
     root = root.resolve()
-    values = [(value, root) for value in [*plan.requirements, *plan.editables]]
-    values += [(plan.project, root)] if plan.project else []
-    paths = [root / f for f in plan.requirement_files]
-    for path, options in _option_files(root, paths, set()):
-        values += [(o.value, path.parent) for o in options if o.name in ("requirement", "--editable")]
-    for value, folder in values:
-        for key, extras in _asking(root, folder, value):
+    values = [(value, root, False) for value in plan.requirements]
+    values += [(value, root, True) for value in plan.editables]
+    values += [(plan.project, root, True)] if plan.project else []
+    files = [(root / f, False) for f in plan.requirement_files]
+    files += [(root / f, True) for f in plan.constraint_files]
+    for path, options, constraints in _option_files(root, files, set()):
+        if not constraints:
+            values += [(o.value, path.parent, o.name == "--editable") for o in options if o.name in ASKING]
+    for value, folder, editable in values:
+        for key, extras in _asking(root, folder, value, editable):
             asked.setdefault(key, set()).update(pep508.canonical(e) for e in extras)
     return {key: sorted(extras) for key, extras in asked.items() if extras}
+
+
+URL_KEY = "url:"  # asked_extras: asked of every distribution installed from a URL outside the repository
+ASKING = ("requirement", "--editable")  # the options of a requirements file that install something
+ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz", ".tar")
 
 
 def local_key(path: str) -> str:
@@ -367,11 +379,11 @@ def local_key(path: str) -> str:
 EXTRAS_RE = re.compile(r"^(.+?)\[([^\]]*)\]$")  # pip's _strip_extras: `path[a,b]`
 
 
-def _asking(root: Path, folder: Path, value: str) -> list[tuple[str, list[str]]]:
+def _asking(root: Path, folder: Path, value: str, editable: bool) -> list[tuple[str, list[str]]]:
     """(key, extras) of one requirement or `-e` value read from `folder` (a file's own, or the root)."""
     value = value.strip()
-    requirement = pep508.parse(value)
-    if requirement is not None:  # NAME[x], NAME[x] @ URL
+    requirement = None if editable else pep508.parse(value)
+    if requirement is not None and not requirement.name.lower().endswith(ARCHIVES):  # NAME[x] (@ URL)
         holds = _marker_holds(requirement)
         return [(pep508.canonical(requirement.name), sorted(requirement.extras))] if holds else []
     where, _, marker = value.partition("; " if SCHEME_RE.match(value) else ";")  # as pip splits them
@@ -387,34 +399,50 @@ def _asking(root: Path, folder: Path, value: str) -> list[tuple[str, list[str]]]
     if split is None:
         return []
     location, extras = split.group(1), [e.strip() for e in split.group(2).split(",") if e.strip()]
+    keys = [_archive_name(location)] if location.lower().endswith(ARCHIVES) else []
     if location.lower().startswith("file:"):
         location = file_url_path(location)
-    elif SCHEME_RE.match(location):
-        return []  # a URL to another host names no folder of the repository
-    keys = []
+    elif SCHEME_RE.match(location):  # a URL elsewhere: whatever was installed from one
+        return [(key, extras) for key in [*keys, URL_KEY]]
     for start in dict.fromkeys([root, folder]):  # pip from the working folder, uv from the file's
         lexical = Path(os.path.normpath(start / location))
         if lexical == root or lexical.is_relative_to(root):
             keys.append(local_key(lexical.relative_to(root).as_posix()))
-    if location.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2")):  # an archive: its name too
-        keys.append(pep508.canonical(Path(location).name.split("-", 1)[0]))
     return [(key, extras) for key in dict.fromkeys(keys)]
 
 
-def _option_files(root: Path, paths: list[Path], seen: set[Path]) -> Iterator[tuple[Path, list[Option]]]:
-    """(path, options as pip reads them) of each requirements file among `paths` inside the repository,
-    once, and of those its `-r` options name (relative to its folder), depth first."""
-    for path in paths:
+def _archive_name(location: str) -> str:
+    """The canonical distribution name in an archive's file name: a wheel's up to its first `-`, an
+    sdist's up to its last (`acme-widgets-1.0.tar.gz`: acme-widgets)."""
+    name = location.rstrip("/").rsplit("/", 1)[-1]
+    stem = name[: -len(next(s for s in ARCHIVES if name.lower().endswith(s)))]
+    return pep508.canonical(
+        stem.split("-", 1)[0] if name.lower().endswith(".whl") else stem.rsplit("-", 1)[0]
+    )
+
+
+def _option_files(
+    root: Path, files: list[tuple[Path, bool]], seen: set[tuple[Path, bool]]
+) -> Iterator[tuple[Path, list[Option], bool]]:
+    """(path, options as pip reads them, whether pip reads it as constraints) of each requirements or
+    constraints file among `files` inside the repository, once, and of those its `-r` and `-c` options
+    name (relative to its folder), depth first: a `-r` file is read as requirements even inside a
+    constraints file (pip's nested_constraint)."""
+    for path, constraints in files:
         try:
             path = path.resolve()
-            if path in seen or not path.is_file() or not path.is_relative_to(root.resolve()):
+            if (path, constraints) in seen or not path.is_file() or not path.is_relative_to(root):
                 continue
-            seen.add(path)
+            seen.add((path, constraints))
             options, _problems = requirement_options.scan(requirement_options.decode(path.read_bytes()))
         except (OSError, RuntimeError, ValueError):  # a loop, unreadable: dependency_files refused it
             continue
-        yield path, options
-        named = [path.parent / file_url_path(o.value) for o in options if o.name == "--requirement"]
+        yield path, options, constraints
+        named = [
+            (path.parent / file_url_path(o.value), o.name == "--constraint")
+            for o in options
+            if o.name in ("--requirement", "--constraint")
+        ]
         yield from _option_files(root, named, seen)
 
 

@@ -315,8 +315,8 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     }
     headers = {key: _headers(path) for key, path in folders.items()}  # each METADATA read once
     local = {key: _from_the_copy(path) for key, path in folders.items()}  # installed from the repository
-    seeds = {dist: extras for dist, extras in env.extras.items() if not dist.startswith(".")}
-    for (dist, _folder), where in local.items():  # `.[test]`, `-e ./plugin[sdk]`: by the project's name
+    seeds = {dist: extras for dist, extras in env.extras.items() if not dist.startswith((".", install_plan.URL_KEY))}
+    for (dist, _folder), where in local.items():  # `.[test]`, `-e ./plugin[sdk]`, a URL's: by its name
         if where is not None:
             seeds[dist] = [*seeds.get(dist, []), *env.extras.get(where[0], [])]
     asked = requested_extras({dist: read for (dist, _folder), read in headers.items()}, seeds)
@@ -460,21 +460,22 @@ def requested_extras(
 
 
 def _from_the_copy(dist_info: Path) -> tuple[str, bool] | None:
-    """Where in the repository a distribution was installed from, where its direct_url.json says the
-    repository's copy in the install box (its URL the copy's mount or a path below it): that path as
-    install_plan.local_key names it ("." the root, "./plugin", "./wheels/x.whl"), and whether it is one of
-    the repository's own projects (a folder: `dir_info`, as the installer writes it for `-e .` or `.`;
-    an archive in the repository is not); None for anything else."""
+    """Where a distribution was installed from, as install_plan.asked_extras keys it, where its
+    direct_url.json names a URL: under the repository's copy in the install box (the copy's mount or a
+    path below it), that path as install_plan.local_key names it ("." the root, "./plugin",
+    "./wheels/x.whl"), and whether it is one of the repository's own projects (a folder: `dir_info`, as the
+    installer writes it for `-e .` or `.`; an archive in the repository is not); any other URL,
+    install_plan.URL_KEY (never own). None without a direct_url.json naming a URL."""
     data = read_regular(dist_info / "direct_url.json", WHEEL_METADATA_MAX_BYTES)
     try:
         found = json_input.loads((data or b"null").decode("utf-8"))
     except ValueError:  # not UTF-8, not JSON, or nested past what json_input reads
         return None
-    if not isinstance(found, dict):
+    if not isinstance(found, dict) or not isinstance(found.get("url"), str) or not found["url"]:
         return None
-    url, copy = str(found.get("url", "")), REPO_MOUNT.as_uri()
+    url, copy = found["url"], REPO_MOUNT.as_uri()
     if url != copy and not url.startswith(copy + "/"):
-        return None
+        return install_plan.URL_KEY, False
     return install_plan.local_key(unquote(url[len(copy) :]).lstrip("/")), isinstance(
         found.get("dir_info"), dict
     )

@@ -101,6 +101,40 @@ SPELLINGS = {
         {"requirements.txt": "-r more.txt --pre\n", "more.txt": "acme-widgets[sdk]\n"},
         "acme-widgets",
     ),
+    # helper-53: four more
+    "an editable folder written without ./": (
+        {"requirements.txt": "-e plugin[sdk]\n", "plugin/setup.py": ""},
+        "./plugin",
+    ),
+    "an archive beside the file, no slash": (
+        {"requirements.txt": f"{WHEEL.split('/')[1]}[sdk]\n"},
+        "acme-widgets",
+    ),
+    "an include inside a constraints file": (
+        {
+            "requirements.txt": "-c constraints.txt\n",
+            "constraints.txt": "-r more.txt\n",
+            "more.txt": "w[sdk]\n",
+        },
+        "w",
+    ),
+    "an include inside a tox constraints file": (
+        {
+            "tox.ini": "[testenv]\ndeps =\n  -c constraints.txt\n  pytest\ncommands = pytest\n",
+            "constraints.txt": "-r more.txt\n",
+            "more.txt": "w[sdk]\n",
+            "setup.py": SETUP,
+        },
+        "w",
+    ),
+    "a wheel's URL elsewhere": (
+        {"requirements.txt": "https://example.invalid/a/w-1.0-py3-none-any.whl[sdk]\n"},
+        "w",
+    ),
+    "a git URL elsewhere, unnamed": (
+        {"requirements.txt": "git+https://example.invalid/acme/w[sdk]\n"},
+        "url:",
+    ),
     "an include as a file: URL": (
         {"requirements.txt": "-r file:more.txt\n", "more.txt": "acme-widgets[sdk]\n"},
         "acme-widgets",
@@ -133,3 +167,16 @@ def test_every_spelling_pip_or_uv_reads_as_asking_for_an_extra_asks_for_it(
 def test_a_local_requirement_whose_marker_does_not_hold_asks_for_nothing(tmp_path: Path) -> None:
     plan = InstallPlan(requirements=['./plugin[sdk]; python_version < "3"', "./other[sdk] ; os_name ~= 'x'"])
     assert asked_extras(tmp_path, plan) == {"./other": ["sdk"]}
+
+
+def test_an_archive_is_named_by_its_file_name_as_its_kind_writes_it(tmp_path: Path) -> None:
+    """helper-53: an sdist's name runs to its last `-` (`acme-widgets-1.0.tar.gz` asked nothing of `acme`)."""
+    plan = InstallPlan(
+        requirements=["./v/acme-widgets-1.0.tar.gz[sdk]", "./v/acme_kit-2.0-py3-none-any.whl[x]"]
+    )
+    assert asked_extras(tmp_path, plan) == {
+        "./v/acme-widgets-1.0.tar.gz": ["sdk"],
+        "acme-widgets": ["sdk"],
+        "./v/acme_kit-2.0-py3-none-any.whl": ["x"],
+        "acme-kit": ["x"],
+    }

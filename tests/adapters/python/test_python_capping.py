@@ -180,3 +180,17 @@ def test_a_cap_in_an_extra_the_repositorys_own_install_asks_for_counts(tmp_path:
         f'helper 1.0 requires acme-sdk<1.9; extra == "old" (with its extra old{asked}',
         f'plugin 1.0 requires acme-sdk<1.5; extra == "sdk" (with its extra sdk{asked}',
     ]
+
+
+def test_extras_an_unnamed_url_asks_for_count_for_what_was_installed_from_a_url(tmp_path: Path) -> None:
+    """helper-53: `git+https://host/w[sdk]` (uv reads the extras) names no distribution: its extras count
+    for each one installed from a URL outside the repository, never for one from the index."""
+    cap = ('acme-sdk<2; extra == "sdk"',)
+    env = env_with(
+        tmp_path, {f"{d}-1.0.dist-info": metadata(d, "1.0", *cap) for d in ("from-git", "indexed")}
+    )
+    direct_url = tmp_path / SITE / "from-git-1.0.dist-info" / "direct_url.json"
+    direct_url.write_text('{"url": "https://example.invalid/acme/w", "vcs_info": {"vcs": "git"}}')
+    assert capping(replace(env, extras={"url:": ["sdk"]}), "acme-sdk", "2.1.0", []) == [
+        'from-git 1.0 requires acme-sdk<2; extra == "sdk" (with its extra sdk, if the install asks for it)'
+    ]
