@@ -315,7 +315,11 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     }
     headers = {key: _headers(path) for key, path in folders.items()}  # each METADATA read once
     local = {key: _from_the_copy(path) for key, path in folders.items()}  # installed from the repository
-    seeds = {dist: extras for dist, extras in env.extras.items() if not dist.startswith((".", install_plan.URL_KEY))}
+    seeds = {
+        dist: extras
+        for dist, extras in env.extras.items()
+        if not dist.startswith((".", install_plan.URL_KEY))
+    }
     for (dist, _folder), where in local.items():  # `.[test]`, `-e ./plugin[sdk]`, a URL's: by its name
         if where is not None:
             seeds[dist] = [*seeds.get(dist, []), *env.extras.get(where[0], [])]
