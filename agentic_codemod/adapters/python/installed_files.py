@@ -295,10 +295,10 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
     dependency that caps the package below it stays: the tests run on a set no installer would resolve.
     A requirement whose marker holds for this interpreter counts, with no extra or with one something
     asks that distribution for (requested_extras): the repository's own install (`env.extras`:
-    `acme-widgets[sdk]` in requirements.txt, its project's `.[test]`) or something installed (helper-50's
-    `widgets[sdk]`). A URL requirement
-    counts (its version cannot be read), and so do a header no parser reads that names the package and a
-    METADATA that cannot be read. Of the repository's own projects, installed from its copy
+    `acme-widgets[sdk]` in requirements.txt, its project's `.[test]`, helper-52, helper-53) or something
+    installed (helper-50's `widgets[sdk]`). A URL requirement counts (its version cannot be read), and so
+    do a header no parser reads that names the package and a METADATA that cannot be read. Of the
+    repository's own projects, installed from its copy
     (direct_url.json `dir_info` with the copy's URL, as the installer writes it for `-e .` or `.`), a
     requirement spelled as one of the repository's own declarations before the bump (`declared`: their
     ranges) is left out: that METADATA is what those said before the bump edited them. Any other one
@@ -314,7 +314,7 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
         for site, folder, _inode, _ctime in sorted(dist_infos(env.root))
     }
     headers = {key: _headers(path) for key, path in folders.items()}  # each METADATA read once
-    local = {key: _from_the_copy(path) for key, path in folders.items()}  # installed from the repository
+    local = {key: _installed_from(path) for key, path in folders.items()}  # installed from the repository
     seeds = {
         dist: extras
         for dist, extras in env.extras.items()
@@ -324,14 +324,15 @@ def capping(env: VerificationEnv, name: str, version: str, declared: Sequence[st
         if where is not None:
             seeds[dist] = [*seeds.get(dist, []), *env.extras.get(where[0], [])]
     asked = requested_extras({dist: read for (dist, _folder), read in headers.items()}, seeds)
-    for (dist, folder), _dist_info in folders.items():
+    for dist, folder in folders:
         if dist == name:
             continue
         requirements = _requires(headers[dist, folder], name, sorted(asked.get(dist, ())))
         if requirements is None:
             found.append(f"{folder}: its METADATA cannot be read, so whether it caps {name} is not known")
             continue
-        own = (local[dist, folder] or ("", False))[1]
+        where = local[dist, folder]
+        own = where is not None and where[1]
         for each in requirements:
             r = each.requirement
             if own and r is not None and not r.url and _spelled_as(r.specifier, declared):
@@ -463,7 +464,7 @@ def requested_extras(
     return asked
 
 
-def _from_the_copy(dist_info: Path) -> tuple[str, bool] | None:
+def _installed_from(dist_info: Path) -> tuple[str, bool] | None:
     """Where a distribution was installed from, as install_plan.asked_extras keys it, where its
     direct_url.json names a URL: under the repository's copy in the install box (the copy's mount or a
     path below it), that path as install_plan.local_key names it ("." the root, "./plugin",
