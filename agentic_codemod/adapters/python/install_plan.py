@@ -386,6 +386,9 @@ def _asking(root: Path, folder: Path, value: str, editable: bool) -> list[tuple[
     if requirement is not None and not requirement.name.lower().endswith(ARCHIVES):  # NAME[x] (@ URL)
         holds = _marker_holds(requirement)
         return [(pep508.canonical(requirement.name), sorted(requirement.extras))] if holds else []
+    if requirement is not None and _marker_holds(requirement):  # `w-1.0-py3-none-any.whl[x]`: a file
+        as_name = [(pep508.canonical(requirement.name), sorted(requirement.extras))]  # or a name ending so
+        return as_name + _asking(root, folder, value, editable=True)
     where, _, marker = value.partition("; " if SCHEME_RE.match(value) else ";")  # as pip splits them
     where = where.strip()
     if marker.strip() and not _marker_text_holds(marker.strip()):

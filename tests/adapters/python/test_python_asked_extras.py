@@ -180,3 +180,9 @@ def test_an_archive_is_named_by_its_file_name_as_its_kind_writes_it(tmp_path: Pa
         "./v/acme_kit-2.0-py3-none-any.whl": ["x"],
         "acme-kit": ["x"],
     }
+
+
+def test_a_name_that_ends_as_an_archive_does_is_asked_as_a_name_and_as_a_file(tmp_path: Path) -> None:
+    """pip reads `acme_w-1.0-py3-none-any.whl[x]` as a file where one is there, else as a name: both count."""
+    plan = InstallPlan(requirements=["jaraco.zip[sdk]", 'x.tar[old]; python_version < "3"'])
+    assert asked_extras(tmp_path, plan) == {"jaraco-zip": ["sdk"], "jaraco": ["sdk"], "./jaraco.zip": ["sdk"]}
