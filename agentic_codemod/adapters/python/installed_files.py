@@ -50,6 +50,7 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import platform
 import py_compile
 import re
 from collections.abc import Iterable, Sequence
@@ -61,7 +62,7 @@ from email.policy import compat32
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
-from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -411,14 +412,28 @@ def _requires(headers: Message | None, name: str | None, extras: Iterable[str] =
         if name is not None and canonicalize_name(requirement.name) != name:
             continue
         for extra in offered:
-            try:
-                applies = requirement.marker is None or requirement.marker.evaluate({"extra": extra})
-            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                applies = True  # a marker nobody can evaluate may hold: it counts
-            if applies:
+            if requirement.marker is None or _may_hold(requirement.marker, extra):
                 found.append(Requires(requirement, written, extra))
                 break
     return found
+
+
+def _may_hold(marker: Marker, extra: str) -> bool:
+    """Whether `marker` holds here with `extra`, as any installer may read it: packaging's reading, and
+    with `platform_release` as the version it starts with (`6.18.44-generic`: 6.18.44). packaging finds
+    `platform_release >= "5"` false, since the release is no PEP 440 version; PEP 508 (and uv) compare
+    such values otherwise (helper-51). A marker nobody can evaluate may hold."""
+    environments: list[dict[str, str]] = [{"extra": extra}]
+    leading = re.match(r"\d+(\.\d+)*", platform.release())
+    if leading is not None and leading.group(0) != platform.release():
+        environments.append({"extra": extra, "platform_release": leading.group(0)})
+    for environment in environments:
+        try:
+            if marker.evaluate(environment):
+                return True
+        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            return True
+    return False
 
 
 def _headers(dist_info: Path) -> Message | None:

@@ -194,3 +194,26 @@ def test_extras_an_unnamed_url_asks_for_count_for_what_was_installed_from_a_url(
     assert capping(replace(env, extras={"url:": ["sdk"]}), "acme-sdk", "2.1.0", []) == [
         'from-git 1.0 requires acme-sdk<2; extra == "sdk" (with its extra sdk, if the install asks for it)'
     ]
+
+
+def test_a_platform_release_marker_counts_as_installers_compare_it(tmp_path: Path) -> None:
+    """helper-51: packaging finds `platform_release >= "5"` false on a release like 6.18.44-generic (no PEP
+    440 version), where PEP 508's comparison (and uv) holds it: a cap uv reads went unseen, exit 0. (The
+    release is this machine's; its leading version decides the comparisons, as it does for installers.)"""
+    import platform
+    import re
+
+    release = platform.release()
+    major = int(re.match(r"\d+", release).group(0))  # type: ignore[union-attr]
+    env = env_with(
+        tmp_path,
+        {
+            "new-1.dist-info": metadata("new", "1", f'acme-sdk<2; platform_release >= "{major}"'),
+            "old-1.dist-info": metadata("old", "1", f'acme-sdk<2; platform_release < "{major}"'),
+            "exact-1.dist-info": metadata("exact", "1", f'acme-sdk<2; platform_release == "{release}"'),
+        },
+    )
+    assert capping(env, "acme-sdk", "2.1.0", []) == [
+        f'exact 1 requires acme-sdk<2; platform_release == "{release}"',
+        f'new 1 requires acme-sdk<2; platform_release >= "{major}"',
+    ]
