@@ -46,6 +46,7 @@ system). Nothing is followed.
 from __future__ import annotations
 
 import csv
+import functools
 import importlib.machinery
 import importlib.util
 import io
@@ -423,10 +424,8 @@ def _may_hold(marker: Marker, extra: str) -> bool:
     with `platform_release` as the version it starts with (`6.18.44-generic`: 6.18.44). packaging finds
     `platform_release >= "5"` false, since the release is no PEP 440 version; PEP 508 (and uv) compare
     such values otherwise (helper-51). A marker nobody can evaluate may hold."""
-    environments: list[dict[str, str]] = [{"extra": extra}]
-    leading = re.match(r"\d+(\.\d+)*", platform.release())
-    if leading is not None and leading.group(0) != platform.release():
-        environments.append({"extra": extra, "platform_release": leading.group(0)})
+    release = _release_version()
+    environments = [{"extra": extra}, *([{"extra": extra, "platform_release": release}] if release else [])]
     for environment in environments:
         try:
             if marker.evaluate(environment):
@@ -434,6 +433,13 @@ def _may_hold(marker: Marker, extra: str) -> bool:
         except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
             return True
     return False
+
+
+@functools.cache
+def _release_version() -> str:
+    """The version this system's release starts with, where the release itself is more ("" otherwise)."""
+    leading = re.match(r"\d+(\.\d+)*", platform.release())
+    return leading.group(0) if leading is not None and leading.group(0) != platform.release() else ""
 
 
 def _headers(dist_info: Path) -> Message | None:

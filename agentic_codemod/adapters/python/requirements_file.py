@@ -79,9 +79,8 @@ def includes(content: str) -> list[str]:
     return names
 
 
-def requirements(content: str, canonical: str | None) -> Iterator[tuple[int, str, Requirement]]:
-    """(1-based line, requirement text, parsed requirement) of each requirement on `canonical` (None: on
-    any package)."""
+def requirements(content: str, canonical: str) -> Iterator[tuple[int, str, Requirement]]:
+    """(1-based line, requirement text, parsed requirement) of each requirement on `canonical`."""
     for index, text, requirement in _requirements(content, canonical):
         yield index + 1, text, requirement
 
